@@ -1,0 +1,1 @@
+"""Files CodeBurn owns: results and daily caches, the import store, config, locks."""

@@ -1,0 +1,1 @@
+"""Readers of Cursor's files, pricing and call records."""

@@ -1,0 +1,1 @@
+"""Pure-data catalogues shipped with the package."""

@@ -1,0 +1,101 @@
+"""Local days, UTC ISO strings and the six-month floor.
+
+Every day boundary comes from the C library's local time, so `TZ` is honoured the way the
+rest of the machine honours it (call `time.tzset()` after changing it in-process).
+"""
+
+from __future__ import annotations
+
+import bisect
+import calendar
+import os
+import time
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+DAY = timedelta(days=1)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def local_midnight_ms(day: date) -> int:
+    """Epoch milliseconds of local midnight starting `day`."""
+    return int(time.mktime((day.year, day.month, day.day, 0, 0, 0, 0, 0, -1))) * 1000
+
+
+def day_end_ms(day: date) -> int:
+    """Last millisecond of local `day` (ranges end inclusively)."""
+    return local_midnight_ms(day + DAY) - 1
+
+
+def local_day(ms: int) -> date:
+    """Local calendar day of an epoch-millisecond time."""
+    t = time.localtime(ms // 1000)
+    return date(t.tm_year, t.tm_mon, t.tm_mday)
+
+
+def today() -> date:
+    return local_day(now_ms())
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def iso_utc(ms: int) -> str:
+    """ISO-8601 UTC with milliseconds and `Z`, as every file and JSON payload carries times."""
+    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def parse_iso_ms(text: str) -> int | None:
+    """Epoch ms of an ISO time (`Z`, offsets, naive = UTC), or None when it is not one."""
+    try:
+        dt = datetime.fromisoformat(text.strip())
+    except (ValueError, AttributeError):
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return (dt - EPOCH) // timedelta(milliseconds=1)
+
+
+def months_before(day: date, months: int) -> date:
+    """The same day of month `months` earlier, clamped (Aug 31 minus 6 months is Feb 28/29)."""
+    month_index = day.year * 12 + (day.month - 1) - months
+    year, month = divmod(month_index, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    return date(year, month + 1, min(day.day, last))
+
+
+def six_month_floor(on: date | None = None) -> date:
+    """Oldest local day any parse reads: six calendar months before today."""
+    return months_before(on or today(), 6)
+
+
+def timezone_name() -> str:
+    """IANA name of the local zone when it can be told, else its abbreviation."""
+    tz = os.environ.get("TZ", "").strip()
+    if tz:
+        return tz.lstrip(":")
+    try:
+        target = Path("/etc/localtime").resolve()
+        parts = target.parts
+        if "zoneinfo" in parts:
+            return "/".join(parts[parts.index("zoneinfo") + 1 :])
+    except OSError:
+        pass
+    return time.tzname[0] or "UTC"
+
+
+class DayIndex:
+    """Buckets epoch-ms times into local days with a binary search over midnights."""
+
+    def __init__(self, first: date, last: date) -> None:
+        self.first = first
+        days = (last - first).days + 2
+        self._days = [first + DAY * i for i in range(days)]
+        self._bounds = [local_midnight_ms(d) for d in self._days]
+
+    def day_of(self, ms: int) -> date:
+        if ms < self._bounds[0] or ms >= self._bounds[-1]:
+            return local_day(ms)
+        return self._days[bisect.bisect_right(self._bounds, ms) - 1]

@@ -1,0 +1,1 @@
+"""cursor.com: login token, usage-export sync and plan quota."""
