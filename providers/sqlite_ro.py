@@ -1,0 +1,120 @@
+"""Opening Cursor's databases read-only, without ever blocking or writing to them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+BUSY_TIMEOUT_S = 1.0
+
+
+class CursorDbError(Exception):
+    """Cursor's database could not be read; the message says why."""
+
+
+class DatabaseMissingError(CursorDbError):
+    """There is no database at the path looked at."""
+
+
+class DatabaseLockedError(CursorDbError):
+    """SQLite reported busy/locked: retry later, keep the last good figures."""
+
+
+class DatabaseUnrecognizedError(CursorDbError):
+    """The file is a database, but not one in Cursor's storage format."""
+
+
+class DatabaseReadError(CursorDbError):
+    """Any other failure to read (not a database, I/O error, ...)."""
+
+
+def is_lock_error(exc: sqlite3.Error) -> bool:
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc).lower()
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text
+
+
+def translate_error(exc: sqlite3.Error, path: Path) -> CursorDbError:
+    """Map a sqlite3 error to the state a user sees."""
+    if is_lock_error(exc):
+        return DatabaseLockedError("Cursor database busy, retrying")
+    text = str(exc)
+    if "file is not a database" in text or "malformed" in text:
+        return DatabaseUnrecognizedError(f"Cursor storage format not recognized: {path}")
+    return DatabaseReadError(f"could not read Cursor database {path}: {text}")
+
+
+def _connect(uri: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    return conn
+
+
+def _probe(conn: sqlite3.Connection) -> None:
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+
+def _cannot_open_side_files(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "unable to open" in text or "readonly" in text or "read-only" in text
+
+
+def _wal_has_frames(path: Path) -> bool:
+    try:
+        return Path(str(path) + "-wal").stat().st_size > 0
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _snapshot(path: Path) -> Iterator[sqlite3.Connection]:
+    """Copy db + WAL into a private folder, read the copy, delete it right after.
+
+    The copy holds Cursor's access token, so it must never outlive the read.
+    """
+    folder = tempfile.mkdtemp(prefix="codeburn-snapshot-")
+    try:
+        os.chmod(folder, 0o700)
+        copy = Path(folder) / path.name
+        shutil.copyfile(path, copy)
+        wal = Path(str(path) + "-wal")
+        if wal.exists():
+            shutil.copyfile(wal, Path(str(copy) + "-wal"))
+        conn = _connect(copy.as_uri() + "?mode=ro")
+        try:
+            _probe(conn)
+            yield conn
+        finally:
+            conn.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection with a ~1 s busy timeout; falls back for read-only folders."""
+    if not path.is_file():
+        raise DatabaseMissingError(f"no Cursor database at {path}")
+    uri = path.as_uri() + "?mode=ro"
+    try:
+        conn = _connect(uri)
+        _probe(conn)
+    except sqlite3.Error as exc:
+        with contextlib.suppress(NameError, sqlite3.Error):
+            conn.close()
+        if not _cannot_open_side_files(exc):
+            raise translate_error(exc, path) from exc
+        if _wal_has_frames(path):
+            with _snapshot(path) as snap:
+                yield snap
+            return
+        conn = _connect(uri + "&immutable=1")
+    try:
+        yield conn
+    finally:
+        conn.close()
