@@ -75,8 +75,24 @@ class Call:
     @classmethod
     def from_row(cls, row: list[Any]) -> Call:
         """Inverse of `to_row`; raises on a malformed row (callers treat that as a cache miss)."""
-        (key, provider, model, project, session, ts, inp, out, cr, cw, cost, est, billed, priced,
-         tools, commands) = row
+        (
+            key,
+            provider,
+            model,
+            project,
+            session,
+            ts,
+            inp,
+            out,
+            cr,
+            cw,
+            cost,
+            est,
+            billed,
+            priced,
+            tools,
+            commands,
+        ) = row
         return cls(
             key=str(key),
             provider=str(provider),

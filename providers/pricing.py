@@ -24,13 +24,22 @@ def rates_for(model: str) -> Rates | None:
     return _TABLE.get(_ALIASES.get(model, model))
 
 
-def cost_of(model: str, input_tokens: int, output_tokens: int, cache_write_tokens: int = 0,
-            cache_read_tokens: int = 0) -> tuple[float, bool]:
+def cost_of(
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cache_write_tokens: int = 0,
+    cache_read_tokens: int = 0,
+) -> tuple[float, bool]:
     rates = rates_for(model)
     if rates is None:
         return 0.0, False
-    return (input_tokens * rates.input + output_tokens * rates.output
-            + cache_write_tokens * rates.cache_write + cache_read_tokens * rates.cache_read), True
+    return (
+        input_tokens * rates.input
+        + output_tokens * rates.output
+        + cache_write_tokens * rates.cache_write
+        + cache_read_tokens * rates.cache_read
+    ), True
 
 
 def display_name(model: str) -> str:

@@ -1,2 +1,3 @@
 """Editor-facing layer: the usage service, the language server and the CLI."""
+
 VERSION = "0.1.0"
