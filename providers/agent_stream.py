@@ -1,0 +1,170 @@
+"""Rebuilding agent requests from Cursor's untimed `agentKv:blob:*` stream (SPEC §2.6)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+_COMMAND_SPLIT = re.compile(r"&&|\|\||[;|\n]")
+_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def estimate_tokens(chars: int) -> int:
+    """`ceil(chars / 4)`: 0 → 0, 1–4 → 1, 5 → 2."""
+    return math.ceil(chars / 4) if chars > 0 else 0
+
+
+def content_chars(content: Any) -> int:
+    """Characters of a message: blocks count only their `text` (or `content`) strings."""
+    if content is None:
+        return 0
+    if isinstance(content, str):
+        return len(content)
+    if isinstance(content, dict):
+        content = [content]
+    if isinstance(content, list):
+        total = 0
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            text = block.get("text")
+            if not isinstance(text, str):
+                text = block.get("content")
+            if isinstance(text, str):
+                total += len(text)
+        return total
+    return len(json.dumps(content))
+
+
+def command_names(command: str) -> list[str]:
+    """`cd x && npm test | tee log` → [`cd`, `npm`, `tee`]."""
+    names: list[str] = []
+    for segment in _COMMAND_SPLIT.split(command):
+        words = [w for w in segment.strip().split() if not _ENV_ASSIGNMENT.match(w)]
+        if words:
+            name = words[0].rsplit("/", 1)[-1]
+            if name and name not in names:
+                names.append(name)
+    return names
+
+
+@dataclass(slots=True)
+class StreamRequest:
+    """Characters and tool use of one agent request."""
+
+    request_id: str
+    user_chars: int = 0
+    context_chars: int = 0
+    assistant_chars: int = 0
+    model: str | None = None
+    tools: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+
+    @property
+    def input_tokens(self) -> int:
+        return estimate_tokens(self.user_chars + self.context_chars)
+
+    @property
+    def output_tokens(self) -> int:
+        return estimate_tokens(self.assistant_chars)
+
+    def signature(self) -> tuple[Any, ...]:
+        """Everything a call derived from this request depends on."""
+        return (
+            self.user_chars,
+            self.context_chars,
+            self.assistant_chars,
+            self.model,
+            tuple(self.tools),
+            tuple(self.commands),
+        )
+
+    def add_tool(self, name: str, args: Any) -> None:
+        tool = "Bash" if name == "Shell" else name
+        if tool and tool not in self.tools:
+            self.tools.append(tool)
+        if tool == "Bash" and isinstance(args, dict) and isinstance(args.get("command"), str):
+            for cmd in command_names(args["command"]):
+                if cmd not in self.commands:
+                    self.commands.append(cmd)
+
+
+def _cursor_options(record: dict[str, Any]) -> dict[str, Any]:
+    options = record.get("providerOptions")
+    cursor = options.get("cursor") if isinstance(options, dict) else None
+    return cursor if isinstance(cursor, dict) else {}
+
+
+@dataclass(slots=True)
+class StreamWalker:
+    """State machine over agentKv rows in ROWID order; can resume on appended rows."""
+
+    requests: dict[str, StreamRequest] = field(default_factory=dict)
+    current: str | None = None
+    pending_user: int = 0
+    pending_context: int = 0
+    rows_seen: int = 0
+    touched: set[str] = field(default_factory=set)
+
+    def feed(self, rows: Iterable[tuple[int, bytes]]) -> None:
+        for _rowid, raw in rows:
+            try:
+                record = json.loads(bytes(raw).decode("utf-8", "replace"))
+            except ValueError:
+                continue
+            self.rows_seen += 1
+            if isinstance(record, dict):
+                self._apply(record)
+
+    def _open(self, request_id: str) -> StreamRequest:
+        request = self.requests.get(request_id)
+        if request is None:
+            request = self.requests[request_id] = StreamRequest(request_id)
+        request.user_chars += self.pending_user
+        request.context_chars += self.pending_context
+        self.pending_user = self.pending_context = 0
+        self.current = request_id
+        self.touched.add(request_id)
+        return request
+
+    def _apply(self, record: dict[str, Any]) -> None:
+        options = _cursor_options(record)
+        request_id = options.get("requestId")
+        if isinstance(request_id, str) and request_id:
+            self._open(request_id)
+        request = self.requests.get(self.current) if self.current else None
+        if request is not None:
+            self.touched.add(request.request_id)
+        model = options.get("modelName")
+        if request is not None and isinstance(model, str) and model and not request.model:
+            request.model = model
+        role = record.get("role")
+        content = record.get("content")
+        if role == "system":
+            self.pending_context += content_chars(content)
+            self.current = None
+        elif role == "user":
+            if request is None:
+                self.pending_user += content_chars(content)
+            else:
+                request.user_chars += content_chars(content)
+        elif role == "tool" and request is not None:
+            request.context_chars += content_chars(content)
+        elif role == "assistant" and request is not None:
+            request.assistant_chars += content_chars(content)
+            self._collect_tools(request, content)
+
+    @staticmethod
+    def _collect_tools(request: StreamRequest, content: Any) -> None:
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool-call":
+                name = block.get("toolName")
+                args = block.get("args", block.get("input"))
+                if isinstance(name, str):
+                    request.add_tool(name, args)

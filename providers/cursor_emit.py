@@ -1,0 +1,184 @@
+"""One conversation's bubbles → priced calls (SPEC §2.4–2.5)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from codeburn.providers.agent_stream import StreamRequest, estimate_tokens
+from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.pricing import cost_of
+
+AUTO_MODEL: Final = "cursor-auto"
+USER_TYPE: Final = 1
+
+# A kept bubble: (rowid, key, type, epoch ms, input tokens, output tokens, model, text chars,
+# languages, request id). Tuples, not objects: a database holds hundreds of thousands of them.
+Bubble = tuple[int, str, Any, int, int, int, str | None, int, str | None, str | None]
+B_ROWID: Final = 0
+B_KEY: Final = 1
+B_TYPE: Final = 2
+B_TS: Final = 3
+B_IN: Final = 4
+B_OUT: Final = 5
+B_MODEL: Final = 6
+B_CHARS: Final = 7
+B_LANGS: Final = 8
+B_REQ: Final = 9
+
+SOURCE_BUBBLE_TOKENS: Final = "bubbleTokens"
+SOURCE_METER: Final = "meter"
+SOURCE_STREAM: Final = "stream"
+SOURCE_TEXT: Final = "text"
+
+
+def display_model(name: str | None) -> str:
+    """Missing or `default` is Cursor's auto mode."""
+    if not name or name == "default":
+        return AUTO_MODEL
+    return sys.intern(name)
+
+
+def as_int(value: Any) -> int:
+    if isinstance(value, bool) or value is None:
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value > 0:
+        return int(value)
+    return 0
+
+
+@dataclass(slots=True)
+class Conversation:
+    """Everything the emitter needs about one conversation."""
+
+    composer_id: str
+    bubbles: list[Bubble]  # ascending ROWID
+    meta: tuple[Any, Any, Any] | None  # composerData (createdAt, totalUsedTokens, context)
+    stream: Sequence[StreamRequest]  # joined agent requests, in stream order
+    project: str = UNMAPPED_PROJECT
+
+
+def choose_source(conv: Conversation) -> tuple[str, int]:
+    """The single input source of a conversation, and the input it credits."""
+    if any(b[B_IN] or b[B_OUT] for b in conv.bubbles):
+        return SOURCE_BUBBLE_TOKENS, 0
+    if conv.meta is not None:
+        total = as_int(conv.meta[1])
+        meter = total if total else as_int(conv.meta[2])
+        if meter > 0:
+            return SOURCE_METER, meter
+    stream_chars = sum(r.user_chars + r.context_chars for r in conv.stream)
+    if stream_chars > 0:
+        return SOURCE_STREAM, estimate_tokens(stream_chars)
+    return SOURCE_TEXT, 0
+
+
+def _tools_of(languages: str | None) -> tuple[str, ...]:
+    if not languages:
+        return ()
+    langs = [lang for lang in dict.fromkeys(languages.split(",")) if lang and lang != "plaintext"]
+    return ("cursor:edit", *(f"lang:{lang}" for lang in langs)) if langs else ()
+
+
+def _stream_tools(conv: Conversation) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    tools: dict[str, None] = {}
+    commands: dict[str, None] = {}
+    for request in conv.stream:
+        tools.update(dict.fromkeys(request.tools))
+        commands.update(dict.fromkeys(request.commands))
+    return tuple(tools), tuple(commands)
+
+
+def _call(
+    key: str,
+    model: str,
+    conv: Conversation,
+    ts: int,
+    inp: int,
+    out: int,
+    tools: tuple[str, ...] = (),
+    commands: tuple[str, ...] = (),
+) -> Call:
+    cost, priced = cost_of(model, inp, out)
+    return Call(
+        key=key,
+        provider=CURSOR,
+        model=model,
+        project=conv.project,
+        session=conv.composer_id,
+        timestamp_ms=ts,
+        input_tokens=inp,
+        output_tokens=out,
+        cost=cost,
+        estimated=True,
+        priced=priced,
+        tools=tools,
+        commands=commands,
+    )
+
+
+def emit_conversation(conv: Conversation) -> list[Call]:
+    """Calls of one conversation: per bubble, plus one conversation-level input record."""
+    source, credited_input = choose_source(conv)
+    first_model = next((b[B_MODEL] for b in conv.bubbles if b[B_MODEL]), None)
+    stream_model = next((r.model for r in conv.stream if r.model), None)
+    fallback = first_model or stream_model
+    text_source = source == SOURCE_TEXT
+    calls: list[Call] = []
+    for bubble in conv.bubbles:
+        inp, out = bubble[B_IN], bubble[B_OUT]
+        if not inp and not out:
+            if bubble[B_TYPE] == USER_TYPE:
+                inp = estimate_tokens(bubble[B_CHARS]) if text_source else 0
+            else:
+                out = estimate_tokens(bubble[B_CHARS])
+            if not inp and not out:
+                continue
+        model = display_model(bubble[B_MODEL] or fallback)
+        calls.append(
+            _call(
+                f"cursor:bubble:{bubble[B_KEY]}",
+                model,
+                conv,
+                bubble[B_TS],
+                inp,
+                out,
+                _tools_of(bubble[B_LANGS]),
+            )
+        )
+    tools, commands = _stream_tools(conv)
+    if source in (SOURCE_METER, SOURCE_STREAM):
+        record = _conversation_record(conv, credited_input, first_model or stream_model)
+        if record is not None:
+            calls.append(_with_tools(record, tools, commands) if tools or commands else record)
+    elif calls and (tools or commands):
+        calls[0] = _with_tools(calls[0], (*calls[0].tools, *tools), commands)
+    return calls
+
+
+def _with_tools(call: Call, tools: tuple[str, ...], commands: tuple[str, ...]) -> Call:
+    return replace(call, tools=tuple(dict.fromkeys(tools)), commands=commands)
+
+
+def _conversation_record(conv: Conversation, input_tokens: int, model: str | None) -> Call | None:
+    assistant_text = any(b[B_TYPE] != USER_TYPE and b[B_CHARS] > 0 for b in conv.bubbles)
+    output = 0 if assistant_text else estimate_tokens(sum(r.assistant_chars for r in conv.stream))
+    if not input_tokens and not output:
+        return None
+    created = conv.meta[0] if conv.meta is not None else None
+    if isinstance(created, int | float) and not isinstance(created, bool) and created > 0:
+        ts = int(created)
+    else:
+        ts = conv.bubbles[0][B_TS]
+    return _call(
+        f"cursor:composer-input:{conv.composer_id}",
+        display_model(model),
+        conv,
+        ts,
+        input_tokens,
+        output,
+    )

@@ -1,0 +1,509 @@
+"""Cursor's global database → calls, with an incremental refresh (SPEC §2).
+
+A full parse scans bubbles newest-first in ROWID pages, stops at the floor and honours the
+scan budget. Later reads of the same database look only at rows above the last seen ROWID,
+re-read whole conversations that changed (one key range each) and fall back to a full parse
+whenever the database no longer looks like an extension of what was read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from array import array
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+from codeburn.providers import cursor_scan as scan
+from codeburn.providers.agent_stream import StreamRequest, StreamWalker
+from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.cursor_emit import (
+    B_REQ,
+    B_TS,
+    Bubble,
+    Conversation,
+    display_model,
+    emit_conversation,
+)
+from codeburn.providers.cursor_paths import workspace_storage_dir
+from codeburn.providers.localtime import iso_utc
+from codeburn.providers.pricing import cost_of
+from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
+from codeburn.providers.workspaces import PROJECT_MAPS, ProjectMaps
+
+DEFAULT_BUDGET: Final = 250_000
+PAGE_ROWS: Final = 2_000
+RECENT_MS: Final = 15 * 60_000
+FULL_PARSE_MAX_AGE_S: Final = 3600.0
+BUDGET_WARNING: Final = (
+    "Cursor history in this range exceeds the scan budget of {budget:,} messages; "
+    "the oldest sessions in range may be missing"
+)
+
+Progress = Callable[[int, int], None]
+Meta = tuple[Any, Any, Any]
+
+
+def scan_budget() -> int:
+    """`CODEBURN_CURSOR_MAX_BUBBLES`, else 250,000."""
+    raw = os.environ.get("CODEBURN_CURSOR_MAX_BUBBLES", "").strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        return DEFAULT_BUDGET
+    return value if value > 0 else DEFAULT_BUDGET
+
+
+def composer_of(key: str) -> str | None:
+    """Composer id of a bubble key, or None for sub-composer rows that are not sessions."""
+    end = key.find(":", 9)
+    composer = key[9:end] if end >= 0 else key[9:]
+    if not composer or "\n" in composer or "\r" in composer or "\x00" in composer:
+        return None
+    return composer
+
+
+@dataclass(slots=True)
+class ConvState:
+    """What is remembered of one conversation between reads."""
+
+    seen: array[int] = field(default_factory=lambda: array("q"))  # every bubble ROWID seen
+    kept: array[int] = field(default_factory=lambda: array("q"))  # inside floor and budget
+    requests: list[str] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    newest_ms: int = 0
+    undated: int = 0
+
+
+@dataclass(slots=True)
+class ReadResult:
+    calls: list[Call]
+    warnings: list[str]
+    skipped_subcomposer: int
+    skipped_undated: int
+    budget_hit: bool
+    full: bool
+    first_seen: dict[str, int]
+
+
+@dataclass(slots=True)
+class _Scan:
+    """Accumulator of bubble rows (fed newest first)."""
+
+    floor_iso: str
+    cutoff: int | None
+    budget: int | None
+    bubbles: dict[str, list[Bubble]] = field(default_factory=dict)
+    seen: dict[str, array[int]] = field(default_factory=dict)
+    undated: dict[str, int] = field(default_factory=dict)
+    other_requests: set[str] = field(default_factory=set)
+    subcomposer: int = 0
+    kept: int = 0
+    budget_hit: bool = False
+
+    def add(self, rows: Iterable[tuple[Any, ...]]) -> tuple[int, int]:
+        """Take rows; returns (kept, dated before the floor) of this batch."""
+        kept = before = 0
+        floor_iso, cutoff, budget = self.floor_iso, self.cutoff, self.budget
+        bubbles, seen_by, other = self.bubbles, self.seen, self.other_requests
+        for rowid, key, typ, created, ts, req, tin, tout, model, length, text, langs in rows:
+            composer = composer_of(key)
+            if composer is None:
+                self.subcomposer += 1
+            else:
+                seen = seen_by.get(composer)
+                if seen is None:
+                    seen = seen_by[composer] = array("q")
+                seen.append(rowid)
+                if type(created) is not str or ts is None:
+                    self.undated[composer] = self.undated.get(composer, 0) + 1
+                elif created < floor_iso:
+                    before += 1
+                elif self.budget_hit or (cutoff is not None and rowid < cutoff):
+                    pass
+                elif budget is not None and self.kept >= budget:
+                    self.budget_hit = True
+                else:
+                    self.kept += 1
+                    kept += 1
+                    chars = len(text.decode("utf-8", "replace")) if text is not None else length
+                    bubble: Bubble = (
+                        rowid,
+                        key,
+                        typ,
+                        ts,
+                        tin if type(tin) is int and tin > 0 else 0,
+                        tout if type(tout) is int and tout > 0 else 0,
+                        model if type(model) is str and model else None,
+                        chars or 0,
+                        langs,
+                        req if type(req) is str and req else None,
+                    )
+                    group = bubbles.get(composer)
+                    if group is None:
+                        group = bubbles[composer] = []
+                    group.append(bubble)
+                    continue
+            if type(req) is str and req:
+                other.add(req)
+        return kept, before
+
+
+class CursorReader:
+    """Reads one Cursor database; keeps what an incremental refresh needs."""
+
+    def __init__(
+        self,
+        db_path: Path,
+        *,
+        floor_ms: int,
+        budget: int | None = None,
+        first_seen: dict[str, int] | None = None,
+        project_maps: ProjectMaps = PROJECT_MAPS,
+        recent_ms: int = RECENT_MS,
+    ) -> None:
+        self.db_path = db_path
+        self.floor_ms = floor_ms
+        self.floor_iso = iso_utc(floor_ms)
+        self.budget = budget if budget is not None else scan_budget()
+        self.first_seen: dict[str, int] = dict(first_seen or {})
+        self._project_maps = project_maps
+        self._recent_ms = recent_ms
+        self._reset()
+
+    def _reset(self) -> None:
+        self._ready = False
+        self._convs: dict[str, ConvState] = {}
+        self._request_conv: dict[str, list[str]] = {}
+        self._other_requests: set[str] = set()
+        self._walker = StreamWalker()
+        self._agent_last_rowid = 0
+        self._agent_count = 0
+        self._stream_calls: dict[str, Call] = {}
+        self._checked_stream_only: set[str] = set()
+        self._kept_total = 0
+        self._cutoff: int | None = None
+        self._scan_lo = 0
+        self._last_rowid = 0
+        self._last_key: str | None = None
+        self._bubble_count = 0
+        self._ident: tuple[int, int] = (0, 0)
+        self._full_at = 0.0
+        self._skipped_sub = 0
+        self._projects_fp = ""
+        self._projects: dict[str, str] = {}
+
+    # -- public -----------------------------------------------------------------------------
+
+    def read(self, progress: Progress | None = None, *, now_ms: int | None = None) -> ReadResult:
+        """Full parse the first time or when the database changed shape; incremental otherwise."""
+        now_ms = now_ms if now_ms is not None else time.time_ns() // 1_000_000
+        full = not self._incremental_possible()
+        try:
+            with open_readonly(self.db_path) as conn:
+                if not scan.has_cursor_table(conn):
+                    raise DatabaseUnrecognizedError(
+                        f"Cursor storage format not recognized: {self.db_path}"
+                    )
+                if not full:
+                    full = not self._refresh(conn, now_ms)
+                if full:
+                    self._full(conn, progress)
+        except sqlite3.Error as exc:
+            self._reset()
+            raise translate_error(exc, self.db_path) from exc
+        except BaseException:
+            self._reset()
+            raise
+        return ReadResult(
+            calls=self.calls(),
+            warnings=self.warnings(),
+            skipped_subcomposer=self._skipped_sub,
+            skipped_undated=sum(c.undated for c in self._convs.values()),
+            budget_hit=self._cutoff is not None,
+            full=full,
+            first_seen=dict(self.first_seen),
+        )
+
+    def calls(self) -> list[Call]:
+        out: list[Call] = []
+        for conv in self._convs.values():
+            out.extend(conv.calls)
+        out.extend(self._stream_calls.values())
+        return out
+
+    def warnings(self) -> list[str]:
+        return [BUDGET_WARNING.format(budget=self.budget)] if self._cutoff is not None else []
+
+    # -- identity ---------------------------------------------------------------------------
+
+    def _stat(self) -> tuple[int, int]:
+        st = os.stat(self.db_path)
+        return st.st_ino, st.st_size
+
+    def _db_mtime_ms(self) -> int:
+        times = [os.stat(self.db_path).st_mtime_ns]
+        with contextlib.suppress(OSError):
+            times.append(os.stat(str(self.db_path) + "-wal").st_mtime_ns)
+        return max(times) // 1_000_000
+
+    def _incremental_possible(self) -> bool:
+        if not self._ready or time.monotonic() - self._full_at > FULL_PARSE_MAX_AGE_S:
+            return False
+        try:
+            ino, size = self._stat()
+        except OSError:
+            return False
+        return ino == self._ident[0] and size >= self._ident[1]
+
+    # -- full parse -------------------------------------------------------------------------
+
+    def _full(self, conn: sqlite3.Connection, progress: Progress | None) -> None:
+        self._reset()
+        self._ident = self._stat()
+        conn.execute("BEGIN")
+        try:
+            self._last_rowid, self._last_key = scan.last_row(conn)
+            rowids = scan.bubble_rowids(conn)
+            self._agent_count = scan.family_count(
+                conn, scan.AGENT_LO, scan.AGENT_HI, self._last_rowid
+            )
+        finally:
+            conn.execute("COMMIT")
+        self._bubble_count = len(rowids)
+        acc = _Scan(self.floor_iso, None, self.budget)
+        total = len(rowids)
+        for start in range(0, total, PAGE_ROWS):
+            page = rowids[start : start + PAGE_ROWS]
+            kept, before = acc.add(scan.bubble_page(conn, page[-1], page[0]))
+            if progress is not None:
+                progress(start + len(page), total)
+            if acc.budget_hit or (kept == 0 and before > 0):
+                self._scan_lo = page[-1]
+                break
+        self._skipped_sub = acc.subcomposer
+        self._other_requests = acc.other_requests
+        if acc.budget_hit:
+            self._cutoff = min(b[0] for group in acc.bubbles.values() for b in group)
+        self._walker.feed(self._agent_rows(conn, 0))
+        self._walker.touched.clear()
+        self._load_projects()
+        meta = scan.composer_meta(conn, list(acc.bubbles))
+        for composer, seen in acc.seen.items():
+            self._convs[composer] = ConvState(seen=seen, undated=acc.undated.get(composer, 0))
+        for composer, bubbles in acc.bubbles.items():
+            self._install(composer, bubbles, meta.get(composer))
+        self._rebuild_stream_calls(conn)
+        self._ready = True
+        self._full_at = time.monotonic()
+
+    def _agent_rows(self, conn: sqlite3.Connection, after: int) -> Iterable[tuple[int, bytes]]:
+        for rowid, raw in scan.agent_rows(conn, after):
+            self._agent_last_rowid = max(self._agent_last_rowid, rowid)
+            yield rowid, raw
+
+    def _load_projects(self) -> bool:
+        """Refresh the workspace mapping; True when it changed."""
+        fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
+        changed = fingerprint != self._projects_fp
+        self._projects_fp, self._projects = fingerprint, mapping
+        return changed
+
+    # -- conversations ----------------------------------------------------------------------
+
+    def _install(self, composer: str, bubbles: list[Bubble], meta: Meta | None) -> None:
+        """(Re)build one conversation's calls from its kept bubbles."""
+        bubbles.sort()
+        state = self._convs.setdefault(composer, ConvState())
+        for request in state.requests:
+            owners = self._request_conv.get(request)
+            if owners is not None and composer in owners:
+                owners.remove(composer)
+                if not owners:
+                    del self._request_conv[request]
+        self._kept_total += len(bubbles) - len(state.kept)
+        state.kept = array("q", (b[0] for b in bubbles))
+        state.requests = list(dict.fromkeys(b[B_REQ] for b in bubbles if b[B_REQ]))
+        for request in state.requests:
+            self._request_conv.setdefault(request, []).append(composer)
+        streams = self._walker.requests
+        state.newest_ms = max((b[B_TS] for b in bubbles), default=0)
+        if not bubbles:
+            state.calls = []
+            return
+        conv = Conversation(
+            composer_id=composer,
+            bubbles=bubbles,
+            meta=meta,
+            stream=[streams[r] for r in state.requests if r in streams],
+            project=self._projects.get(composer, UNMAPPED_PROJECT),
+        )
+        state.calls = emit_conversation(conv)
+
+    # -- agent-stream-only requests ---------------------------------------------------------
+
+    def _stream_call(self, request: StreamRequest, ts: int) -> Call | None:
+        inp, out = request.input_tokens, request.output_tokens
+        if not inp and not out:
+            return None
+        model = display_model(request.model)
+        cost, priced = cost_of(model, inp, out)
+        return Call(
+            key=f"cursor:agentKv:{request.request_id}",
+            provider=CURSOR,
+            model=model,
+            project=UNMAPPED_PROJECT,
+            session=request.request_id,
+            timestamp_ms=ts,
+            input_tokens=inp,
+            output_tokens=out,
+            cost=cost,
+            estimated=True,
+            priced=priced,
+            tools=tuple(request.tools),
+            commands=tuple(request.commands),
+        )
+
+    def _rebuild_stream_calls(self, conn: sqlite3.Connection) -> None:
+        """Requests that join no bubble of the database stand on their own, dated first-seen."""
+        mtime = self._db_mtime_ms()
+        candidates: list[str] = []
+        for request_id in self._walker.requests:
+            self.first_seen.setdefault(request_id, mtime)
+            joined = request_id in self._request_conv or request_id in self._other_requests
+            if joined or self.first_seen[request_id] < self.floor_ms:
+                continue
+            candidates.append(request_id)
+        unchecked = [r for r in candidates if r not in self._checked_stream_only]
+        if self._scan_lo and unchecked:
+            self._other_requests |= scan.request_ids_below(conn, self._scan_lo, unchecked)
+        self._checked_stream_only.update(unchecked)
+        calls: dict[str, Call] = {}
+        for request_id in candidates:
+            if request_id in self._other_requests:
+                continue
+            call = self._stream_call(self._walker.requests[request_id], self.first_seen[request_id])
+            if call is not None:
+                calls[request_id] = call
+        self._stream_calls = calls
+
+    # -- incremental refresh ----------------------------------------------------------------
+
+    def _refresh(self, conn: sqlite3.Connection, now_ms: int) -> bool:
+        """Apply what changed since the last read; False when only a full parse is safe."""
+        conn.execute("BEGIN")
+        try:
+            if scan.key_at(conn, self._last_rowid) != self._last_key:
+                return False
+            new_rows = scan.rows_after(conn, self._last_rowid)
+            bubbles_le = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, self._last_rowid)
+            agents_le = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, self._last_rowid)
+        finally:
+            conn.execute("COMMIT")
+        changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
+        if not self._update_stream(conn, agents_le, new_agents, changed):
+            return False
+        recent = now_ms - self._recent_ms
+        changed.update(c for c, s in self._convs.items() if s.kept and s.newest_ms >= recent)
+        if self._load_projects():
+            self._relabel_projects()
+        if not self._reread(conn, changed, self._bubble_count - bubbles_le):
+            return False
+        if not self._apply_budget(conn):
+            return False
+        for row in scan.bubble_rows_by_rowid(conn, sub_rowids):
+            if type(row[5]) is str and row[5]:
+                self._other_requests.add(row[5])
+        self._skipped_sub += len(sub_rowids)
+        self._rebuild_stream_calls(conn)
+        if new_rows:
+            self._last_rowid, self._last_key = new_rows[-1]
+        self._bubble_count = bubbles_le + new_bubbles
+        self._agent_count = agents_le + new_agents
+        self._ident = self._stat()
+        return True
+
+    def _classify(self, new_rows: list[tuple[int, str]]) -> tuple[set[str], list[int], int, int]:
+        changed: set[str] = set()
+        sub_rowids: list[int] = []
+        new_bubbles = new_agents = 0
+        for rowid, key in new_rows:
+            if scan.BUBBLE_LO <= key < scan.BUBBLE_HI:
+                new_bubbles += 1
+                composer = composer_of(key)
+                if composer is None:
+                    sub_rowids.append(rowid)
+                else:
+                    changed.add(composer)
+            elif scan.AGENT_LO <= key < scan.AGENT_HI:
+                new_agents += 1
+            elif key.startswith(scan.COMPOSER_PREFIX):
+                composer = key[len(scan.COMPOSER_PREFIX) :]
+                state = self._convs.get(composer)
+                if state is not None and state.kept:
+                    changed.add(composer)
+        return changed, sub_rowids, new_bubbles, new_agents
+
+    def _update_stream(
+        self, conn: sqlite3.Connection, agents_le: int, new_agents: int, changed: set[str]
+    ) -> bool:
+        """Resume the agent stream on appended rows, or walk it again when rows moved."""
+        if agents_le != self._agent_count:
+            before = {r: q.signature() for r, q in self._walker.requests.items()}
+            self._walker = StreamWalker()
+            self._agent_last_rowid = 0
+            self._walker.feed(self._agent_rows(conn, 0))
+            after = {r: q.signature() for r, q in self._walker.requests.items()}
+            touched = {r for r in before.keys() | after.keys() if before.get(r) != after.get(r)}
+        elif new_agents:
+            self._walker.feed(self._agent_rows(conn, self._agent_last_rowid))
+            touched = set(self._walker.touched)
+        else:
+            touched = set()
+        self._walker.touched.clear()
+        for request_id in touched:
+            changed.update(self._request_conv.get(request_id, ()))
+        return True
+
+    def _relabel_projects(self) -> None:
+        for composer, state in self._convs.items():
+            project = self._projects.get(composer, UNMAPPED_PROJECT)
+            if state.calls and state.calls[0].project != project:
+                state.calls = [replace(c, project=project) for c in state.calls]
+
+    def _reread(self, conn: sqlite3.Connection, changed: set[str], disappeared: int) -> bool:
+        """Re-read whole conversations; every row that vanished must be accounted for."""
+        acc = _Scan(self.floor_iso, self._cutoff, None)
+        for composer in sorted(changed):
+            acc.add(scan.conversation_bubbles(conn, composer))
+        lost = 0
+        for composer in changed:
+            old = self._convs.get(composer)
+            if old is not None:
+                now = set(acc.seen.get(composer, ()))
+                lost += sum(1 for r in old.seen if r <= self._last_rowid and r not in now)
+        if lost != disappeared:
+            return False
+        self._other_requests |= acc.other_requests
+        meta = scan.composer_meta(conn, [c for c in changed if c in acc.bubbles])
+        for composer in changed:
+            state = self._convs.setdefault(composer, ConvState())
+            state.seen = acc.seen.get(composer, array("q"))
+            state.undated = acc.undated.get(composer, 0)
+            self._install(composer, acc.bubbles.get(composer, []), meta.get(composer))
+        return True
+
+    def _apply_budget(self, conn: sqlite3.Connection) -> bool:
+        """Keep only the newest `budget` in-range bubbles, as a full parse would."""
+        if self._kept_total <= self.budget:
+            # Fewer rows than the budget after a cut: older rows may qualify again.
+            return self._cutoff is None or self._kept_total == self.budget
+        kept = sorted(r for s in self._convs.values() for r in s.kept)
+        cutoff = kept[-self.budget]
+        affected = {c for c, s in self._convs.items() if s.kept and s.kept[0] < cutoff}
+        self._cutoff = cutoff
+        return self._reread(conn, affected, 0)

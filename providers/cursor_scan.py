@@ -1,0 +1,188 @@
+"""SQL over Cursor's `cursorDiskKV`: per-row work happens in SQLite, Python sees small tuples."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+BUBBLE_LO: Final = "bubbleId:"
+BUBBLE_HI: Final = "bubbleId;"
+AGENT_LO: Final = "agentKv:blob:"
+AGENT_HI: Final = "agentKv:blob;"
+COMPOSER_PREFIX: Final = "composerData:"
+
+# One row per bubble: (rowid, key, type, createdAt, epoch ms, requestId, input tokens,
+# output tokens, model, text chars, text bytes when not plain ASCII, code-block languages).
+# Every JSON function is guarded by json_valid: one non-JSON value must not fail the query.
+_TEXT = "json_extract(value, '$.text')"
+BUBBLE_COLUMNS: Final = f"""
+    rowid, key,
+    json_extract(value, '$.type'),
+    json_extract(value, '$.createdAt'),
+    CAST(round((julianday(json_extract(value, '$.createdAt')) - 2440587.5) * 86400000.0)
+         AS INTEGER),
+    json_extract(value, '$.requestId'),
+    json_extract(value, '$.tokenCount.inputTokens'),
+    json_extract(value, '$.tokenCount.outputTokens'),
+    json_extract(value, '$.modelInfo.modelName'),
+    length({_TEXT}),
+    CASE WHEN length({_TEXT}) < length(CAST({_TEXT} AS BLOB)) THEN CAST({_TEXT} AS BLOB) END,
+    CASE WHEN json_type(value, '$.codeBlocks') = 'array' THEN
+      (SELECT group_concat(DISTINCT json_extract(c.value, '$.languageId'))
+       FROM json_each(value, '$.codeBlocks') AS c
+       WHERE json_type(c.value, '$.languageId') = 'text')
+    END
+"""
+_BUBBLE_FILTER = "key >= 'bubbleId:' AND key < 'bubbleId;' AND json_valid(value)"
+
+BubbleRow = tuple[Any, ...]
+
+
+def _decode_replace(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+def fetch(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    """Run a query; on undecodable text, run it again decoding with replacement."""
+    try:
+        return conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "decode" not in str(exc).lower():
+            raise
+    previous = conn.text_factory
+    conn.text_factory = _decode_replace
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.text_factory = previous
+
+
+def has_cursor_table(conn: sqlite3.Connection) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cursorDiskKV'"
+    ).fetchone()
+    return row is not None
+
+
+def bubble_rowids(conn: sqlite3.Connection) -> list[int]:
+    """Every bubble's ROWID, newest first (a walk of the key index only)."""
+    rows = conn.execute(
+        "SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ?", (BUBBLE_LO, BUBBLE_HI)
+    ).fetchall()
+    rowids = [r[0] for r in rows]
+    rowids.sort(reverse=True)
+    return rowids
+
+
+def bubble_page(conn: sqlite3.Connection, lo: int, hi: int) -> list[BubbleRow]:
+    """Bubble rows with lo <= ROWID <= hi, newest first (one short read transaction)."""
+    return fetch(
+        conn,
+        f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV "
+        f"WHERE rowid BETWEEN ? AND ? AND {_BUBBLE_FILTER} ORDER BY rowid DESC",
+        (lo, hi),
+    )
+
+
+def conversation_bubbles(conn: sqlite3.Connection, composer_id: str) -> list[BubbleRow]:
+    """All bubbles of one conversation: one range of the key index."""
+    prefix = f"{BUBBLE_LO}{composer_id}"
+    return fetch(
+        conn,
+        f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV "
+        f"WHERE key >= ? AND key < ? AND json_valid(value) ORDER BY rowid DESC",
+        (prefix + ":", prefix + ";"),
+    )
+
+
+def bubble_rows_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[BubbleRow]:
+    if not rowids:
+        return []
+    marks = ",".join("?" * len(rowids))
+    return fetch(
+        conn,
+        f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV "
+        f"WHERE rowid IN ({marks}) AND {_BUBBLE_FILTER} ORDER BY rowid DESC",
+        list(rowids),
+    )
+
+
+def composer_meta(
+    conn: sqlite3.Connection, composer_ids: Sequence[str]
+) -> dict[str, tuple[Any, Any, Any]]:
+    """composerId → (createdAt, totalUsedTokens, contextTokensUsed) for the given ids."""
+    found: dict[str, tuple[Any, Any, Any]] = {}
+    ids = list(composer_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = fetch(
+            conn,
+            "SELECT substr(key, 14), json_extract(value, '$.createdAt'),"
+            " json_extract(value, '$.promptTokenBreakdown.totalUsedTokens'),"
+            " json_extract(value, '$.contextTokensUsed')"
+            f" FROM cursorDiskKV WHERE key IN ({marks}) AND json_valid(value)",
+            [COMPOSER_PREFIX + cid for cid in chunk],
+        )
+        for cid, created, total, context in rows:
+            found[cid] = (created, total, context)
+    return found
+
+
+def agent_rows(conn: sqlite3.Connection, after_rowid: int = 0) -> Iterator[tuple[int, bytes]]:
+    """agentKv rows whose value is a JSON object (TEXT or BLOB), in ROWID order."""
+    cursor = conn.execute(
+        "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV"
+        " WHERE key >= ? AND key < ? AND rowid > ? AND hex(substr(value, 1, 1)) = '7B'"
+        " ORDER BY rowid",
+        (AGENT_LO, AGENT_HI, after_rowid),
+    )
+    while batch := cursor.fetchmany(2000):
+        yield from batch
+
+
+def family_count(conn: sqlite3.Connection, lo: str, hi: str, max_rowid: int) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM cursorDiskKV WHERE key >= ? AND key < ? AND rowid <= ?",
+        (lo, hi, max_rowid),
+    ).fetchone()
+    return int(row[0])
+
+
+def last_row(conn: sqlite3.Connection) -> tuple[int, str | None]:
+    row = fetch(conn, "SELECT rowid, key FROM cursorDiskKV ORDER BY rowid DESC LIMIT 1")
+    return (int(row[0][0]), row[0][1]) if row else (0, None)
+
+
+def key_at(conn: sqlite3.Connection, rowid: int) -> str | None:
+    rows = fetch(conn, "SELECT key FROM cursorDiskKV WHERE rowid = ?", (rowid,))
+    return rows[0][0] if rows else None
+
+
+def rows_after(conn: sqlite3.Connection, rowid: int) -> list[tuple[int, str]]:
+    """(rowid, key) of every row newer than `rowid` (keys only, no values)."""
+    return fetch(
+        conn, "SELECT rowid, key FROM cursorDiskKV WHERE rowid > ? ORDER BY rowid", (rowid,)
+    )
+
+
+def request_ids_below(
+    conn: sqlite3.Connection, below_rowid: int, candidates: Sequence[str]
+) -> set[str]:
+    """Which candidate request ids appear on a bubble older than `below_rowid`."""
+    if not candidates:
+        return set()
+    rows = fetch(
+        conn,
+        "SELECT DISTINCT json_extract(value, '$.requestId') FROM cursorDiskKV"
+        f" WHERE rowid < ? AND {_BUBBLE_FILTER}"
+        " AND json_extract(value, '$.requestId') IN (SELECT value FROM json_each(?))",
+        (below_rowid, _json_list(candidates)),
+    )
+    return {r[0] for r in rows if isinstance(r[0], str)}
+
+
+def _json_list(items: Sequence[str]) -> str:
+    return json.dumps(list(items))

@@ -1,0 +1,127 @@
+"""Which project each conversation belongs to, from Cursor's workspaceStorage (SPEC §2.7)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from codeburn.providers.sqlite_ro import CursorDbError, open_readonly
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_SLASHES = re.compile(r"/+")
+_COMPOSER_KEYS = ("composer.composerData", "composer.composerHeaders")
+
+
+def project_name(folder_uri: str) -> str:
+    """`file:///home/me/app` → `-home-me-app`; other schemes keep their authority."""
+    if folder_uri.startswith("file://"):
+        path = folder_uri[len("file://") :]
+    else:
+        path = _SCHEME.sub("/", folder_uri, count=1).replace("+", "-")
+    return _SLASHES.sub("-", unquote(path))
+
+
+def _composer_ids(payload: Any) -> list[str]:
+    if not isinstance(payload, dict):
+        return []
+    composers = payload.get("allComposers")
+    if not isinstance(composers, list):
+        return []
+    return [
+        c["composerId"]
+        for c in composers
+        if isinstance(c, dict) and isinstance(c.get("composerId"), str) and c["composerId"]
+    ]
+
+
+def _read_workspace_composers(db: Path) -> list[str]:
+    ids: list[str] = []
+    try:
+        with open_readonly(db) as conn:
+            rows = conn.execute(
+                "SELECT CAST(value AS BLOB) FROM ItemTable WHERE key IN (?, ?)", _COMPOSER_KEYS
+            ).fetchall()
+    except (CursorDbError, sqlite3.Error):
+        return ids
+    for (raw,) in rows:
+        try:
+            ids.extend(_composer_ids(json.loads(bytes(raw).decode("utf-8", "replace"))))
+        except ValueError:
+            continue
+    return ids
+
+
+def _folder_of(workspace_json: Path) -> str | None:
+    try:
+        data = json.loads(workspace_json.read_bytes().decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        return None
+    folder = data.get("folder") if isinstance(data, dict) else None
+    return folder if isinstance(folder, str) and folder else None
+
+
+def _workspace_dirs(root: Path) -> list[Path]:
+    try:
+        return sorted(p for p in root.iterdir() if p.is_dir())
+    except OSError:
+        return []
+
+
+def _stat_key(path: Path) -> str:
+    try:
+        st = path.stat()
+    except OSError:
+        return "-"
+    return f"{st.st_mtime_ns}:{st.st_size}"
+
+
+def storage_fingerprint(root: Path) -> str:
+    """Cheap identity of the mapping: names and stat of each workspace's files, no reads."""
+    digest = hashlib.sha256()
+    for folder in _workspace_dirs(root):
+        digest.update(folder.name.encode("utf-8", "replace"))
+        for name in ("workspace.json", "state.vscdb", "state.vscdb-wal"):
+            digest.update(_stat_key(folder / name).encode())
+    return digest.hexdigest()[:32]
+
+
+def read_project_map(root: Path) -> dict[str, str]:
+    """composerId → project name for every single-folder workspace under `root`."""
+    mapping: dict[str, str] = {}
+    for folder in _workspace_dirs(root):
+        uri = _folder_of(folder / "workspace.json")
+        db = folder / "state.vscdb"
+        if uri is None or not db.is_file():
+            continue
+        name = project_name(uri)
+        for composer_id in _read_workspace_composers(db):
+            mapping.setdefault(composer_id, name)
+    return mapping
+
+
+class ProjectMaps:
+    """Per-root memo of `read_project_map`, re-read only when the storage fingerprint moves."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._maps: dict[Path, tuple[str, dict[str, str]]] = {}
+
+    def get(self, root: Path) -> tuple[str, dict[str, str]]:
+        fingerprint = storage_fingerprint(root)
+        with self._lock:
+            cached = self._maps.get(root)
+            if cached and cached[0] == fingerprint:
+                return cached
+        mapping = read_project_map(root)
+        with self._lock:
+            self._maps[root] = (fingerprint, mapping)
+        return fingerprint, mapping
+
+
+PROJECT_MAPS = ProjectMaps()
