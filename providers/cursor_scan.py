@@ -31,7 +31,7 @@ BUBBLE_COLUMNS: Final = f"""
     CASE WHEN length({_TEXT}) < length(CAST({_TEXT} AS BLOB)) THEN CAST({_TEXT} AS BLOB) END,
     CASE WHEN json_type(value, '$.codeBlocks') = 'array' THEN
       (SELECT group_concat(DISTINCT json_extract(c.value, '$.languageId'))
-       FROM json_each(value, '$.codeBlocks') AS c
+       FROM json_each(cursorDiskKV.value, '$.codeBlocks') AS c
        WHERE json_type(c.value, '$.languageId') = 'text')
     END
 """

@@ -1,0 +1,32 @@
+"""Helpers that build real Cursor databases for the tests."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from codeburn.providers.cursor_reader import CursorReader, ReadResult
+from codeburn.providers.localtime import iso_utc, local_midnight_ms, six_month_floor
+from codeburn.providers.sample_profile import ProfileWriter
+
+NOW_MS = time.time_ns() // 1_000_000
+
+
+def ago(minutes: float) -> str:
+    """ISO createdAt `minutes` before the test started."""
+    return iso_utc(NOW_MS - int(minutes * 60_000))
+
+
+def profile(tmp_path: Path, **kwargs: object) -> ProfileWriter:
+    return ProfileWriter(tmp_path / "Cursor", **kwargs)  # type: ignore[arg-type]
+
+
+def read(
+    db: Path, *, budget: int | None = None, first_seen: dict[str, int] | None = None
+) -> ReadResult:
+    floor = local_midnight_ms(six_month_floor())
+    return CursorReader(db, floor_ms=floor, budget=budget, first_seen=first_seen).read()
+
+
+def by_key(result: ReadResult) -> dict[str, object]:
+    return {c.key: c for c in result.calls}
