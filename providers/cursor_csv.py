@@ -152,7 +152,7 @@ def normalise_model(raw: str) -> tuple[str, str]:
     lowered = model.lower()
     if lowered in ("auto", "default"):
         return CURSOR, CURSOR_AUTO
-    if lowered.startswith("grok-bot"):
+    if lowered == "grok-bot" or lowered.startswith("grok-bot-"):
         return GROKBOT, model
     if lowered.startswith("cursor-grok-"):
         return CURSOR, model[len("cursor-") :]

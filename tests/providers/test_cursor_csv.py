@@ -1,0 +1,390 @@
+"""The Cursor usage export parser: header variants, row checks, hashes, models, costs, fuzzing."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from codeburn.providers.calls import GROKBOT_IMPORTED_PROJECT, IMPORTED_PROJECT
+from codeburn.providers.cursor_csv import (
+    CsvFormatError,
+    billed_amount,
+    normalise_model,
+    parse_csv,
+    parse_export_date,
+    row_to_call,
+)
+from codeburn.providers.localtime import local_midnight_ms
+from tests.csv_fixtures import (
+    CURRENT_COLUMNS,
+    USER_EMAIL,
+    VARIANTS,
+    ExportRow,
+    export_bytes,
+    export_text,
+    spec_rows,
+)
+
+HEADER = ",".join(CURRENT_COLUMNS)
+ROW = ExportRow(
+    "2026-08-27T10:00:00.000Z", "auto", cache_write=10, input=100, cache_read=5000, output=50
+)
+
+
+def _csv(*lines: str) -> bytes:
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+def test_current_export_maps_tokens_and_keeps_cells() -> None:
+    data = _csv(
+        HEADER,
+        "2026-08-27T10:00:00.000Z,bc-1,auto-9,On-Demand,claude-opus-5-thinking-high,Yes,"
+        "7,200,8000,90,8297,$1.25",
+    )
+    [row] = parse_csv(data)
+    assert row.timestamp_ms == 1787824800000
+    assert (row.cache_write, row.input, row.cache_read, row.output) == (7, 200, 8000, 90)
+    assert row.total == row.tokens == 8297
+    assert (row.cloud_agent_id, row.automation_id, row.kind, row.max_mode) == (
+        "bc-1",
+        "auto-9",
+        "On-Demand",
+        "Yes",
+    )
+    assert row.cost == "$1.25"
+    assert row.line == 2
+
+
+def test_hash_is_sha256_of_canonical_cells_joined_with_unit_separator() -> None:
+    [row] = parse_csv(export_bytes([ROW]))
+    cells = [
+        "2026-08-27T10:00:00.000Z",
+        "",
+        "",
+        "Included",
+        "auto",
+        "No",
+        "10",
+        "100",
+        "5000",
+        "50",
+        "5160",
+        "Included",
+    ]
+    expected = hashlib.sha256("\x1f".join(cells).encode()).hexdigest()[:32]
+    assert row.hash == expected
+    assert len(row.hash) == 32
+
+
+def test_team_export_drops_user_and_hashes_like_personal() -> None:
+    personal = parse_csv(export_bytes([ROW], "current"))
+    team_data = export_bytes([ROW], "team")
+    assert USER_EMAIL.encode() in team_data
+    team = parse_csv(team_data)
+    assert [r.hash for r in team] == [r.hash for r in personal]
+    assert USER_EMAIL not in repr(team)
+
+
+def test_older_exports_read_missing_columns_as_empty() -> None:
+    plain = ExportRow(ROW.date, "auto", input=100, output=50, kind="", max_mode="")
+    current = parse_csv(export_bytes([plain], "current"))
+    no_agent = parse_csv(export_bytes([plain], "no-agent"))
+    oldest = parse_csv(export_bytes([plain], "oldest"))
+    assert current[0].hash == no_agent[0].hash == oldest[0].hash
+    assert (oldest[0].kind, oldest[0].max_mode, oldest[0].cloud_agent_id) == ("", "", "")
+    assert oldest[0].tokens == 150
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("bom", [True, False])
+@pytest.mark.parametrize("crlf", [True, False])
+@pytest.mark.parametrize("quote_all", [True, False])
+def test_every_variant_and_encoding_detail_parses_the_same(
+    variant: str, bom: bool, crlf: bool, quote_all: bool
+) -> None:
+    rows = parse_csv(export_bytes([ROW], variant, bom=bom, crlf=crlf, quote_all=quote_all))
+    assert [(r.model, r.tokens, r.timestamp_ms) for r in rows] == [("auto", 5160, 1787824800000)]
+
+
+def test_quoted_fields_with_commas_doubled_quotes_and_newlines() -> None:
+    odd = ExportRow(
+        ROW.date,
+        'model "x", v2',
+        input=5,
+        kind="Errored, No Charge",
+        cloud_agent_id='bc-"7"',
+    )
+    multi = ExportRow(ROW.date, "gpt-5", input=1, kind="line one\nline two")
+    data = export_bytes([odd, multi], quote_all=False)
+    assert b'"Errored, No Charge"' in data and b'"model ""x"", v2"' in data
+    first, second = parse_csv(data)
+    assert first.model == 'model "x", v2'
+    assert first.kind == "Errored, No Charge"
+    assert first.cloud_agent_id == 'bc-"7"'
+    assert second.kind == "line one\nline two"
+    assert (first.line, second.line) == (2, 3)
+
+
+def test_line_numbers_count_physical_lines_after_a_multiline_cell() -> None:
+    multi = ExportRow(ROW.date, "gpt-5", kind="a\nb\nc")
+    broken = ExportRow(ROW.date, "gpt-5", input=1, total=2)
+    data = export_bytes([multi, broken], crlf=False)
+    with pytest.raises(CsvFormatError) as err:
+        parse_csv(data)
+    assert err.value.line == 5
+    assert "line 5" in str(err.value)
+
+
+def test_blank_lines_are_skipped_and_empty_token_cells_are_zero() -> None:
+    data = _csv(HEADER, "", "2026-08-27T10:00:00.000Z,,,Free,composer-2.5-fast,No,,,,,,Free", "")
+    [row] = parse_csv(data)
+    assert row.tokens == 0 and row.total == 0
+    assert row.line == 3
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        (b"", "empty"),
+        (b"\r\n\r\n", "empty"),
+        (b"name,email\nann,a@example.com\n", "Date"),
+        (_csv(HEADER.replace("Model", "Modell"), ROW.date), "Model"),
+        (_csv(HEADER.replace("Cache Read", "Reads")), "Cache Read"),
+        (b"\xff\xfe\x00D\x00a", "UTF-8"),
+        (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "not a Cursor usage export"),
+    ],
+)
+def test_files_that_are_not_exports_are_refused(data: bytes, needle: str) -> None:
+    with pytest.raises(CsvFormatError) as err:
+        parse_csv(data)
+    assert needle in str(err.value)
+    assert "Export CSV" in str(err.value) or "twice" in str(err.value)
+
+
+def test_header_only_file_has_no_rows() -> None:
+    assert parse_csv(_csv(HEADER)) == []
+
+
+def test_header_names_are_matched_by_name_not_position() -> None:
+    shuffled = (
+        "Cost,Model,Output Tokens,Date,Cache Read,Input (w/o Cache Write),Input (w/ Cache Write)"
+    )
+    [row] = parse_csv(_csv(shuffled, "$0.50,gpt-5,3,2026-08-27T10:00:00Z,2,1,4"))
+    assert (row.model, row.output, row.cache_read, row.input, row.cache_write) == (
+        "gpt-5",
+        3,
+        2,
+        1,
+        4,
+    )
+    assert row.cost == "$0.50" and row.total == 10
+
+
+GOOD = "2026-08-27T10:00:00.000Z,,,Included,auto,No,1,2,3,4,10,Included"
+
+
+@pytest.mark.parametrize(
+    ("bad_row", "needle"),
+    [
+        ("yesterday,,,Included,auto,No,1,2,3,4,10,Included", "Date"),
+        ("2026-13-27T10:00:00Z,,,Included,auto,No,1,2,3,4,10,Included", "Date"),
+        (",,,Included,auto,No,1,2,3,4,10,Included", "Date"),
+        ("2026-08-27T10:00:00Z,,,Included,,No,1,2,3,4,10,Included", "Model"),
+        ("2026-08-27T10:00:00Z,,,Included,  ,No,1,2,3,4,10,Included", "Model"),
+        ("2026-08-27T10:00:00Z,,,Included,auto,No,1,2a,3,4,10,Included", "Input (w/o Cache Write)"),
+        ("2026-08-27T10:00:00Z,,,Included,auto,No,1,2,3.5,4,10,Included", "Cache Read"),
+        ("2026-08-27T10:00:00Z,,,Included,auto,No,-1,2,3,4,8,Included", "Input (w/ Cache Write)"),
+        ("2026-08-27T10:00:00Z,,,Included,auto,No,1,2,3,4,x,Included", "Total Tokens"),
+        ("2026-08-27T10:00:00Z,,,Included,auto,No,1,2,3,4,11,Included", "add up to 10"),
+        ("2026-08-27T10:00:00Z,,,Included,auto,No,1,2,3,4,10", "cells"),
+        ("2026-08-27T10:00:00Z,,,Included,auto,No,1,2,3,4,10,Included,extra", "cells"),
+    ],
+)
+def test_a_broken_row_anywhere_refuses_the_file_naming_its_line(bad_row: str, needle: str) -> None:
+    data = _csv(HEADER, GOOD, GOOD, bad_row, GOOD)
+    with pytest.raises(CsvFormatError) as err:
+        parse_csv(data)
+    assert err.value.line == 4
+    assert str(err.value).startswith("line 4:")
+    assert needle in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("cell", "iso_ms"),
+    [
+        ("2025-12-02T01:46:34.592Z", 1764639994592),
+        ('"2025-12-02T01:46:34.592Z"', 1764639994592),
+        ("2025-12-02T01:46:34Z", 1764639994000),
+        ("2025-12-02T01:46:34.592+00:00", 1764639994592),
+        ("2025-12-02T02:46:34.592+01:00", 1764639994592),
+        ("2025-12-02 01:46:34.592Z", 1764639994592),
+        ("2025-12-02T01:46:34.592", 1764639994592),
+        ("2025-12-02T01:46:34.592123456Z", 1764639994592),
+        (" 2025-12-02t01:46:34.592z ", 1764639994592),
+        ("1764639994592", 1764639994592),
+    ],
+)
+def test_plausible_date_forms(cell: str, iso_ms: int) -> None:
+    assert parse_export_date(cell) == iso_ms
+
+
+def test_date_only_cell_is_local_midnight() -> None:
+    assert parse_export_date("2025-12-02") == local_midnight_ms(date(2025, 12, 2))
+
+
+@pytest.mark.parametrize(
+    "cell",
+    ["", "yesterday", "2025-12-32", "2025-12-02T25:00:00Z", "1999-12-31T00:00:00Z", "12345", "Z"],
+)
+def test_implausible_dates_are_refused(cell: str) -> None:
+    assert parse_export_date(cell) is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("auto", ("cursor", "cursor-auto")),
+        ("default", ("cursor", "cursor-auto")),
+        ("Auto", ("cursor", "cursor-auto")),
+        ("cursor-grok-4.6-high", ("cursor", "grok-4.6-high")),
+        ("grok-bot-automation", ("grokbot", "grok-bot-automation")),
+        ("grok-code-fast-1", ("cursor", "grok-code-fast-1")),
+        ("claude-opus-5-thinking-high", ("cursor", "claude-opus-5-thinking-high")),
+    ],
+)
+def test_model_normalisation(raw: str, expected: tuple[str, str]) -> None:
+    assert normalise_model(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("cost", "amount"),
+    [
+        ("$1.25", 1.25),
+        ("0.11", 0.11),
+        ("$0.00", 0.0),
+        (" $3 ", 3.0),
+        ("Included", None),
+        ("Free", None),
+        ("-", None),
+        ("", None),
+        ("$", None),
+    ],
+)
+def test_billed_amount(cost: str, amount: float | None) -> None:
+    assert billed_amount(cost) == amount
+
+
+def test_spec_rows_become_calls_billed_or_estimated_per_cost_rule() -> None:
+    day1 = date(2026, 8, 27)
+    calls = [row_to_call(r) for r in parse_csv(export_bytes(spec_rows(day1)))]
+    auto, opus, grok, bot, composer = calls
+    assert (auto.model, auto.estimated, auto.billed) == ("cursor-auto", True, False)
+    assert auto.cost == pytest.approx((100 * 3 + 50 * 15 + 10 * 3.75 + 5000 * 0.3) / 1e6)
+    assert (opus.cost, opus.billed, opus.estimated, opus.priced) == (1.25, True, False, True)
+    assert (grok.provider, grok.model, grok.estimated) == ("cursor", "grok-4.6-high", False)
+    assert grok.cost == pytest.approx((300 * 2 + 20 * 6 + 1000 * 0.5) / 1e6)
+    assert (bot.provider, bot.project, bot.estimated) == ("grokbot", GROKBOT_IMPORTED_PROJECT, True)
+    assert bot.cost == pytest.approx((40 * 2 + 7 * 6 + 70000 * 0.5) / 1e6)
+    assert (composer.tokens, composer.estimated, composer.billed) == (0, False, False)
+    assert {c.project for c in (auto, opus, grok, composer)} == {IMPORTED_PROJECT}
+    assert all(c.key.startswith("cursor-import:") and len(c.key) == 14 + 32 for c in calls)
+    assert auto.session == opus.session == "cursor-import:cursor:2026-08-27"
+    assert bot.session == "cursor-import:grokbot:2026-08-29"
+    assert composer.session == "cursor-import:cursor:2026-08-29"
+
+
+def test_session_prefers_cloud_agent_then_automation() -> None:
+    rows = [
+        ExportRow(ROW.date, "gpt-5", cloud_agent_id="bc-1", automation_id="au-1"),
+        ExportRow(ROW.date, "gpt-5", automation_id="au-1"),
+    ]
+    sessions = [row_to_call(r).session for r in parse_csv(export_bytes(rows))]
+    assert sessions == ["bc-1", "au-1"]
+
+
+def test_unknown_model_with_included_cost_is_unpriced_not_dropped() -> None:
+    [row] = parse_csv(export_bytes([ExportRow(ROW.date, "mystery-model-9", input=10)]))
+    call = row_to_call(row)
+    assert (call.priced, call.cost, call.tokens) == (False, 0.0, 10)
+
+
+# --- fuzzing -------------------------------------------------------------------------------------
+
+_CELLS = st.one_of(
+    st.sampled_from(
+        ["", "0", "12", "auto", "$1.25", "Included", '"', ",", "\r", "\n", "\ufeff", "\x00"]
+    ),
+    st.sampled_from(["2026-08-27T10:00:00.000Z", "2026-08-27", "9999-99-99", "1787824800000"]),
+    st.text(max_size=12),
+    st.integers(min_value=-5, max_value=10**20).map(str),
+)
+
+
+@st.composite
+def _near_valid(draw: st.DrawFn) -> bytes:
+    columns = list(draw(st.sampled_from(list(VARIANTS.values()))))
+    if draw(st.booleans()):
+        columns = draw(st.permutations(columns))
+    if draw(st.booleans()) and columns:
+        del columns[draw(st.integers(0, len(columns) - 1))]
+    lines = [",".join(columns)]
+    for _ in range(draw(st.integers(0, 4))):
+        width = len(columns) + draw(st.integers(-1, 1))
+        cells = [draw(_CELLS) for _ in range(max(width, 0))]
+        quoted = draw(st.booleans())
+        lines.append(",".join(f'"{c}"' if quoted else c for c in cells))
+    text = draw(st.sampled_from(["\r\n", "\n", "\r"])).join(lines)
+    return (draw(st.sampled_from(["", "\ufeff"])) + text).encode("utf-8", "surrogatepass")
+
+
+def _parse_or_refuse(data: bytes) -> None:
+    try:
+        rows = parse_csv(data)
+    except CsvFormatError as exc:
+        assert str(exc)
+        return
+    for row in rows:
+        assert row.total == row.tokens
+        assert len(row.hash) == 32
+        row_to_call(row)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.binary(max_size=400))
+def test_fuzz_arbitrary_bytes_only_ever_raise_csv_format_error(data: bytes) -> None:
+    _parse_or_refuse(data)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(_near_valid())
+def test_fuzz_near_valid_exports_only_ever_raise_csv_format_error(data: bytes) -> None:
+    _parse_or_refuse(data)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.builds(
+            ExportRow,
+            date=st.just(ROW.date),
+            model=st.text(min_size=1, max_size=10).filter(lambda s: s.strip() != ""),
+            input=st.integers(0, 10**9),
+            output=st.integers(0, 10**9),
+            kind=st.text(max_size=8),
+        ),
+        max_size=5,
+    ),
+    st.sampled_from(sorted(VARIANTS)),
+)
+def test_fuzz_valid_rows_round_trip(rows: list[ExportRow], variant: str) -> None:
+    text = export_text(rows, variant)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return
+    parsed = parse_csv(data)
+    assert [(r.input, r.output) for r in parsed] == [(r.input, r.output) for r in rows]
