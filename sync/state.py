@@ -109,9 +109,11 @@ def save_state(state: SyncState) -> None:
 
 @contextlib.contextmanager
 def update_state() -> Iterator[SyncState]:
-    """Read-modify-write of the state under its lock; saved when the block ends normally."""
+    """Read-modify-write under the state's lock; saved when changed and the block ends normally."""
     path = state_path()
     with locked(path):
         state = load_state()
+        before = state.to_json()
         yield state
-        save_state(state)
+        if state.to_json() != before:
+            save_state(state)

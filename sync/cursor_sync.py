@@ -1,0 +1,286 @@
+"""Automatic and forced sync of Cursor's usage export from cursor.com into the import store.
+
+Order of a sync: token → off switch → throttle/backoff (claimed under the state lock, before the
+request) → window → one GET → parse + store → state. Nothing here logs or stores a secret.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from codeburn.cache.config import cursor_sync_enabled
+from codeburn.cache.files import LockTimeoutError
+from codeburn.providers.cursor_auth import CursorToken, load_token
+from codeburn.providers.localtime import DAY, local_day, local_midnight_ms
+from codeburn.providers.localtime import now_ms as clock_ms
+from codeburn.sync import store_bridge
+from codeburn.sync.auth import Credentials, credentials_for
+from codeburn.sync.client import BaseUrlError, CursorClient, RequestFailed, base_url
+from codeburn.sync.state import ErrorCode, SyncState, load_state, update_state
+
+log = logging.getLogger(__name__)
+
+SECOND_MS = 1000
+MINUTE_MS = 60 * SECOND_MS
+HOUR_MS = 60 * MINUTE_MS
+THROTTLE_MS = HOUR_MS
+JITTER_MAX_MS = 5 * MINUTE_MS
+LOGIN_BACKOFF_MS = 6 * HOUR_MS
+FAILURES_BACKOFF_MS = 6 * HOUR_MS
+FAILURES_LIMIT = 3
+RETRY_AFTER_MIN_S = 60
+RETRY_AFTER_DEFAULT_S = 300
+RETRY_AFTER_MAX_S = 24 * 3600
+EXPIRY_MARGIN_S = 60
+FIRST_BUDGET_S = 45.0
+LATER_BUDGET_S = 15.0
+BACKFILL_DAYS = 30
+
+NOT_SIGNED_IN = "Cursor is not signed in on this machine; open Cursor and sign in, then try again"
+LOGIN_EXPIRED = "Cursor login expired, open Cursor to sign in again"
+BUSY = "another CodeBurn process is syncing right now; try again in a moment"
+
+
+class SyncError(Exception):
+    """A forced sync failed; the message is ours, one line, and fit to show a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class SyncOutcome:
+    """What one `maybe_sync` call did."""
+
+    attempted: bool
+    changed: bool = False
+    summary: dict[str, Any] | None = None
+    error_code: ErrorCode | None = None
+    covered_days: tuple[date, date] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    start_ms: int
+    end_ms: int
+    first: bool
+
+
+def maybe_sync(
+    db_path: Path,
+    *,
+    force: bool = False,
+    now_ms: int | None = None,
+    budget_s: float | None = None,
+) -> SyncOutcome:
+    """Sync when due (automatic) or now (`force`).
+
+    Automatic: never raises for login, HTTP or network trouble; the outcome says what happened.
+    Forced: ignores throttle, backoff and the off switch, and raises SyncError on any failure.
+    `budget_s` overrides the 45 s / 15 s time budget (tests).
+    """
+    now = clock_ms() if now_ms is None else now_ms
+    credentials = _usable_credentials(db_path, now, force)
+    if credentials is None:
+        return SyncOutcome(attempted=False, error_code="login")
+    if not force and not cursor_sync_enabled():
+        return SyncOutcome(attempted=False)
+    try:
+        base = base_url()
+    except BaseUrlError as exc:
+        if force:
+            raise SyncError(str(exc)) from None
+        log.warning("cursor.com sync skipped: %s", exc)
+        return SyncOutcome(attempted=False, error_code="network")
+    try:
+        if not _claim_attempt(credentials, now, force):
+            return SyncOutcome(attempted=False)
+    except LockTimeoutError:
+        if force:
+            raise SyncError(BUSY) from None
+        return SyncOutcome(attempted=False)
+    return _run(credentials, base, now, force, budget_s)
+
+
+def _usable_credentials(db_path: Path, now: int, force: bool) -> Credentials | None:
+    token: CursorToken | None = load_token(db_path)
+    if token is None:
+        if force:
+            raise SyncError(NOT_SIGNED_IN)
+        return None
+    credentials = credentials_for(token)
+    if credentials is None or token.expires_within(now, EXPIRY_MARGIN_S):
+        if force:
+            raise SyncError(LOGIN_EXPIRED)
+        return None
+    return credentials
+
+
+def is_due(state: SyncState, credentials: Credentials, now: int) -> bool:
+    """Whether an automatic sync may make a request now."""
+    if (
+        state.error_code == "login"
+        and state.rejected_exp is not None
+        and state.rejected_exp != credentials.exp
+    ):
+        return True  # the login cursor.com rejected has been replaced
+    backoff = state.backoff_until_ms
+    if backoff is not None and now < backoff <= now + RETRY_AFTER_MAX_S * SECOND_MS:
+        return False
+    nxt = state.next_attempt_ms
+    # A next attempt further away than the throttle allows means the clock went back.
+    return not (nxt is not None and now < nxt <= now + THROTTLE_MS + JITTER_MAX_MS)
+
+
+def _claim_attempt(credentials: Credentials, now: int, force: bool) -> bool:
+    """Record the attempt (and the next allowed one) before any request is made."""
+    if not force and not is_due(load_state(), credentials, now):
+        return False  # the common case: no lock, no write
+    with update_state() as state:
+        if not force and not is_due(state, credentials, now):
+            return False
+        state.last_attempt_ms = now
+        state.account = credentials.account
+        state.next_attempt_ms = now + THROTTLE_MS + random.randint(0, JITTER_MAX_MS)
+        return True
+
+
+def first_window_start(now: int) -> int:
+    """Local midnight of the earlier of the 1st of this month and 30 days ago."""
+    today = local_day(now)
+    return local_midnight_ms(min(today.replace(day=1), today - DAY * BACKFILL_DAYS))
+
+
+def sync_window(account: str, state: SyncState, now: int) -> Window:
+    """The export window for `account` (SPEC §6, Window and Accounts)."""
+    marks = [store_bridge.newest_synced_ms(account), state.through.get(account)]
+    known = [mark for mark in marks if mark is not None]
+    if store_bridge.store_exists() and known:
+        start = local_midnight_ms(local_day(max(known)) - DAY)
+        return Window(min(start, now), now, first=False)
+    start = first_window_start(now)
+    others_end = store_bridge.other_accounts_coverage_end(account)
+    if others_end is not None:
+        start = max(start, others_end + 1)
+    return Window(min(start, now), now, first=True)
+
+
+def _run(
+    credentials: Credentials, base: str, now: int, force: bool, budget_s: float | None
+) -> SyncOutcome:
+    try:
+        window = sync_window(credentials.account, load_state(), now)
+    except store_bridge.StoreUnreadable as exc:
+        return _store_trouble(exc, force)
+    budget = (
+        budget_s if budget_s is not None else (FIRST_BUDGET_S if window.first else LATER_BUDGET_S)
+    )
+    client = CursorClient(credentials, base=base)
+    try:
+        body = client.export_csv(window.start_ms, window.end_ms, budget_s=budget)
+        summary = store_bridge.apply_export(
+            body, credentials.account, window.start_ms, window.end_ms
+        )
+    except RequestFailed as exc:
+        return _failed(exc, credentials, now, force)
+    except store_bridge.NotAnExport:
+        failure = RequestFailed("export", "cursor.com did not return a usage export")
+        return _failed(failure, credentials, now, force)
+    except store_bridge.StoreUnreadable as exc:
+        return _store_trouble(exc, force)
+    _record_success(credentials.account, summary.empty is True, now)
+    log.info("cursor.com sync: %d new, %d already stored", summary.added, summary.skipped)
+    days = (
+        (summary.first_day, summary.last_day)
+        if summary.first_day is not None and summary.last_day is not None
+        else None
+    )
+    return SyncOutcome(
+        attempted=True, changed=summary.changed, summary=summary.to_json(), covered_days=days
+    )
+
+
+def _store_trouble(exc: Exception, force: bool) -> SyncOutcome:
+    # The store is the user's data: never replace it; say how to fix it.
+    if force:
+        raise SyncError(str(exc)) from None
+    log.warning("cursor.com sync skipped: %s", exc)
+    return SyncOutcome(attempted=True)
+
+
+def _error_code(failure: RequestFailed) -> ErrorCode:
+    if failure.kind == "login":
+        return "login"
+    if failure.kind == "export":
+        return "export"
+    return "network"
+
+
+def _person_message(failure: RequestFailed) -> str:
+    if failure.kind == "login":
+        return f"{failure}; open Cursor to sign in again"
+    if failure.kind == "rate-limited":
+        return f"{failure}; try again in a few minutes"
+    if failure.kind == "network":
+        return f"{failure}; check the connection and try again"
+    return f"{failure}; try again later"
+
+
+def _failed(failure: RequestFailed, credentials: Credentials, now: int, force: bool) -> SyncOutcome:
+    message = _person_message(failure)
+    code = _error_code(failure)
+    try:
+        with update_state() as state:
+            _apply_failure(state, failure, credentials, now, message)
+    except LockTimeoutError:
+        log.warning("cursor.com sync: could not record the failure (state file busy)")
+    log.warning("cursor.com sync failed: %s", message)
+    if force:
+        raise SyncError(message)
+    return SyncOutcome(attempted=True, error_code=code)
+
+
+def _apply_failure(
+    state: SyncState, failure: RequestFailed, credentials: Credentials, now: int, message: str
+) -> None:
+    state.failures += 1
+    state.last_error = message
+    state.error_code = _error_code(failure)
+    backoff_ms = 0
+    if failure.kind == "login":
+        backoff_ms = LOGIN_BACKOFF_MS
+        state.rejected_exp = credentials.exp
+    elif failure.kind == "rate-limited":
+        wait_s = (
+            failure.retry_after_s if failure.retry_after_s is not None else RETRY_AFTER_DEFAULT_S
+        )
+        backoff_ms = int(min(max(wait_s, RETRY_AFTER_MIN_S), RETRY_AFTER_MAX_S) * SECOND_MS)
+    if state.failures >= FAILURES_LIMIT:
+        backoff_ms = max(backoff_ms, FAILURES_BACKOFF_MS)
+    if backoff_ms:
+        state.backoff_until_ms = max(state.backoff_until_ms or 0, now + backoff_ms)
+
+
+def _record_success(account: str, empty: bool, now: int) -> None:
+    try:
+        newest = store_bridge.newest_synced_ms(account)
+    except store_bridge.StoreUnreadable:
+        newest = None
+    marks = [mark for mark in (newest,) if mark is not None]
+    if empty:
+        marks.append(local_midnight_ms(local_day(now)))
+    try:
+        with update_state() as state:
+            state.failures = 0
+            state.backoff_until_ms = None
+            state.last_error = None
+            state.error_code = None
+            state.rejected_exp = None
+            state.last_success_ms = now
+            state.account = account
+            if marks:
+                state.through[account] = max([*marks, state.through.get(account, 0)])
+    except LockTimeoutError:
+        log.warning("cursor.com sync: could not record the success (state file busy)")

@@ -1,0 +1,47 @@
+"""The sync's view of the import store and the CSV parser (both owned by cache/ and providers/)."""
+
+from __future__ import annotations
+
+from codeburn.cache import import_store
+from codeburn.cache.import_store import ImportStoreError, ImportSummary
+from codeburn.providers.cursor_csv import CsvFormatError, parse_csv
+
+
+class NotAnExport(Exception):
+    """The body cursor.com sent is not a usage export (its text is never kept)."""
+
+
+class StoreUnreadable(Exception):
+    """The store exists but cannot be read; the message carries the fix."""
+
+
+def store_exists() -> bool:
+    return import_store.fingerprint() is not None
+
+
+def newest_synced_ms(account: str) -> int | None:
+    try:
+        return import_store.newest_synced_ms(account)
+    except ImportStoreError as exc:
+        raise StoreUnreadable(str(exc)) from None
+
+
+def other_accounts_coverage_end(account: str) -> int | None:
+    try:
+        return import_store.other_accounts_coverage_end(account)
+    except ImportStoreError as exc:
+        raise StoreUnreadable(str(exc)) from None
+
+
+def apply_export(
+    body: bytes, account: str, window_start_ms: int, window_end_ms: int
+) -> ImportSummary:
+    """Parse the whole body first, then store it: a bad body leaves the store byte-identical."""
+    try:
+        rows = parse_csv(body)
+    except CsvFormatError:
+        raise NotAnExport from None
+    try:
+        return import_store.apply_sync(rows, account, window_start_ms, window_end_ms)
+    except ImportStoreError as exc:
+        raise StoreUnreadable(str(exc)) from None
