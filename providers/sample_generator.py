@@ -310,3 +310,43 @@ def generate_sample_profile(
 ) -> SampleInfo:
     """Write a sample Cursor data root under `root` and describe what is in it."""
     return _Generator(root, spec or SampleSpec()).run(progress)
+
+
+EXPORT_HEADER: Final = (
+    "Date,Cloud Agent ID,Automation ID,Kind,Model,Max Mode,Input (w/ Cache Write),"
+    "Input (w/o Cache Write),Cache Read,Output Tokens,Total Tokens,Cost"
+)
+EXPORT_MODELS: Final = (
+    "auto",
+    "claude-4.6-sonnet",
+    "gpt-5",
+    "composer-1",
+    "claude-opus-5-thinking-high",
+)
+
+
+def write_sample_export(path: Path, first_ms: int, last_ms: int, *, seed: int = 3) -> int:
+    """A Cursor usage export (CSV) with realistic rows between two times; returns the row count."""
+    rng = random.Random(seed)
+    lines = [EXPORT_HEADER]
+    ts = first_ms
+    rows = 0
+    while True:
+        ts += rng.randint(4 * 60_000, 50 * 60_000)
+        if ts > last_ms:
+            break
+        model = rng.choice(EXPORT_MODELS)
+        write = rng.randint(0, 4000)
+        fresh = rng.randint(200, 9000)
+        cached = rng.randint(5_000, 120_000)
+        out = rng.randint(50, 3000)
+        billed = model == "claude-opus-5-thinking-high"
+        cost = f"${rng.uniform(0.2, 1.5):.2f}" if billed else "Included"
+        kind = "On-Demand" if billed else "Included in Pro"
+        total = write + fresh + cached + out
+        lines.append(
+            f"{iso_utc(ts)},,,{kind},{model},No,{write},{fresh},{cached},{out},{total},{cost}"
+        )
+        rows += 1
+    path.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    return rows

@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+
 from codeburn.providers import pricing
 from codeburn.providers.pricing import Rates, cost_of, display_name, rates_for
 

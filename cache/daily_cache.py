@@ -1,0 +1,135 @@
+"""Sealed days: per local day and provider, everything a report needs (SPEC §4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from codeburn.cache.files import locked, read_json, write_json_atomic
+from codeburn.cache.usage_slices import DaySlices, Slice
+
+VERSION: Final = 1
+FILE: Final = f"daily.v{VERSION}.json"
+ONE_DAY = timedelta(days=1)
+
+
+@dataclass(slots=True)
+class DailyCache:
+    """Days in [sealed_from, watermark] are sealed; a missing day in that range had no usage."""
+
+    timezone: str
+    db_path: str
+    sealed_from: date | None = None
+    watermark: date | None = None
+    days: dict[date, DaySlices] = field(default_factory=dict)
+
+    def is_sealed(self, day: date) -> bool:
+        return (
+            self.sealed_from is not None
+            and self.watermark is not None
+            and self.sealed_from <= day <= self.watermark
+        )
+
+    def day(self, day: date) -> DaySlices:
+        return self.days.get(day, {})
+
+    def seal(self, first: date, last: date, derived: dict[date, DaySlices]) -> None:
+        """Seal [first, last] next to the sealed range (or instead of it); sealed days stay."""
+        if last < first:
+            return
+        already = {d for d in self.days if self.is_sealed(d)}
+        contiguous = (
+            self.sealed_from is not None
+            and self.watermark is not None
+            and first <= self.watermark + ONE_DAY
+            and last >= self.sealed_from - ONE_DAY
+        )
+        if not contiguous:
+            self.days, already = {}, set()
+            self.sealed_from, self.watermark = first, last
+        else:
+            assert self.sealed_from is not None and self.watermark is not None
+            self.sealed_from = min(self.sealed_from, first)
+            self.watermark = max(self.watermark, last)
+        day = first
+        while day <= last:
+            if day not in already:
+                slices = derived.get(day)
+                if slices:
+                    self.days[day] = slices
+                else:
+                    self.days.pop(day, None)
+            day += ONE_DAY
+
+    def invalidate(self, first: date, last: date, providers: frozenset[str]) -> bool:
+        """Drop those providers' slices of [first, last] and pull the watermark back."""
+        if self.watermark is None or self.sealed_from is None or first > self.watermark:
+            return False
+        for day, slices in self.days.items():
+            if first <= day <= last:
+                for provider in providers:
+                    slices.pop(provider, None)
+        new_watermark = first - ONE_DAY
+        if new_watermark < self.sealed_from:
+            self.sealed_from = self.watermark = None
+        else:
+            self.watermark = min(self.watermark, new_watermark)
+        return True
+
+    def dump(self) -> dict[str, Any]:
+        return {
+            "version": VERSION,
+            "timezone": self.timezone,
+            "dbPath": self.db_path,
+            "sealedFrom": self.sealed_from.isoformat() if self.sealed_from else None,
+            "watermark": self.watermark.isoformat() if self.watermark else None,
+            "days": {
+                d.isoformat(): {p: s.dump() for p, s in slices.items()}
+                for d, slices in sorted(self.days.items())
+                if slices
+            },
+        }
+
+    @classmethod
+    def load(cls, raw: Any) -> DailyCache | None:
+        if not isinstance(raw, dict) or raw.get("version") != VERSION:
+            return None
+        try:
+            sealed_from = raw["sealedFrom"]
+            watermark = raw["watermark"]
+            return cls(
+                timezone=str(raw["timezone"]),
+                db_path=str(raw["dbPath"]),
+                sealed_from=date.fromisoformat(sealed_from) if sealed_from else None,
+                watermark=date.fromisoformat(watermark) if watermark else None,
+                days={
+                    date.fromisoformat(d): {str(p): Slice.load(s) for p, s in slices.items()}
+                    for d, slices in raw["days"].items()
+                },
+            )
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+
+
+def daily_path(cache_dir: Path) -> Path:
+    return cache_dir / FILE
+
+
+def load_daily(cache_dir: Path, *, timezone: str, db_path: str) -> DailyCache:
+    """The daily cache for this zone and database; anything else (or corrupt) starts empty."""
+    cache = DailyCache.load(read_json(daily_path(cache_dir)))
+    if cache is None or cache.timezone != timezone or cache.db_path != db_path:
+        return DailyCache(timezone=timezone, db_path=db_path)
+    return cache
+
+
+def update_daily(cache_dir: Path, *, timezone: str, db_path: str, change: Any) -> DailyCache:
+    """Read-modify-write under the lock: `change(cache)` mutates the freshest copy."""
+    path = daily_path(cache_dir)
+    with locked(path):
+        cache = load_daily(cache_dir, timezone=timezone, db_path=db_path)
+        change(cache)
+        write_json_atomic(path, cache.dump())
+    return cache

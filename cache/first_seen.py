@@ -1,0 +1,41 @@
+"""When each agent-stream request was first seen, per database (SPEC §2.5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+from codeburn.cache.files import locked, read_json, write_json_atomic
+
+FILE: Final = "cursor-agent-first-seen.v1.json"
+
+
+def _path(cache_dir: Path) -> Path:
+    return cache_dir / FILE
+
+
+def load_first_seen(cache_dir: Path, db_path: str) -> dict[str, int]:
+    data = read_json(_path(cache_dir))
+    entry = data.get(db_path) if isinstance(data, dict) else None
+    if not isinstance(entry, dict):
+        return {}
+    return {str(k): v for k, v in entry.items() if isinstance(v, int)}
+
+
+def save_first_seen(cache_dir: Path, db_path: str, seen: dict[str, int]) -> None:
+    """Merge; an earlier first-seen time always wins so a record never moves to a new day."""
+    path = _path(cache_dir)
+    with locked(path):
+        data = read_json(path)
+        data = data if isinstance(data, dict) else {}
+        entry = data.get(db_path)
+        merged: dict[str, int] = dict(entry) if isinstance(entry, dict) else {}
+        changed = False
+        for request_id, ms in seen.items():
+            old = merged.get(request_id)
+            if not isinstance(old, int) or ms < old:
+                merged[request_id] = ms
+                changed = True
+        if changed or db_path not in data:
+            data[db_path] = merged
+            write_json_atomic(path, data)

@@ -1,0 +1,87 @@
+"""The parsed calls of one database, keyed on its identity (SPEC §4)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from codeburn.cache.files import locked, read_json, write_json_atomic
+from codeburn.providers.calls import Call
+
+VERSION: Final = 1
+FILE: Final = f"cursor-results.v{VERSION}.json"
+
+
+def _stat(path: Path) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def db_fingerprint(db_path: Path, workspaces: str = "") -> str:
+    """Resolved path + mtime/size of the database and its WAL (+ the workspace mapping)."""
+    parts = [str(db_path), repr(_stat(db_path)), repr(_stat(Path(str(db_path) + "-wal")))]
+    parts.append(workspaces)
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "replace")).hexdigest()[:32]
+
+
+@dataclass(slots=True)
+class CachedResults:
+    db_path: str
+    fingerprint: str
+    floor_ms: int
+    calls: list[Call]
+    warnings: list[str]
+
+    def dump(self) -> dict[str, Any]:
+        return {
+            "version": VERSION,
+            "dbPath": self.db_path,
+            "fingerprint": self.fingerprint,
+            "floorMs": self.floor_ms,
+            "warnings": self.warnings,
+            "calls": [c.to_row() for c in self.calls],
+        }
+
+    @classmethod
+    def load(cls, raw: Any) -> CachedResults | None:
+        if not isinstance(raw, dict) or raw.get("version") != VERSION:
+            return None
+        try:
+            return cls(
+                db_path=str(raw["dbPath"]),
+                fingerprint=str(raw["fingerprint"]),
+                floor_ms=int(raw["floorMs"]),
+                calls=[Call.from_row(row) for row in raw["calls"]],
+                warnings=[str(w) for w in raw["warnings"]],
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def results_path(cache_dir: Path) -> Path:
+    return cache_dir / FILE
+
+
+def load_results(cache_dir: Path, db_path: str) -> CachedResults | None:
+    """The cached results of this database (any fingerprint: the caller decides)."""
+    cached = CachedResults.load(read_json(results_path(cache_dir)))
+    return cached if cached is not None and cached.db_path == db_path else None
+
+
+def save_results(cache_dir: Path, results: CachedResults) -> None:
+    path = results_path(cache_dir)
+    with locked(path):
+        write_json_atomic(path, results.dump())
+
+
+def sweep_old_versions(cache_dir: Path) -> None:
+    """Older versions of our own result files are ignored, then removed."""
+    for old in cache_dir.glob("cursor-results.v*.json"):
+        if old.name != FILE:
+            old.unlink(missing_ok=True)

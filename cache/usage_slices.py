@@ -1,0 +1,173 @@
+"""Per-day, per-provider usage totals: what the daily cache stores and reports add up."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from codeburn.providers.calls import CURSOR, CURSOR_AGENT, Call
+
+LOCAL_ESTIMATE_PROVIDERS = frozenset({CURSOR, CURSOR_AGENT})
+
+
+@dataclass(slots=True)
+class Totals:
+    """Sums over calls; `sessions` keeps ids so periods count distinct sessions."""
+
+    cost: float = 0.0
+    estimated_cost: float = 0.0
+    billed_cost: float = 0.0
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    sessions: set[str] = field(default_factory=set)
+
+    def add(self, call: Call) -> None:
+        self.cost += call.cost
+        if call.estimated:
+            self.estimated_cost += call.cost
+        if call.billed:
+            self.billed_cost += call.cost
+        self.calls += 1
+        self.input_tokens += call.input_tokens
+        self.output_tokens += call.output_tokens
+        self.cache_read_tokens += call.cache_read_tokens
+        self.cache_write_tokens += call.cache_write_tokens
+        self.sessions.add(call.session)
+
+    def merge(self, other: Totals) -> None:
+        self.cost += other.cost
+        self.estimated_cost += other.estimated_cost
+        self.billed_cost += other.billed_cost
+        self.calls += other.calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        self.sessions |= other.sessions
+
+    @property
+    def tokens(self) -> int:
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_read_tokens
+            + self.cache_write_tokens
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The SPEC §8 totals object."""
+        return {
+            "cost": self.cost,
+            "estimatedCost": self.estimated_cost,
+            "billedCost": self.billed_cost,
+            "calls": self.calls,
+            "sessions": len(self.sessions),
+            "inputTokens": self.input_tokens,
+            "outputTokens": self.output_tokens,
+            "cacheReadTokens": self.cache_read_tokens,
+            "cacheWriteTokens": self.cache_write_tokens,
+        }
+
+    def dump(self) -> list[Any]:
+        return [
+            self.cost,
+            self.estimated_cost,
+            self.billed_cost,
+            self.calls,
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+            self.cache_write_tokens,
+            sorted(self.sessions),
+        ]
+
+    @classmethod
+    def load(cls, raw: list[Any]) -> Totals:
+        cost, est, billed, calls, inp, out, cr, cw, sessions = raw
+        return cls(
+            float(cost),
+            float(est),
+            float(billed),
+            int(calls),
+            int(inp),
+            int(out),
+            int(cr),
+            int(cw),
+            {str(s) for s in sessions},
+        )
+
+
+@dataclass(slots=True)
+class Slice:
+    """One provider's usage on one local day."""
+
+    totals: Totals = field(default_factory=Totals)
+    models: dict[str, Totals] = field(default_factory=dict)
+    projects: dict[str, Totals] = field(default_factory=dict)
+    unpriced: dict[str, list[int]] = field(default_factory=dict)  # model → [calls, tokens]
+    local_cost: float = 0.0  # locally estimated Cursor dollars that no import covers
+
+    def add(self, call: Call, *, local: bool) -> None:
+        self.totals.add(call)
+        model = self.models.get(call.model)
+        if model is None:
+            model = self.models[call.model] = Totals()
+        model.add(call)
+        project = self.projects.get(call.project)
+        if project is None:
+            project = self.projects[call.project] = Totals()
+        project.add(call)
+        if not call.priced:
+            entry = self.unpriced.setdefault(call.model, [0, 0])
+            entry[0] += 1
+            entry[1] += call.tokens
+        if local and call.provider in LOCAL_ESTIMATE_PROVIDERS:
+            self.local_cost += call.cost
+
+    def merge(self, other: Slice) -> None:
+        self.totals.merge(other.totals)
+        for name, totals in other.models.items():
+            self.models.setdefault(name, Totals()).merge(totals)
+        for name, totals in other.projects.items():
+            self.projects.setdefault(name, Totals()).merge(totals)
+        for name, (calls, tokens) in other.unpriced.items():
+            entry = self.unpriced.setdefault(name, [0, 0])
+            entry[0] += calls
+            entry[1] += tokens
+        self.local_cost += other.local_cost
+
+    def dump(self) -> dict[str, Any]:
+        return {
+            "totals": self.totals.dump(),
+            "models": {k: v.dump() for k, v in self.models.items()},
+            "projects": {k: v.dump() for k, v in self.projects.items()},
+            "unpriced": self.unpriced,
+            "localCost": self.local_cost,
+        }
+
+    @classmethod
+    def load(cls, raw: dict[str, Any]) -> Slice:
+        return cls(
+            totals=Totals.load(raw["totals"]),
+            models={str(k): Totals.load(v) for k, v in raw["models"].items()},
+            projects={str(k): Totals.load(v) for k, v in raw["projects"].items()},
+            unpriced={str(k): [int(v[0]), int(v[1])] for k, v in raw["unpriced"].items()},
+            local_cost=float(raw["localCost"]),
+        )
+
+
+DaySlices = dict[str, Slice]  # provider id → slice
+
+
+def merge_days(days: Iterable[DaySlices], providers: frozenset[str] | None = None) -> DaySlices:
+    """Provider-wise sum of several days (optionally only some providers)."""
+    out: DaySlices = {}
+    for day in days:
+        for provider, part in day.items():
+            if providers is None or provider in providers:
+                out.setdefault(provider, Slice()).merge(part)
+    return out

@@ -1,0 +1,62 @@
+"""Report periods in local days (SPEC §8)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Final
+
+from codeburn.providers.localtime import six_month_floor
+
+PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "all")
+
+
+class PeriodError(ValueError):
+    """A period or date the user gave cannot be used; the message says how to fix it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    label: str
+    start: date
+    end: date
+
+    def days(self) -> list[date]:
+        return [self.start + timedelta(days=i) for i in range((self.end - self.start).days + 1)]
+
+
+def parse_day(text: str, option: str) -> date:
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise PeriodError(f"{option} expects a date like 2026-11-30, got {text!r}") from None
+
+
+def named_period(name: str, today: date) -> Period:
+    if name == "today":
+        return Period(name, today, today)
+    if name == "yesterday":
+        day = today - timedelta(days=1)
+        return Period(name, day, day)
+    if name == "week":
+        return Period(name, today - timedelta(days=7), today)
+    if name == "30days":
+        return Period(name, today - timedelta(days=30), today)
+    if name == "month":
+        return Period(name, today.replace(day=1), today)
+    if name == "all":
+        return Period(name, six_month_floor(today), today)
+    raise PeriodError(f"unknown period {name!r}; use one of {', '.join(PERIODS)}")
+
+
+def resolve_period(
+    name: str | None, start: str | None, end: str | None, today: date, default: str = "month"
+) -> Period:
+    """`--from/--to` (inclusive local days) win over a named period."""
+    if start is None and end is None:
+        return named_period(name or default, today)
+    first = parse_day(start, "--from") if start is not None else six_month_floor(today)
+    last = parse_day(end, "--to") if end is not None else today
+    if last < first:
+        raise PeriodError(f"--to {last} is before --from {first}")
+    return Period("custom", first, last)

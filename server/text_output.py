@@ -1,0 +1,138 @@
+"""Text output for people: aligned tables, `~` before estimates, never a bare $0.00."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from codeburn.server.formatting import format_money, format_tokens, local_estimate_note
+
+UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
+
+
+def money(row: dict[str, Any]) -> str:
+    """`~$1.75` when any part of the figure is an estimate."""
+    text = format_money(row["cost"])
+    return f"~{text}" if row.get("estimatedCost", 0) > 0 else text
+
+
+def make_console() -> Console:
+    """Wide enough for the tables even when stdout is a pipe."""
+    out = Console()
+    return out if out.is_terminal else Console(width=110)
+
+
+def _table(header: str, rows: list[dict[str, Any]], name_key: str, limit: int = 12) -> Table:
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column(header, no_wrap=True, overflow="ellipsis", max_width=34)
+    for head in ("Cost", "Calls", "Sessions", "Input", "Output", "Cache read", "Cache write"):
+        table.add_column(head, justify="right", no_wrap=True)
+    for row in rows[:limit]:
+        table.add_row(
+            str(row[name_key]),
+            money(row),
+            f"{row['calls']:,}",
+            f"{row['sessions']:,}",
+            format_tokens(row["inputTokens"]),
+            format_tokens(row["outputTokens"]),
+            format_tokens(row["cacheReadTokens"]),
+            format_tokens(row["cacheWriteTokens"]),
+        )
+    if len(rows) > limit:
+        table.add_row(f"… {len(rows) - limit} more", *[""] * 7)
+    return table
+
+
+def print_report(report: dict[str, Any], console: Console | None = None) -> None:
+    out = console or make_console()
+    period = report["period"]
+    totals = report["totals"]
+    out.print(
+        f"[bold]CodeBurn[/bold] — {period['label']} "
+        f"({period['from']} – {period['to']}, {period['timezone']})"
+    )
+    for warning in report["warnings"]:
+        out.print(f"[yellow]! {warning}[/yellow]")
+    if totals["calls"] == 0:
+        out.print("No usage in this period.")
+        _print_sync(out, report.get("cursorSync"))
+        return
+    out.print()
+    out.print(_table("Provider", report["providers"], "name"))
+    out.print()
+    out.print(_table("Model", report["models"], "name"))
+    out.print()
+    out.print(_table("Project", report["projects"], "project"))
+    if report["unpricedModels"]:
+        names = ", ".join(m["model"] for m in report["unpricedModels"])
+        out.print(f"[yellow]No price known for: {names} (counted at $0)[/yellow]")
+    out.print()
+    exact = totals["cost"] - totals["estimatedCost"]
+    line = (
+        f"[bold]Total {money(totals)}[/bold]  "
+        f"{totals['calls']:,} calls, {totals['sessions']:,} sessions"
+    )
+    if totals["estimatedCost"] > 0 and exact > 0:
+        line += (
+            f"  ({format_money(exact)} exact, {format_money(totals['estimatedCost'])} estimated)"
+        )
+    out.print(line)
+    local = report["coverage"]["localEstimateCost"]
+    if local > 0:
+        out.print(f"[dim]  {local_estimate_note(local)}[/dim]")
+    _print_sync(out, report.get("cursorSync"))
+
+
+def _print_sync(out: Console, block: dict[str, Any] | None) -> None:
+    line = sync_line(block)
+    if line:
+        style = "yellow" if block and block.get("state") in ("error", "no-login") else "dim"
+        out.print(f"[{style}]{line}[/{style}]")
+
+
+def sync_line(block: dict[str, Any] | None) -> str | None:
+    if not block or block.get("state") == "off":
+        return None
+    state = block.get("state")
+    if state == "ok":
+        return f"Synced from cursor.com (last {block.get('lastSuccessAt')})"
+    if state == "syncing-never":
+        return "Not synced from cursor.com yet"
+    return str(block.get("error") or "")
+
+
+def status_line(status: dict[str, Any]) -> str:
+    """`$4.56 today · ~$123 month`, or what went wrong instead of a bare $0.00."""
+    if status["state"] == "no-data":
+        return f"CodeBurn: {status['message']}"
+    line = f"{money(status['today'])} today · {money(status['month'])} month"
+    if status["state"] in UNAVAILABLE:
+        line += f"  ({status['message']}; last figures shown)"
+    return line
+
+
+def budget_line(status: dict[str, Any]) -> str | None:
+    budget = status["budget"]
+    parts = []
+    if budget["daily"]:
+        parts.append(f"{money(status['today'])} of {format_money(budget['daily'])} today")
+    if budget["monthly"]:
+        parts.append(f"{money(status['month'])} of {format_money(budget['monthly'])} this month")
+    if not parts:
+        return None
+    word = {"ok": "within budget", "warning": "budget warning (80 %)", "over": "over budget"}
+    return f"{word[budget['level']].capitalize()}: {', '.join(parts)}"
+
+
+def print_status(status: dict[str, Any], console: Console | None = None) -> None:
+    out = console or make_console()
+    out.print(status_line(status))
+    if status.get("localEstimateNote"):
+        out.print(f"[dim]{status['localEstimateNote']}[/dim]")
+    line = budget_line(status)
+    if line:
+        style = {"ok": "dim", "warning": "yellow", "over": "red"}[status["budget"]["level"]]
+        out.print(f"[{style}]{line}[/{style}]")
+    _print_sync(out, status.get("cursorSync"))
