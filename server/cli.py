@@ -116,6 +116,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         status = _service(args, progress).status(
             budget=budget_from_config(), quota=args.quota, sync=not args.no_sync
         )
+    assert status is not None  # only a cached-only status can be None
     if args.format == "json":
         _print_json(status)
     else:

@@ -51,7 +51,9 @@ def _show(service: UsageService, budget: Budget) -> None:
     now_day = today()
     print_report(service.report(named_period("month", now_day), sync=False))
     print()
-    print_status(service.status(budget=budget, sync=False))
+    status = service.status(budget=budget, sync=False)
+    assert status is not None
+    print_status(status)
 
 
 def run_demo(*, sample: bool = False, cursor_db: str | None = None) -> int:

@@ -56,6 +56,10 @@ ONE_DAY: Final = timedelta(days=1)
 Progress = Callable[[int, int], None]
 
 
+class NoCachedFigures(Exception):
+    """A cached-only answer was asked for, but nothing is cached for this database yet."""
+
+
 @dataclass(slots=True)
 class LocalState:
     """How the last read of Cursor's database went (SPEC §8 `state`)."""
@@ -115,8 +119,14 @@ class UsageService:
         except ImportStoreError as exc:
             return None, str(exc)
 
-    def _read_local(self, floor_ms: int) -> tuple[list[Call], LocalState, bool]:
-        """Local calls at or after `floor_ms`, the read state, and whether they may be sealed."""
+    def _read_local(
+        self, floor_ms: int, *, cached_only: bool = False
+    ) -> tuple[list[Call], LocalState, bool]:
+        """Local calls at or after `floor_ms`, the read state, and whether they may be sealed.
+
+        `cached_only` answers from the results cache even when it is stale (never parses), so a
+        starting editor shows figures at once and refines them right after.
+        """
         if not self.db_path.is_file():
             message = f"No Cursor data found at {self.db_path}"
             return [], LocalState("no-data", message), True
@@ -126,6 +136,11 @@ class UsageService:
         if cached and cached.fingerprint == fingerprint and cached.floor_ms <= floor_ms:
             calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms]
             return calls, LocalState("ok", None, cached.warnings), True
+        if cached_only:
+            if cached is None:
+                raise NoCachedFigures
+            calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms]
+            return calls, LocalState("ok", None, cached.warnings), False
         try:
             result = self._reader_for(floor_ms).read(self.progress)
         except DatabaseMissingError as exc:
@@ -173,12 +188,12 @@ class UsageService:
 
     # -- days -------------------------------------------------------------------------------
 
-    def collect(self, first: date, last: date) -> Collected:
+    def collect(self, first: date, last: date, *, cached_only: bool = False) -> Collected:
         """Slices for every day in [first, last]: sealed days from the cache, others derived."""
         with self._lock:
-            return self._collect(first, last)
+            return self._collect(first, last, cached_only)
 
-    def _collect(self, first: date, last: date) -> Collected:
+    def _collect(self, first: date, last: date, cached_only: bool = False) -> Collected:
         now_day = today()
         last = min(last, now_day)
         floor_day = six_month_floor(now_day)
@@ -197,7 +212,9 @@ class UsageService:
         local = LocalState()
         if needed:
             parse_from = self._parse_start(daily, needed[0], floor_day)
-            calls, local, sealable = self._read_local(local_midnight_ms(parse_from))
+            calls, local, sealable = self._read_local(
+                local_midnight_ms(parse_from), cached_only=cached_only
+            )
             derived = derive_days(parse_from, now_day, calls, snapshot)
             for day in needed:
                 days[day] = derived.get(day, {})
