@@ -15,17 +15,23 @@ VERSION: Final = 1
 FILE: Final = f"cursor-results.v{VERSION}.json"
 
 
-def _stat(path: Path) -> list[int] | None:
+def _stat(path: Path, *, empty_is_missing: bool = False) -> list[int] | None:
     try:
         st = os.stat(path)
     except OSError:
+        return None
+    if empty_is_missing and st.st_size == 0:
         return None
     return [st.st_mtime_ns, st.st_size]
 
 
 def db_fingerprint(db_path: Path, workspaces: str = "") -> str:
-    """Resolved path + mtime/size of the database and its WAL (+ the workspace mapping)."""
-    parts = [str(db_path), repr(_stat(db_path)), repr(_stat(Path(str(db_path) + "-wal")))]
+    """Resolved path + mtime/size of the database and its WAL (+ the workspace mapping).
+
+    An empty WAL counts as none: opening a WAL database, even read-only, may create one.
+    """
+    wal = _stat(Path(str(db_path) + "-wal"), empty_is_missing=True)
+    parts = [str(db_path), repr(_stat(db_path)), repr(wal)]
     parts.append(workspaces)
     return hashlib.sha256("\x1f".join(parts).encode("utf-8", "replace")).hexdigest()[:32]
 

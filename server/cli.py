@@ -161,7 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=level, stream=sys.stderr, format="codeburn: %(message)s")
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            where = f"codeburn {args.command}" if args.command else "codeburn"
+            raise UserError(where, f"unrecognized arguments: {' '.join(extra)}")
         if args.command is None:
             parser.print_help()
             return 0
@@ -173,3 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

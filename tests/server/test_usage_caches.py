@@ -1,0 +1,227 @@
+"""Results cache, daily cache and read states of the usage service, on real files."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from codeburn.cache.config import Budget
+from codeburn.cache.daily_cache import daily_path
+from codeburn.cache.results_cache import CachedResults, results_path, save_results
+from codeburn.providers import cursor_reader
+from codeburn.providers.calls import Call
+from codeburn.providers.localtime import iso_utc, today
+from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.server.periods import named_period
+from codeburn.server.usage import UsageService
+from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
+
+NO_BUDGET = Budget()
+
+
+class ReaderSpy:
+    """Counts real parses (the reader still runs)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        original = cursor_reader.CursorReader.read
+
+        def read(reader: cursor_reader.CursorReader, *args: object, **kwargs: object) -> object:
+            self.calls += 1
+            return original(reader, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(cursor_reader.CursorReader, "read", read)
+
+
+def _profile_with_today(root: Path) -> Path:
+    db = write_hand_profile(root, days_ago(3), days_ago(2))
+    with ProfileWriter(root) as p:
+        p.bubble(
+            "conv-t",
+            "t1",
+            role="assistant",
+            text="x" * 400,
+            created_at=iso_utc(at(today(), 0, 5)),
+            model="gpt-5",
+        )
+    return db
+
+
+def _status(db: Path) -> dict:
+    status = UsageService(db).status(budget=NO_BUDGET, sync=False)
+    assert status is not None
+    return status
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return isolated_env(tmp_path, monkeypatch).cache
+
+
+def test_second_run_is_served_from_the_caches(
+    tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _profile_with_today(tmp_path / "Cursor")
+    spy = ReaderSpy(monkeypatch)
+    first = _status(db)
+    assert spy.calls == 1 and first["today"]["calls"] == 1
+    second = _status(db)
+    assert spy.calls == 1
+    assert {k: v for k, v in second.items() if k != "generatedAt"} == {
+        k: v for k, v in first.items() if k != "generatedAt"
+    }
+    assert results_path(env).stat().st_mode & 0o777 == 0o600
+    assert daily_path(env).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_database_change_is_reparsed(
+    tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _profile_with_today(tmp_path / "Cursor")
+    spy = ReaderSpy(monkeypatch)
+    assert _status(db)["today"]["calls"] == 1
+    with ProfileWriter(tmp_path / "Cursor") as p:  # WAL mode: the change lands in the -wal file
+        p.bubble(
+            "conv-t", "t2", role="assistant", text="y" * 40, created_at=iso_utc(at(today(), 0, 6))
+        )
+    assert _status(db)["today"]["calls"] == 2 and spy.calls == 2
+
+
+def test_another_path_never_reuses_the_cache(
+    tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _profile_with_today(tmp_path / "Cursor")
+    _status(db)
+    twin_root = tmp_path / "Twin" / "User" / "globalStorage"
+    twin_root.mkdir(parents=True)
+    twin = twin_root / "state.vscdb"
+    sqlite3.connect(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").connection.close()
+    shutil.copy2(db, twin)
+    spy = ReaderSpy(monkeypatch)
+    _status(twin)
+    assert spy.calls == 1
+
+
+def test_an_earlier_floor_is_reparsed(
+    tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _profile_with_today(tmp_path / "Cursor")
+    service = UsageService(db)
+    service.report(named_period("today", today()), sync=False)
+    spy = ReaderSpy(monkeypatch)
+    again = UsageService(db)
+    again.report(named_period("today", today()), sync=False)
+    assert spy.calls == 0
+    week = again.report(named_period("week", today()), sync=False)
+    assert spy.calls == 1 and week["totals"]["calls"] == 6
+
+
+def test_corrupt_cache_files_are_rebuilt_silently(
+    tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _profile_with_today(tmp_path / "Cursor")
+    good = _status(db)
+    results_path(env).write_text("{not json")
+    daily_path(env).write_bytes(b"\x00\x01garbage")
+    spy = ReaderSpy(monkeypatch)
+    again = _status(db)
+    assert spy.calls == 1
+    assert again["month"] == good["month"] and again["today"] == good["today"]
+
+
+def test_time_zone_change_rebuilds_the_daily_cache(
+    tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _profile_with_today(tmp_path / "Cursor")
+    UsageService(db).report(named_period("week", today()), sync=False)
+    assert json.loads(daily_path(env).read_text())["timezone"]
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    try:
+        spy = ReaderSpy(monkeypatch)
+        UsageService(db).report(named_period("week", today()), sync=False)
+        assert spy.calls == 1
+        assert json.loads(daily_path(env).read_text())["timezone"] == "Asia/Kolkata"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_sealed_days_survive_the_source_going_away(tmp_path: Path, env: Path) -> None:
+    db = write_hand_profile(tmp_path / "Cursor", days_ago(3), days_ago(2))
+    d1 = days_ago(3)
+    first = UsageService(db).report(named_period("week", today()), sync=False)
+    conn = sqlite3.connect(db)
+    conn.execute("DELETE FROM cursorDiskKV")
+    conn.commit()
+    conn.close()
+    again = UsageService(db).report(named_period("week", today()), sync=False)
+    assert again["totals"] == first["totals"] and again["totals"]["calls"] == 5
+    assert json.loads(daily_path(env).read_text())["days"][d1.isoformat()]
+
+
+def _locked_fixture(root: Path) -> Path:
+    with ProfileWriter(root, journal_mode="delete") as p:
+        p.bubble(
+            "c1",
+            "b1",
+            role="assistant",
+            text="x" * 400,
+            created_at=iso_utc(at(today(), 0, 1)),
+            model="gpt-5",
+        )
+    return p.db_path
+
+
+def test_locked_database_keeps_the_last_figures(tmp_path: Path, env: Path) -> None:
+    db = _locked_fixture(tmp_path / "Cursor")
+    good = _status(db)
+    assert good["state"] == "ok" and good["today"]["calls"] == 1
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("INSERT INTO cursorDiskKV VALUES ('other:1', 'x')")  # moves the fingerprint
+    cached_before = results_path(env).read_bytes()
+    daily_before = daily_path(env).read_bytes()
+    writer.execute("BEGIN EXCLUSIVE")
+    try:
+        locked = _status(db)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert locked["state"] == "db-locked"
+    assert locked["message"] == "Cursor database busy, retrying"
+    assert locked["today"] == good["today"] and locked["month"] == good["month"]
+    assert results_path(env).read_bytes() == cached_before
+    assert daily_path(env).read_bytes() == daily_before
+    assert _status(db)["state"] == "ok"
+
+
+def _hammer(cache: str, marker: int) -> None:
+    call = Call(
+        key=f"k{marker}",
+        provider="cursor",
+        model="gpt-5",
+        project="p",
+        session="s",
+        timestamp_ms=marker,
+    )
+    for _ in range(60):
+        save_results(Path(cache), CachedResults(f"/db/{marker}", "fp", 0, [call] * 200, []))
+
+
+def test_concurrent_writers_leave_a_valid_file(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_hammer, args=(str(tmp_path), n)) for n in (1, 2)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(60)
+        assert proc.exitcode == 0
+    loaded = CachedResults.load(json.loads(results_path(tmp_path).read_text()))
+    assert loaded is not None and loaded.db_path in {"/db/1", "/db/2"} and len(loaded.calls) == 200
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
