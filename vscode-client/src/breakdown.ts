@@ -1,0 +1,89 @@
+/** The "Show Spend Breakdown" webview panel (one at a time, refreshed when figures change). */
+
+import { randomBytes } from "node:crypto";
+
+import * as vscode from "vscode";
+
+import { renderBreakdown, renderBreakdownError } from "./breakdownHtml";
+import type { Controller } from "./controller";
+import type { ReportPayload } from "./types";
+
+export class BreakdownPanel {
+  private static current: BreakdownPanel | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private loading: Promise<void> | undefined;
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly controller: Controller,
+  ) {
+    this.disposables.push(
+      panel.onDidDispose(() => this.dispose()),
+      panel.webview.onDidReceiveMessage((message: { type?: string }) => {
+        if (message?.type === "refresh") {
+          void this.load();
+        }
+      }),
+      controller.onStatus(() => {
+        if (panel.visible) {
+          void this.load();
+        }
+      }),
+    );
+  }
+
+  /** Opens the panel (or brings it forward) and loads this month's report. */
+  static async show(controller: Controller): Promise<BreakdownPanel> {
+    if (BreakdownPanel.current) {
+      BreakdownPanel.current.panel.reveal();
+    } else {
+      const panel = vscode.window.createWebviewPanel(
+        "codeburn.breakdown",
+        "CodeBurn: Spend Breakdown",
+        vscode.ViewColumn.Active,
+        { enableScripts: true, localResourceRoots: [], retainContextWhenHidden: false },
+      );
+      BreakdownPanel.current = new BreakdownPanel(panel, controller);
+    }
+    await BreakdownPanel.current.load();
+    return BreakdownPanel.current;
+  }
+
+  get html(): string {
+    return this.panel.webview.html;
+  }
+
+  /** Fetches the month's report; a load already in flight is joined, not repeated. */
+  load(): Promise<void> {
+    this.loading ??= this.fetchAndRender().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  private async fetchAndRender(): Promise<void> {
+    const nonce = randomBytes(16).toString("base64");
+    try {
+      const report = await this.controller.execute<ReportPayload>("codeburn.server.report", [
+        { period: "month" },
+      ]);
+      const status = this.controller.lastStatus;
+      const notice = status && status.state !== "ok" ? (status.message ?? undefined) : undefined;
+      this.panel.webview.html = renderBreakdown(report, { nonce, notice });
+    } catch (error) {
+      this.controller.log.error(`Breakdown: ${(error as Error).message}`);
+      this.panel.webview.html = renderBreakdownError(
+        `The breakdown could not be loaded: ${(error as Error).message}`,
+        nonce,
+      );
+    }
+  }
+
+  dispose(): void {
+    BreakdownPanel.current = undefined;
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+    this.panel.dispose();
+  }
+}

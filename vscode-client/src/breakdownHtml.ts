@@ -1,0 +1,234 @@
+/**
+ * The "Show Spend Breakdown" page: a month of daily bars split exact/estimated, and tables by model
+ * and by project, from the server's report object. Pure (HTML text); no remote resources, and a
+ * Content-Security-Policy that allows only the page's own nonce-tagged style and script.
+ */
+
+import { escapeHtml as h, formatCount, formatMoney, formatTokens, plural } from "./format";
+import type { ReportPayload, Totals } from "./types";
+
+export interface BreakdownOptions {
+  nonce: string;
+  /** Shown above the chart when the data is not fully available (status message). */
+  notice?: string;
+}
+
+/** Every local day from `from` to `to` inclusive, as `YYYY-MM-DD`. */
+export function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  const [y, m, d] = from.split("-").map(Number);
+  const cursor = new Date(Date.UTC(y, m - 1, d));
+  for (let i = 0; i < 400; i++) {
+    const day = cursor.toISOString().slice(0, 10);
+    if (day > to) {
+      break;
+    }
+    days.push(day);
+    cursor.setUTCDate(cursor.getUTCDate() + 1);
+  }
+  return days;
+}
+
+const CHART_HEIGHT = 160;
+
+/** An SVG coordinate: two decimals, never `-0.00` from rounding noise. */
+function coord(value: number): string {
+  return Math.max(0, value).toFixed(2);
+}
+const BAR = 14;
+const GAP = 6;
+
+function chart(report: ReportPayload): string {
+  const byDay = new Map(report.days.map((d) => [d.date, d]));
+  const days = daysBetween(report.period.from, report.period.to);
+  const max = Math.max(0, ...report.days.map((d) => d.cost));
+  const scale = max > 0 ? CHART_HEIGHT / max : 0;
+  const width = days.length * (BAR + GAP);
+  const bars = days.map((day, i) => {
+    const row = byDay.get(day);
+    const cost = row?.cost ?? 0;
+    const estimated = Math.min(cost, row?.estimatedCost ?? 0);
+    const exactHeight = (cost - estimated) * scale;
+    const estimatedHeight = estimated * scale;
+    const x = i * (BAR + GAP);
+    const title =
+      `${day}: ${formatMoney(cost)}` +
+      (estimated > 0 ? ` (${formatMoney(estimated)} estimated)` : "") +
+      ` · ${plural(row?.calls ?? 0, "call")}`;
+    const label = Number(day.slice(8));
+    const showLabel = i === 0 || i === days.length - 1 || label % 5 === 0;
+    return [
+      `<g class="day" data-date="${day}"><title>${h(title)}</title>`,
+      `<rect class="hit" x="${x}" y="0" width="${BAR + GAP}" height="${CHART_HEIGHT}"></rect>`,
+      `<rect class="exact" x="${x}" y="${coord(CHART_HEIGHT - exactHeight)}" width="${BAR}" height="${coord(exactHeight)}"></rect>`,
+      `<rect class="estimated" x="${x}" y="${coord(CHART_HEIGHT - exactHeight - estimatedHeight)}" width="${BAR}" height="${coord(estimatedHeight)}"></rect>`,
+      showLabel
+        ? `<text x="${x + BAR / 2}" y="${CHART_HEIGHT + 14}" text-anchor="middle">${label}</text>`
+        : "",
+      "</g>",
+    ].join("");
+  });
+  return [
+    `<svg class="chart" role="img" aria-label="Daily cost" viewBox="-4 -14 ${width + 8} ${CHART_HEIGHT + 32}" preserveAspectRatio="xMinYMin meet">`,
+    `<text class="axis" x="0" y="-4">${h(max > 0 ? `max ${formatMoney(max)} a day` : "no spend yet")}</text>`,
+    `<line class="base" x1="0" y1="${CHART_HEIGHT}" x2="${width}" y2="${CHART_HEIGHT}"></line>`,
+    ...bars,
+    "</svg>",
+    `<p class="legend"><span class="swatch exact"></span> exact (billed or imported) ` +
+      `<span class="swatch estimated"></span> estimated</p>`,
+  ].join("\n");
+}
+
+function money(row: Totals): string {
+  return `${row.estimatedCost > 0 ? "~" : ""}${formatMoney(row.cost)}`;
+}
+
+function table(headers: string[], rows: string[][], empty: string): string {
+  if (rows.length === 0) {
+    return `<p class="empty">${h(empty)}</p>`;
+  }
+  const head = headers.map((x) => `<th>${h(x)}</th>`).join("");
+  const body = rows
+    .map((r) => `<tr>${r.map((cell, i) => `<td${i > 0 ? ' class="num"' : ""}>${cell}</td>`).join("")}</tr>`)
+    .join("\n");
+  return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
+
+function modelsTable(report: ReportPayload): string {
+  const rows = report.models.map((m) => [
+    `${h(m.name)}${m.name !== m.model ? ` <span class="dim">${h(m.model)}</span>` : ""}`,
+    h(m.provider),
+    formatCount(m.calls),
+    formatTokens(m.inputTokens),
+    formatTokens(m.outputTokens),
+    formatTokens(m.cacheReadTokens + m.cacheWriteTokens),
+    money(m),
+    m.estimatedCost > 0 ? formatMoney(m.estimatedCost) : "—",
+  ]);
+  return table(
+    ["Model", "Provider", "Calls", "Input", "Output", "Cache", "Cost", "Estimated"],
+    rows,
+    "No model usage in this period.",
+  );
+}
+
+function projectsTable(report: ReportPayload): string {
+  const rows = report.projects.map((p) => [
+    h(p.project),
+    formatCount(p.calls),
+    formatCount(p.sessions),
+    formatTokens(p.inputTokens + p.outputTokens + p.cacheReadTokens + p.cacheWriteTokens),
+    money(p),
+    p.estimatedCost > 0 ? formatMoney(p.estimatedCost) : "—",
+  ]);
+  return table(
+    ["Project", "Calls", "Sessions", "Tokens", "Cost", "Estimated"],
+    rows,
+    "No project usage in this period.",
+  );
+}
+
+function notes(report: ReportPayload): string {
+  const items: string[] = [];
+  for (const range of report.coverage.ranges) {
+    const how = range.source === "sync" ? "Synced from cursor.com" : "Imported from a CSV export";
+    items.push(`${how}: ${h(range.start.slice(0, 10))} to ${h(range.end.slice(0, 10))}`);
+  }
+  if (report.coverage.localEstimateCost > 0) {
+    items.push(
+      `Includes ${formatMoney(report.coverage.localEstimateCost)} of Cursor priced from local ` +
+        "files, not Cursor's bill.",
+    );
+  }
+  for (const u of report.unpricedModels) {
+    items.push(`Unpriced model ${h(u.model)}: ${plural(u.calls, "call")}, ${formatTokens(u.tokens)} tokens counted at $0.`);
+  }
+  for (const warning of report.warnings) {
+    items.push(h(warning));
+  }
+  return items.length === 0 ? "" : `<ul class="notes">${items.map((i) => `<li>${i}</li>`).join("")}</ul>`;
+}
+
+const STYLE = `
+body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 0 16px 24px; }
+h1 { font-size: 1.4em; margin-bottom: 0.2em; }
+h2 { font-size: 1.1em; margin-top: 1.6em; }
+.dim, .empty, .legend, .period { color: var(--vscode-descriptionForeground); }
+.totals { display: flex; gap: 24px; flex-wrap: wrap; margin: 12px 0; }
+.totals div { min-width: 90px; }
+.totals b { display: block; font-size: 1.3em; }
+.chart { width: 100%; max-width: 900px; height: auto; }
+.chart .exact { fill: var(--vscode-charts-blue, #3794ff); }
+.chart .estimated { fill: var(--vscode-charts-orange, #d18616); }
+.chart .hit { fill: transparent; }
+.chart .day:hover .hit { fill: var(--vscode-list-hoverBackground, rgba(128,128,128,0.15)); }
+.chart text { fill: var(--vscode-descriptionForeground); font-size: 9px; }
+.chart .base { stroke: var(--vscode-panel-border, #8884); }
+.swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; }
+.swatch.exact { background: var(--vscode-charts-blue, #3794ff); }
+.swatch.estimated { background: var(--vscode-charts-orange, #d18616); }
+table { border-collapse: collapse; min-width: 60%; }
+th, td { padding: 4px 10px; border-bottom: 1px solid var(--vscode-panel-border, #8884); text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.notice { padding: 8px 12px; border-left: 3px solid var(--vscode-editorWarning-foreground); }
+button { color: var(--vscode-button-foreground); background: var(--vscode-button-background);
+  border: none; padding: 4px 12px; cursor: pointer; }
+`;
+
+const SCRIPT = `
+const vscode = acquireVsCodeApi();
+document.getElementById("refresh").addEventListener("click", () => vscode.postMessage({ type: "refresh" }));
+`;
+
+/** The whole page. */
+export function renderBreakdown(report: ReportPayload, options: BreakdownOptions): string {
+  const { nonce } = options;
+  const t = report.totals;
+  const csp = [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}'`,
+    "img-src data:",
+  ].join("; ");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>CodeBurn: spend breakdown</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<h1>Cursor spend</h1>
+<p class="period">${h(report.period.from)} to ${h(report.period.to)} (${h(report.period.timezone)}) <button id="refresh">Refresh</button></p>
+${options.notice ? `<p class="notice">${h(options.notice)}</p>` : ""}
+<div class="totals">
+<div>Cost<b>${money(t)}</b></div>
+<div>Estimated<b>${formatMoney(t.estimatedCost)}</b></div>
+<div>Billed<b>${formatMoney(t.billedCost)}</b></div>
+<div>Calls<b>${formatCount(t.calls)}</b></div>
+<div>Sessions<b>${formatCount(t.sessions)}</b></div>
+</div>
+<h2>Daily cost</h2>
+${chart(report)}
+<h2>By model</h2>
+${modelsTable(report)}
+<h2>By project</h2>
+${projectsTable(report)}
+${notes(report)}
+<script nonce="${nonce}">${SCRIPT}</script>
+</body>
+</html>`;
+}
+
+/** A page for when the report could not be produced. */
+export function renderBreakdownError(message: string, nonce: string): string {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'">
+<style nonce="${nonce}">${STYLE}</style><title>CodeBurn: spend breakdown</title></head>
+<body><h1>Cursor spend</h1><p class="notice">${h(message)}</p>
+<p><button id="refresh">Try again</button></p>
+<script nonce="${nonce}">${SCRIPT}</script></body></html>`;
+}

@@ -1,0 +1,179 @@
+/** The palette commands (category "CodeBurn"); each forwards to a `codeburn.server.*` command. */
+
+import { readFile } from "node:fs/promises";
+
+import * as vscode from "vscode";
+
+import { BreakdownPanel } from "./breakdown";
+import { type Controller, ServerUnavailableError } from "./controller";
+import { formatRange, inferCsvRange, parseRangeInput } from "./csvRange";
+import { importMessage, removeMessage, syncMessage } from "./messages";
+import type { ImportSummary, RemoveSummary, StatusPayload } from "./types";
+
+/** Env variable the real-editor test sets to skip the file dialog; ignored when unset. */
+export const TEST_IMPORT_PATH_ENV = "CODEBURN_TEST_IMPORT_PATH";
+
+async function reportFailure(controller: Controller, what: string, error: unknown) {
+  const message = error instanceof Error ? error.message : String(error);
+  controller.log.error(`${what}: ${message}`);
+  if (error instanceof ServerUnavailableError) {
+    const actions =
+      error.reason === "python-missing" ? ["Open Settings", "Show Logs"] : ["Show Logs", "Restart Server"];
+    const choice = await vscode.window.showErrorMessage(`CodeBurn: ${message}`, ...actions);
+    const command = {
+      "Open Settings": "codeburn.openSettings",
+      "Show Logs": "codeburn.showLogs",
+      "Restart Server": "codeburn.restartServer",
+    }[choice ?? ""];
+    if (command) {
+      await vscode.commands.executeCommand(command);
+    }
+    return;
+  }
+  void vscode.window.showErrorMessage(`CodeBurn: ${what} failed: ${message}`);
+}
+
+async function pickCsv(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const hook = env[TEST_IMPORT_PATH_ENV];
+  if (hook) {
+    return hook;
+  }
+  const picked = await vscode.window.showOpenDialog({
+    canSelectFiles: true,
+    canSelectFolders: false,
+    canSelectMany: false,
+    filters: { "Cursor usage export (CSV)": ["csv"] },
+    openLabel: "Import",
+    title: "Import Cursor usage export",
+  });
+  return picked?.[0]?.fsPath;
+}
+
+/** Asks for the range; `undefined` when cancelled, `{}` to let the server infer it. */
+async function askRange(file: string): Promise<{ from?: string; to?: string } | undefined> {
+  let prefill = "";
+  try {
+    const inferred = inferCsvRange(await readFile(file, "utf8"));
+    prefill = inferred ? formatRange(inferred) : "";
+  } catch {
+    // The server reads the file too and reports what is wrong with it.
+  }
+  const answer = await vscode.window.showInputBox({
+    title: "CodeBurn: range this export covers",
+    prompt:
+      "The days the export covers completely, FROM to TO (dates, ISO times or epoch ms). " +
+      "Keep the dates of its first and last rows, or clear the box to let CodeBurn infer them.",
+    value: prefill,
+    ignoreFocusOut: true,
+    validateInput: (value) => {
+      const parsed = parseRangeInput(value);
+      return "error" in parsed ? parsed.error : undefined;
+    },
+  });
+  if (answer === undefined) {
+    return undefined;
+  }
+  const parsed = parseRangeInput(answer);
+  if ("error" in parsed || answer.trim() === prefill) {
+    return {};
+  }
+  return parsed;
+}
+
+async function importCsv(controller: Controller, env: NodeJS.ProcessEnv): Promise<void> {
+  const file = await pickCsv(env);
+  if (!file) {
+    return;
+  }
+  const range = await askRange(file);
+  if (range === undefined) {
+    return;
+  }
+  try {
+    const summary = await controller.execute<ImportSummary>(
+      "codeburn.server.importCursorCsv",
+      [{ path: file, ...range }],
+      true,
+    );
+    controller.log.info(`Imported ${file}: ${JSON.stringify(summary)}`);
+    void vscode.window.showInformationMessage(importMessage(summary));
+  } catch (error) {
+    await reportFailure(controller, "Import", error);
+  }
+}
+
+async function syncNow(controller: Controller): Promise<void> {
+  try {
+    const summary = await controller.execute<ImportSummary>("codeburn.server.syncCursor", [], true);
+    void vscode.window.showInformationMessage(syncMessage(summary));
+  } catch (error) {
+    await reportFailure(controller, "Sync from cursor.com", error);
+  }
+}
+
+async function removeImport(controller: Controller): Promise<void> {
+  const choice = await vscode.window.showWarningMessage(
+    "Remove the Cursor usage CodeBurn imported from CSV exports and cursor.com?",
+    {
+      modal: true,
+      detail:
+        "Local estimates come back for the days it covered. Cursor's own files are not touched.",
+    },
+    "Remove",
+  );
+  if (choice !== "Remove") {
+    return;
+  }
+  try {
+    const summary = await controller.execute<RemoveSummary>(
+      "codeburn.server.removeCursorImport",
+      [],
+      true,
+    );
+    void vscode.window.showInformationMessage(removeMessage(summary));
+  } catch (error) {
+    await reportFailure(controller, "Removing the import", error);
+  }
+}
+
+async function refresh(controller: Controller): Promise<void> {
+  try {
+    const status = await controller.execute<StatusPayload>("codeburn.server.refresh", [], true);
+    controller.applyStatus(status);
+  } catch (error) {
+    await reportFailure(controller, "Refresh", error);
+  }
+}
+
+async function showBreakdown(controller: Controller): Promise<void> {
+  const state = controller.clientState.kind;
+  if (state === "python-missing" || state === "server-down") {
+    await reportFailure(controller, "Breakdown", new ServerUnavailableError(
+      (controller.clientState as { message: string }).message,
+      state,
+    ));
+    return;
+  }
+  await BreakdownPanel.show(controller);
+}
+
+export function registerCommands(
+  context: vscode.ExtensionContext,
+  controller: Controller,
+  env: NodeJS.ProcessEnv,
+): void {
+  const commands: Record<string, () => Promise<unknown>> = {
+    "codeburn.importCursorCsv": () => importCsv(controller, env),
+    "codeburn.syncCursor": () => syncNow(controller),
+    "codeburn.removeCursorImport": () => removeImport(controller),
+    "codeburn.refresh": () => refresh(controller),
+    "codeburn.showBreakdown": () => showBreakdown(controller),
+    "codeburn.showLogs": async () => controller.log.show(),
+    "codeburn.restartServer": () => controller.restart(),
+    "codeburn.openSettings": async () =>
+      vscode.commands.executeCommand("workbench.action.openSettings", `@ext:${context.extension.id}`),
+  };
+  for (const [id, run] of Object.entries(commands)) {
+    context.subscriptions.push(vscode.commands.registerCommand(id, run));
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * The extension's state machine: starts the language server, keeps the latest status, drives the
+ * status bar item, budget notifications and settings hand-off to the server.
+ */
+
+import * as vscode from "vscode";
+
+import { type BudgetMemory, checkBudgets } from "./budget";
+import type { ConnectionFactory, ServerConnection } from "./connection";
+import { PythonNotFoundError, type Interpreter, serverLaunch } from "./python";
+import { readSettings, type Settings } from "./settings";
+import {
+  backgroundColorId,
+  type ClientState,
+  computeView,
+  TOOLTIP_COMMANDS,
+} from "./statusView";
+import type { StatusPayload } from "./types";
+
+export interface ControllerDeps {
+  connectionFactory: ConnectionFactory;
+  findInterpreter: (configured: string, env: NodeJS.ProcessEnv) => Promise<Interpreter>;
+  /** Folder holding the bundled `codeburn` package and its libraries. */
+  bundledLibs: string;
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+}
+
+/** A command needs the server, and it is not there; the message says why. */
+export class ServerUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly reason: "python-missing" | "server-down",
+  ) {
+    super(message);
+  }
+}
+
+const BUDGET_MEMORY_KEY = "codeburn.budgetMemory";
+
+export class Controller implements vscode.Disposable {
+  readonly item: vscode.StatusBarItem;
+  private state: ClientState = { kind: "starting" };
+  private connection: ServerConnection | undefined;
+  private starting: Promise<void> | undefined;
+  private busy = 0;
+  /** The connection is up (set by the client's state changes). */
+  private running = false;
+  private pendingSyncSetting: boolean | undefined;
+  private readonly statusListeners = new Set<(status: StatusPayload) => void>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly ticker: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly log: vscode.LogOutputChannel,
+    private readonly deps: ControllerDeps,
+  ) {
+    this.item = vscode.window.createStatusBarItem(
+      "codeburn.spend",
+      vscode.StatusBarAlignment.Right,
+      100,
+    );
+    this.item.name = "CodeBurn";
+    this.disposables.push(
+      this.item,
+      vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
+    );
+    // Keeps "Synced … min ago" honest between notifications.
+    this.ticker = setInterval(() => this.render(), 60_000);
+    this.ticker.unref?.();
+    this.render();
+    this.item.show();
+  }
+
+  get clientState(): ClientState {
+    return this.state;
+  }
+
+  get lastStatus(): StatusPayload | undefined {
+    return this.state.kind === "status" ? this.state.status : undefined;
+  }
+
+  settings(): Settings {
+    const config = vscode.workspace.getConfiguration("codeburn");
+    return readSettings((key) => config.get(key));
+  }
+
+  /** Called for every status the server sends (and the result of Refresh). */
+  onStatus(listener: (status: StatusPayload) => void): vscode.Disposable {
+    this.statusListeners.add(listener);
+    return { dispose: () => this.statusListeners.delete(listener) };
+  }
+
+  /** Starts the server unless it is already starting or running. */
+  start(): Promise<void> {
+    this.starting ??= this.launch().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  async restart(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    await this.stopConnection();
+    this.log.info("Restarting the language server.");
+    await this.start();
+  }
+
+  /** Runs a server command, waiting for a start in progress; `busy` spins the status icon. */
+  async execute<T>(command: string, args: unknown[], busy = false): Promise<T> {
+    await this.starting;
+    const down = this.state.kind === "python-missing" || this.state.kind === "server-down";
+    if (this.connection === undefined || down) {
+      throw this.unavailable();
+    }
+    if (busy) {
+      this.busy++;
+      this.render();
+    }
+    try {
+      return await this.connection.execute<T>(command, args);
+    } finally {
+      if (busy) {
+        this.busy--;
+        this.render();
+      }
+    }
+  }
+
+  /** Takes a status object (from a notification or from Refresh). */
+  applyStatus(status: StatusPayload): void {
+    this.state = { kind: "status", status };
+    this.render();
+    this.checkBudgets(status);
+    for (const listener of this.statusListeners) {
+      listener(status);
+    }
+  }
+
+  render(): void {
+    const view = computeView({
+      state: this.state,
+      show: this.settings().show,
+      busy: this.busy > 0,
+      now: this.deps.now(),
+      syncSetting: this.settings().syncEnabled,
+    });
+    this.item.text = view.text;
+    const tooltip = new vscode.MarkdownString(view.tooltip, true);
+    tooltip.isTrusted = { enabledCommands: [...TOOLTIP_COMMANDS] };
+    tooltip.supportHtml = true;
+    this.item.tooltip = tooltip;
+    const colour = backgroundColorId(view.background);
+    this.item.backgroundColor = colour === undefined ? undefined : new vscode.ThemeColor(colour);
+    this.item.command = view.click === "breakdown" ? "codeburn.showBreakdown" : "codeburn.showLogs";
+    this.item.accessibilityInformation = { label: view.text.replace(/\$\([^)]*\)\s*/g, "") };
+  }
+
+  dispose(): void {
+    clearInterval(this.ticker);
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+    void this.stopConnection();
+  }
+
+  /** Stops the server (deactivate waits for this). */
+  async stop(): Promise<void> {
+    clearInterval(this.ticker);
+    await this.stopConnection();
+  }
+
+  private unavailable(): ServerUnavailableError {
+    if (this.state.kind === "python-missing") {
+      return new ServerUnavailableError(this.state.message, "python-missing");
+    }
+    const message =
+      this.state.kind === "server-down"
+        ? this.state.message
+        : "CodeBurn's language server is not running.";
+    return new ServerUnavailableError(message, "server-down");
+  }
+
+  private setState(state: ClientState): void {
+    this.state = state;
+    this.render();
+  }
+
+  private async launch(): Promise<void> {
+    const previous = this.state;
+    if (previous.kind !== "status") {
+      this.setState({ kind: "starting" });
+    }
+    let interpreter: Interpreter;
+    try {
+      interpreter = await this.deps.findInterpreter(this.settings().interpreter, this.deps.env);
+    } catch (error) {
+      const message = error instanceof PythonNotFoundError ? error.message : String(error);
+      this.log.error(message);
+      this.setState({ kind: "python-missing", message });
+      return;
+    }
+    this.log.info(`Starting the language server with ${interpreter.command} (Python ${interpreter.version}).`);
+    const launch = serverLaunch(interpreter, this.deps.bundledLibs, this.deps.env);
+    const connection = this.deps.connectionFactory(launch, () => this.serverSettings(), {
+      onStatus: (status) => this.applyStatus(status),
+      onRunning: () => this.onRunning(),
+      onRestarting: () => {
+        this.running = false;
+        if (this.state.kind !== "status") {
+          this.setState({ kind: "starting" });
+        }
+      },
+      onStopped: (message) => {
+        this.running = false;
+        this.setState({ kind: "server-down", message });
+      },
+    });
+    this.connection = connection;
+    try {
+      await connection.start();
+    } catch (error) {
+      const message =
+        `CodeBurn's language server did not start: ${(error as Error).message ?? String(error)}. ` +
+        "Show Logs has the details.";
+      this.log.error(message);
+      this.connection = undefined;
+      await connection.stop().catch(() => undefined);
+      this.setState({ kind: "server-down", message });
+    }
+  }
+
+  private onRunning(): void {
+    this.running = true;
+    if (this.state.kind !== "status") {
+      this.setState({ kind: "starting" });
+    }
+    if (this.pendingSyncSetting !== undefined) {
+      const enabled = this.pendingSyncSetting;
+      this.pendingSyncSetting = undefined;
+      void this.sendSyncSetting(enabled);
+    }
+  }
+
+  private async stopConnection(): Promise<void> {
+    const connection = this.connection;
+    this.connection = undefined;
+    this.running = false;
+    if (connection !== undefined) {
+      await connection.stop().catch((error: unknown) => {
+        this.log.warn(`Stopping the language server: ${String(error)}`);
+      });
+    }
+  }
+
+  /** What the server gets as initializationOptions (it also pulls the same section itself). */
+  private serverSettings(): unknown {
+    const config = vscode.workspace.getConfiguration("codeburn");
+    return {
+      cursorSync: { enabled: config.get("cursorSync.enabled") },
+      cursor: { databasePath: config.get("cursor.databasePath") },
+      refreshIntervalSeconds: config.get("refreshIntervalSeconds"),
+      statusBar: { show: config.get("statusBar.show") },
+      budget: { daily: config.get("budget.daily"), monthly: config.get("budget.monthly") },
+      python: { interpreter: config.get("python.interpreter") },
+    };
+  }
+
+  private onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
+    if (!event.affectsConfiguration("codeburn")) {
+      return;
+    }
+    if (event.affectsConfiguration("codeburn.cursorSync.enabled")) {
+      void this.sendSyncSetting(this.settings().syncEnabled);
+    }
+    if (event.affectsConfiguration("codeburn.python.interpreter")) {
+      void this.restart();
+    }
+    if (event.affectsConfiguration("codeburn.budget")) {
+      const status = this.lastStatus;
+      if (status !== undefined) {
+        this.checkBudgets(status);
+      }
+    }
+    this.render();
+  }
+
+  /** Writes the user's change of the sync switch into config.json, through the server. */
+  private async sendSyncSetting(enabled: boolean): Promise<void> {
+    if (this.connection === undefined || !this.running) {
+      this.pendingSyncSetting = enabled;
+      this.log.info("The sync setting goes to the server once it runs.");
+      return;
+    }
+    try {
+      await this.connection.execute("codeburn.server.setCursorSync", [{ enabled }]);
+      this.log.info(`Automatic sync from cursor.com turned ${enabled ? "on" : "off"}.`);
+    } catch (error) {
+      this.log.error(`Could not change the sync setting: ${(error as Error).message}`);
+      void vscode.window.showErrorMessage(
+        `CodeBurn could not change the sync setting: ${(error as Error).message}`,
+      );
+      return;
+    }
+    if (enabled && this.lastStatus?.env?.cursorSyncDisabledByEnv) {
+      void vscode.window.showWarningMessage(
+        "CodeBurn: sync from cursor.com stays off while CODEBURN_CURSOR_SYNC=0 is set in the " +
+          "editor's environment; the setting applies once it is removed.",
+      );
+    }
+  }
+
+  private checkBudgets(status: StatusPayload): void {
+    const settings = this.settings();
+    const memory = this.context.globalState.get<BudgetMemory>(BUDGET_MEMORY_KEY) ?? {};
+    const result = checkBudgets(
+      { today: status.today.cost, month: status.month.cost },
+      { daily: settings.budgetDaily, monthly: settings.budgetMonthly },
+      memory,
+      this.deps.now(),
+    );
+    if (JSON.stringify(result.memory) !== JSON.stringify(memory)) {
+      void this.context.globalState.update(BUDGET_MEMORY_KEY, result.memory);
+    }
+    for (const notice of result.notices) {
+      const show =
+        notice.level === "over" ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+      void show(notice.message, "Show Breakdown").then((choice) => {
+        if (choice === "Show Breakdown") {
+          void vscode.commands.executeCommand("codeburn.showBreakdown");
+        }
+      });
+    }
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * What the status bar item shows for a given client state: text, tooltip Markdown, background and
+ * click action. Pure: the caller turns this into `vscode` objects. No `vscode` here.
+ */
+
+import {
+  escapeMarkdown,
+  formatFigure,
+  formatMoney,
+  formatPercent,
+  formatRelative,
+  plural,
+} from "./format";
+import { readQuota } from "./quota";
+import type { CursorSyncBlock, StatusPayload } from "./types";
+
+export type ShowSetting = "today" | "month" | "both";
+export type Background = "warning" | "error" | undefined;
+export type ClickAction = "breakdown" | "logs";
+
+/** Where the extension is, from its own point of view (the server's data state is inside). */
+export type ClientState =
+  | { kind: "starting" }
+  | { kind: "python-missing"; message: string }
+  | { kind: "server-down"; message: string }
+  | { kind: "status"; status: StatusPayload };
+
+export interface ViewInput {
+  state: ClientState;
+  show: ShowSetting;
+  /** A sync, import or refresh the user started is running. */
+  busy: boolean;
+  now: Date;
+  /** The editor setting `codeburn.cursorSync.enabled`. */
+  syncSetting: boolean;
+}
+
+export interface StatusView {
+  text: string;
+  tooltip: string;
+  background: Background;
+  click: ClickAction;
+}
+
+/** Commands the tooltip links to: the trusted Markdown allows exactly these. */
+export const TOOLTIP_COMMANDS = [
+  "codeburn.syncCursor",
+  "codeburn.importCursorCsv",
+  "codeburn.showBreakdown",
+  "codeburn.openSettings",
+  "codeburn.showLogs",
+  "codeburn.restartServer",
+] as const;
+
+export const SYNC_ERROR_TEXTS: Record<string, string> = {
+  login: "Cursor login expired, open Cursor to sign in again",
+  network: "Couldn't reach cursor.com, will retry",
+  export: "Couldn't read the usage export from cursor.com, will retry",
+};
+
+const DATA_LINKS =
+  "[Sync now](command:codeburn.syncCursor) · [Import CSV](command:codeburn.importCursorCsv) · " +
+  "[Show breakdown](command:codeburn.showBreakdown) · [Settings](command:codeburn.openSettings)";
+const TROUBLE_LINKS =
+  "[Show Logs](command:codeburn.showLogs) · [Restart Server](command:codeburn.restartServer) · " +
+  "[Settings](command:codeburn.openSettings)";
+
+const ICON = "$(flame)";
+const SPIN = "$(sync~spin)";
+
+function warningText(text: string): string {
+  return (
+    `$(warning) <span style="color:var(--vscode-editorWarning-foreground);">` +
+    `${escapeMarkdown(text)}</span>`
+  );
+}
+
+/** The §8.1 sync line, or `undefined` when there is none (sync off or never signed in). */
+export function syncLine(sync: CursorSyncBlock | null, now: Date): string | undefined {
+  if (sync === null) {
+    return undefined;
+  }
+  switch (sync.state) {
+    case "ok":
+      return sync.lastSuccessAt
+        ? `Synced from cursor.com ${formatRelative(sync.lastSuccessAt, now)}`
+        : "Synced from cursor.com";
+    case "syncing-never":
+      return "Not synced from cursor.com yet";
+    case "off":
+      return undefined;
+    default:
+      return warningText(
+        sync.error ?? SYNC_ERROR_TEXTS[sync.errorCode ?? "login"] ?? SYNC_ERROR_TEXTS.login,
+      );
+  }
+}
+
+function figuresText(status: StatusPayload, show: ShowSetting): string {
+  const today = `${formatFigure(status.today.cost, status.today.estimatedCost)} today`;
+  const month = `${formatFigure(status.month.cost, status.month.estimatedCost)} month`;
+  const parts = show === "today" ? [today] : show === "month" ? [month] : [today, month];
+  const quota = readQuota(status.quota);
+  if (quota?.available && quota.bindingPercent !== undefined) {
+    parts.push(`${formatPercent(quota.bindingPercent)} quota`);
+  }
+  return parts.join(" · ");
+}
+
+function periodLine(label: string, figures: StatusPayload["today"]): string {
+  const estimated =
+    figures.estimatedCost > 0
+      ? ` (${formatMoney(figures.estimatedCost)} of it estimated)`
+      : "";
+  return `${label}: **${formatFigure(figures.cost, figures.estimatedCost)}**${estimated} · ${plural(figures.calls, "call")}`;
+}
+
+function quotaLines(status: StatusPayload): string[] {
+  const quota = readQuota(status.quota);
+  if (quota === null) {
+    return [];
+  }
+  if (!quota.available) {
+    return ["Plan quota: quota unavailable"];
+  }
+  const parts = quota.pools.map((p) => `${escapeMarkdown(p.name)} ${formatPercent(p.percent)}`);
+  if (quota.onDemand) {
+    const { usedUsd, limitUsd, enabled } = quota.onDemand;
+    const limit = limitUsd === null ? "" : ` of ${formatMoney(limitUsd)}`;
+    parts.push(enabled ? `on-demand ${formatMoney(usedUsd)}${limit}` : "on-demand off");
+  }
+  return [`Plan quota: ${parts.join(" · ")}`];
+}
+
+function budgetLine(status: StatusPayload): string | undefined {
+  const { daily, monthly, level } = status.budget;
+  const parts: string[] = [];
+  if (daily) {
+    parts.push(`${formatMoney(status.today.cost)} of ${formatMoney(daily)} today`);
+  }
+  if (monthly) {
+    parts.push(`${formatMoney(status.month.cost)} of ${formatMoney(monthly)} this month`);
+  }
+  if (parts.length === 0) {
+    return undefined;
+  }
+  const text = `Budget: ${parts.join(" · ")}`;
+  if (level === "over") {
+    return `$(error) ${text} — over budget`;
+  }
+  return level === "warning" ? `$(warning) ${text} — over 80 %` : text;
+}
+
+const UNAVAILABLE: Record<string, { label: string; background: Background }> = {
+  "no-data": { label: "no Cursor data", background: "warning" },
+  "db-unrecognized": { label: "Cursor data not recognized", background: "error" },
+  error: { label: "can't read Cursor data", background: "error" },
+};
+
+function dataTooltip(input: ViewInput, status: StatusPayload): string {
+  const lines: string[] = ["**CodeBurn** — Cursor AI spend", ""];
+  if (status.state === "db-locked") {
+    lines.push(warningText(status.message ?? "Cursor database busy, retrying"), "");
+  }
+  if (status.state in UNAVAILABLE) {
+    lines.push(warningText(status.message ?? UNAVAILABLE[status.state].label), "");
+  }
+  lines.push(periodLine("Today", status.today), "", periodLine("This month", status.month), "");
+  if (status.topModels.length > 0) {
+    lines.push("Top models this month:", "");
+    for (const model of status.topModels.slice(0, 5)) {
+      lines.push(
+        `- ${escapeMarkdown(model.name)} — ${formatMoney(model.cost)} · ${plural(model.calls, "call")}`,
+      );
+    }
+    lines.push("");
+  }
+  const extra = [syncLine(status.cursorSync, input.now), ...quotaLines(status), budgetLine(status)];
+  if (status.env?.cursorSyncDisabledByEnv && input.syncSetting) {
+    extra.push("Sync from cursor.com is turned off by CODEBURN\\_CURSOR\\_SYNC=0");
+  }
+  if (status.localEstimateNote) {
+    extra.push(`_${escapeMarkdown(status.localEstimateNote)}_`);
+  }
+  for (const line of extra) {
+    if (line !== undefined) {
+      lines.push(line, "");
+    }
+  }
+  lines.push("---", "", DATA_LINKS);
+  return lines.join("\n");
+}
+
+function troubleTooltip(title: string, message: string): string {
+  return ["**CodeBurn** — " + title, "", escapeMarkdown(message), "", "---", "", TROUBLE_LINKS].join(
+    "\n",
+  );
+}
+
+function budgetBackground(status: StatusPayload): Background {
+  if (status.budget.level === "over") {
+    return "error";
+  }
+  return status.budget.level === "warning" ? "warning" : undefined;
+}
+
+/** The whole status bar view for one moment. */
+export function computeView(input: ViewInput): StatusView {
+  const { state } = input;
+  const icon = input.busy ? SPIN : ICON;
+  switch (state.kind) {
+    case "starting":
+      return {
+        text: `${SPIN} CodeBurn`,
+        tooltip: troubleTooltip("starting", "Starting CodeBurn's language server…"),
+        background: undefined,
+        click: "logs",
+      };
+    case "python-missing":
+      return {
+        text: `${ICON} CodeBurn: Python needed`,
+        tooltip: troubleTooltip("Python needed", state.message),
+        background: "error",
+        click: "logs",
+      };
+    case "server-down":
+      return {
+        text: `${ICON} CodeBurn: server stopped`,
+        tooltip: troubleTooltip("server stopped", state.message),
+        background: "error",
+        click: "logs",
+      };
+    case "status":
+      break;
+  }
+  const status = state.status;
+  const tooltip = dataTooltip(input, status);
+  const unavailable = UNAVAILABLE[status.state];
+  if (unavailable !== undefined) {
+    return {
+      text: `${icon} CodeBurn: ${unavailable.label}`,
+      tooltip,
+      background: unavailable.background,
+      click: "breakdown",
+    };
+  }
+  const locked = status.state === "db-locked";
+  return {
+    text: `${icon} ${figuresText(status, input.show)}${locked ? " $(warning)" : ""}`,
+    tooltip,
+    background: locked ? (budgetBackground(status) ?? "warning") : budgetBackground(status),
+    click: "breakdown",
+  };
+}
+
+/** The theme colour id for a background. */
+export function backgroundColorId(background: Background): string | undefined {
+  if (background === undefined) {
+    return undefined;
+  }
+  return background === "error"
+    ? "statusBarItem.errorBackground"
+    : "statusBarItem.warningBackground";
+}

@@ -1,0 +1,89 @@
+/** Wire shapes from SPEC §5, §8 and §8.1 (what the language server sends). No `vscode` here. */
+
+export type DataState = "ok" | "no-data" | "db-locked" | "db-unrecognized" | "error";
+export type BudgetLevel = "ok" | "warning" | "over";
+export type SyncState = "ok" | "syncing-never" | "error" | "off" | "no-login";
+
+export interface PeriodFigures {
+  cost: number;
+  estimatedCost: number;
+  calls: number;
+}
+
+export interface TopModel {
+  name: string;
+  cost: number;
+  calls: number;
+}
+
+export interface CursorSyncBlock {
+  enabled: boolean;
+  state: SyncState;
+  lastSuccessAt: string | null;
+  errorCode?: "login" | "network" | "export";
+  error?: string;
+}
+
+export interface StatusPayload {
+  schema: string;
+  generatedAt: string;
+  state: DataState;
+  message: string | null;
+  today: PeriodFigures;
+  month: PeriodFigures;
+  localEstimateNote: string | null;
+  topModels: TopModel[];
+  budget: { daily: number | null; monthly: number | null; level: BudgetLevel };
+  /** §7 summary; its shape is read defensively (see quota.ts). */
+  quota: unknown;
+  cursorSync: CursorSyncBlock | null;
+  /** Beyond SPEC, optional: whether CODEBURN_CURSOR_SYNC=0 is set for the server. */
+  env?: { cursorSyncDisabledByEnv?: boolean };
+}
+
+export interface Totals {
+  cost: number;
+  estimatedCost: number;
+  billedCost: number;
+  calls: number;
+  sessions: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface ReportPayload {
+  schema: string;
+  period: { label: string; from: string; to: string; timezone: string };
+  totals: Totals;
+  providers: Array<Totals & { id: string; name: string }>;
+  models: Array<Totals & { model: string; name: string; provider: string }>;
+  projects: Array<Totals & { project: string }>;
+  days: Array<Totals & { date: string }>;
+  unpricedModels: Array<{ model: string; calls: number; tokens: number }>;
+  coverage: {
+    ranges: Array<{ start: string; end: string; source: "import" | "sync" }>;
+    localEstimateCost: number;
+  };
+  cursorSync: CursorSyncBlock | null;
+  warnings: string[];
+}
+
+export interface ImportSummary {
+  changed: boolean;
+  added: number;
+  skipped: number;
+  total: number;
+  coverage: { start: string; end: string; inferred: boolean } | null;
+  tokens: number;
+  replaced: string[];
+  /** Present for a sync. */
+  window?: { start: string; end: string };
+  empty?: boolean;
+}
+
+export interface RemoveSummary {
+  removed: boolean;
+  ranges: unknown[];
+}

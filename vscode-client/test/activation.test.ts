@@ -1,0 +1,336 @@
+/**
+ * Activation and command wiring against the `vscode` shim, with a scripted stand-in for the
+ * language server connection (the real client runs in the real-editor test).
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeEach, test } from "node:test";
+
+import * as vscode from "vscode";
+
+import { activateWith } from "../src/activation";
+import type { ConnectionEvents, ServerConnection } from "../src/connection";
+import { PythonNotFoundError } from "../src/python";
+import type { ServerLaunch } from "../src/python";
+import { shim } from "./shim/vscode";
+import { report, status } from "./fixtures";
+
+class FakeServer implements ServerConnection {
+  calls: Array<{ command: string; args: unknown[] }> = [];
+  results = new Map<string, unknown>();
+  failures = new Map<string, string>();
+  events!: ConnectionEvents;
+  launch!: ServerLaunch;
+  settings!: () => unknown;
+  started = 0;
+  stopped = 0;
+  startError: string | undefined;
+
+  async start(): Promise<void> {
+    this.started++;
+    if (this.startError) {
+      throw new Error(this.startError);
+    }
+    this.events.onRunning();
+  }
+  async stop(): Promise<void> {
+    this.stopped++;
+  }
+  async execute<T>(command: string, args: unknown[]): Promise<T> {
+    this.calls.push({ command, args });
+    const failure = this.failures.get(command);
+    if (failure) {
+      throw new Error(failure);
+    }
+    return this.results.get(command) as T;
+  }
+}
+
+function context() {
+  const state = new Map<string, unknown>();
+  return {
+    subscriptions: [] as Array<{ dispose(): unknown }>,
+    extensionUri: vscode.Uri.file("/ext"),
+    extension: { id: "codeburn.codeburn" },
+    globalState: {
+      get: (key: string) => state.get(key),
+      update: async (key: string, value: unknown) => void state.set(key, value),
+    },
+  } as unknown as vscode.ExtensionContext;
+}
+
+function setup(options: { env?: NodeJS.ProcessEnv; python?: () => Promise<never> } = {}) {
+  const server = new FakeServer();
+  const ctx = context();
+  const log = vscode.window.createOutputChannel("CodeBurn", { log: true });
+  const controller = activateWith(ctx, {
+    log: log as unknown as vscode.LogOutputChannel,
+    env: options.env ?? { PATH: process.env.PATH },
+    bundledLibs: "/ext/bundled/libs",
+    now: () => new Date(2026, 10, 30, 12),
+    findInterpreter: options.python ?? (async () => ({ command: "/usr/bin/python3", version: "3.11.7" })),
+    connectionFactory: (launch, settings, events) => {
+      server.launch = launch;
+      server.settings = settings;
+      server.events = events;
+      return server;
+    },
+  });
+  const item = shim.statusItems[0];
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+  const run = (id: string) => vscode.commands.executeCommand(id);
+  return { server, ctx, controller, item, tick, run };
+}
+
+beforeEach(() => shim.reset());
+
+test("activation shows a starting item, launches the bundled server and shows its figures", async () => {
+  const { server, item, tick, ctx } = setup();
+  assert.equal(item.id, "codeburn.spend");
+  assert.equal(item.name, "CodeBurn");
+  assert.ok(item.visible);
+  assert.equal(item.text, "$(sync~spin) CodeBurn");
+  await tick();
+  assert.equal(server.started, 1);
+  assert.equal(server.launch.command, "/usr/bin/python3");
+  assert.deepEqual(server.launch.args, ["-P", "-m", "codeburn.server"]);
+  assert.ok(server.launch.env.PYTHONPATH?.startsWith("/ext/bundled/libs"));
+  server.events.onStatus(status());
+  assert.equal(item.text, "$(flame) $4.56 today · $123 month");
+  assert.equal(item.command, "codeburn.showBreakdown");
+  const tooltip = item.tooltip as vscode.MarkdownString;
+  assert.deepEqual((tooltip.isTrusted as { enabledCommands: string[] }).enabledCommands.sort(), [
+    "codeburn.importCursorCsv",
+    "codeburn.openSettings",
+    "codeburn.restartServer",
+    "codeburn.showBreakdown",
+    "codeburn.showLogs",
+    "codeburn.syncCursor",
+  ]);
+  assert.equal(tooltip.supportThemeIcons, true);
+  assert.ok(ctx.subscriptions.length >= 9);
+});
+
+test("every palette command in package.json is registered", async () => {
+  setup();
+  const manifest = (await import("../package.json")).default as {
+    contributes: { commands: Array<{ command: string }> };
+  };
+  for (const { command } of manifest.contributes.commands) {
+    assert.ok(shim.commands.has(command), command);
+  }
+});
+
+test("missing Python: the item says so, links to the logs, and commands explain", async () => {
+  const { item, tick, run, server } = setup({
+    python: async () => {
+      throw new PythonNotFoundError("CodeBurn needs Python 3.11 or newer to run its language server");
+    },
+  });
+  await tick();
+  assert.equal(item.text, "$(flame) CodeBurn: Python needed");
+  assert.equal(item.backgroundColor?.id, "statusBarItem.errorBackground");
+  assert.equal(item.command, "codeburn.showLogs");
+  assert.equal(server.started, 0);
+  shim.messageAnswers.push("Show Logs");
+  await run("codeburn.refresh");
+  assert.equal(shim.messages[0].level, "error");
+  assert.match(shim.messages[0].message, /Python 3\.11/);
+  assert.deepEqual(shim.messages[0].items, ["Open Settings", "Show Logs"]);
+  assert.equal(shim.logShown, 1);
+});
+
+test("a server that cannot start, or stops for good, is shown with Restart", async () => {
+  const { item, tick, server, run } = setup();
+  server.startError = "No module named codeburn.server";
+  await run("codeburn.restartServer");
+  await tick();
+  assert.equal(item.text, "$(flame) CodeBurn: server stopped");
+  assert.match((item.tooltip as vscode.MarkdownString).value, /No module named codeburn\\\.server/);
+  server.startError = undefined;
+  await run("codeburn.restartServer");
+  server.events.onStatus(status());
+  assert.equal(item.text, "$(flame) $4.56 today · $123 month");
+  server.events.onStopped("stopped 5 times in 3 minutes");
+  assert.equal(item.text, "$(flame) CodeBurn: server stopped");
+  await run("codeburn.syncCursor");
+  assert.deepEqual(shim.messages.at(-1)?.items, ["Show Logs", "Restart Server"]);
+  assert.equal(server.calls.length, 0);
+});
+
+test("Import Cursor CSV: file picker, range prompt prefilled, summary shown", async () => {
+  const { server, tick, run } = setup();
+  await tick();
+  server.events.onStatus(status());
+  const dir = mkdtempSync(join(tmpdir(), "cb-import-"));
+  const csv = join(dir, "usage.csv");
+  writeFileSync(csv, "Date,Model,Cost\n2026-11-02T12:00:00.000Z,auto,Included\n2026-11-20T12:00:00.000Z,auto,$1.00\n");
+  shim.openDialogAnswer = csv;
+  server.results.set("codeburn.server.importCursorCsv", {
+    changed: true, added: 2, skipped: 0, total: 2, tokens: 10, replaced: ["cursor"],
+    coverage: { start: "2026-11-02T00:00:00.000Z", end: "2026-11-20T22:59:59.999Z", inferred: true },
+  });
+  await run("codeburn.importCursorCsv");
+  assert.equal(shim.inputBoxCalls[0].value, "2026-11-02 to 2026-11-20");
+  assert.deepEqual(server.calls, [{ command: "codeburn.server.importCursorCsv", args: [{ path: csv }] }]);
+  assert.match(shim.messages.at(-1)?.message ?? "", /imported 2 rows .* Nothing was uploaded/);
+
+  // A changed range goes to the server; a cancelled prompt imports nothing.
+  shim.inputBox = () => "2026-11-01 to 2026-11-30";
+  await run("codeburn.importCursorCsv");
+  assert.deepEqual(server.calls[1].args, [{ path: csv, from: "2026-11-01", to: "2026-11-30" }]);
+  shim.inputBox = () => undefined;
+  await run("codeburn.importCursorCsv");
+  assert.equal(server.calls.length, 2);
+  assert.equal(shim.inputBoxCalls[2].validateInput?.("nonsense"), "Write the range as FROM to TO, for example 2026-11-01 to 2026-11-30.");
+
+  // A refused import shows the server's message.
+  shim.inputBox = (o) => o.value;
+  server.failures.set("codeburn.server.importCursorCsv", "line 3: Total Tokens is not the sum");
+  await run("codeburn.importCursorCsv");
+  assert.equal(shim.messages.at(-1)?.level, "error");
+  assert.match(shim.messages.at(-1)?.message ?? "", /line 3: Total Tokens/);
+});
+
+test("the test hook replaces the file picker only when its variable is set", async () => {
+  const { server, tick, run } = setup({ env: { CODEBURN_TEST_IMPORT_PATH: "/data/export.csv" } });
+  await tick();
+  server.results.set("codeburn.server.importCursorCsv", { changed: false, added: 0, skipped: 4, total: 4, tokens: 0, replaced: [], coverage: null });
+  shim.openDialogAnswer = "/never/used.csv";
+  await run("codeburn.importCursorCsv");
+  assert.deepEqual(server.calls[0].args, [{ path: "/data/export.csv" }]);
+});
+
+test("sync spins the icon while it runs; refresh applies the returned status", async () => {
+  const { server, item, tick, run } = setup();
+  await tick();
+  server.events.onStatus(status());
+  let release!: () => void;
+  server.execute = async <T>(command: string, args: unknown[]): Promise<T> => {
+    server.calls.push({ command, args });
+    await new Promise<void>((resolve) => (release = resolve));
+    return { changed: true, added: 5, skipped: 0, total: 5, tokens: 1, replaced: [], coverage: null, window: { start: "2026-11-01T00:00:00.000Z", end: "x" }, empty: false } as T;
+  };
+  const running = run("codeburn.syncCursor");
+  await tick();
+  assert.equal(item.text, "$(sync~spin) $4.56 today · $123 month");
+  release();
+  await running;
+  assert.equal(item.text, "$(flame) $4.56 today · $123 month");
+  assert.equal(server.calls[0].command, "codeburn.server.syncCursor");
+  assert.match(shim.messages.at(-1)?.message ?? "", /synced 5 new rows from cursor\.com since 2026-11-01/);
+
+  server.execute = FakeServer.prototype.execute.bind(server);
+  server.results.set("codeburn.server.refresh", status({ today: { cost: 9, estimatedCost: 0, calls: 1 } }));
+  await run("codeburn.refresh");
+  assert.equal(item.text, "$(flame) $9.00 today · $123 month");
+});
+
+test("Remove Cursor Import asks first", async () => {
+  const { server, tick, run } = setup();
+  await tick();
+  server.results.set("codeburn.server.removeCursorImport", { removed: true, ranges: [{}] });
+  shim.messageAnswers.push(undefined);
+  await run("codeburn.removeCursorImport");
+  assert.equal(shim.messages[0].modal, true);
+  assert.deepEqual(shim.messages[0].items, ["Remove"]);
+  assert.equal(server.calls.length, 0);
+  shim.messageAnswers.push("Remove");
+  await run("codeburn.removeCursorImport");
+  assert.deepEqual(server.calls, [{ command: "codeburn.server.removeCursorImport", args: [] }]);
+  assert.match(shim.messages.at(-1)?.message ?? "", /removed the imported Cursor usage/);
+});
+
+test("Show Spend Breakdown opens one webview with this month's report", async () => {
+  const { server, tick, run } = setup();
+  await tick();
+  server.events.onStatus(status());
+  server.results.set("codeburn.server.report", report());
+  await run("codeburn.showBreakdown");
+  await run("codeburn.showBreakdown");
+  assert.equal(shim.webviews.length, 1);
+  assert.equal(shim.webviews[0].reveals, 1);
+  assert.deepEqual(shim.webviews[0].options.localResourceRoots, []);
+  assert.deepEqual(server.calls[0], { command: "codeburn.server.report", args: [{ period: "month" }] });
+  assert.match(shim.webviews[0].webview.html, /<h2>By model<\/h2>/);
+  // A new status reloads the visible panel; its Refresh button does too.
+  server.events.onStatus(status({ today: { cost: 1, estimatedCost: 0, calls: 1 } }));
+  await tick();
+  assert.equal(server.calls.filter((c) => c.command === "codeburn.server.report").length, 3);
+  shim.webviews[0].webview.messages.fire({ type: "refresh" });
+  await tick();
+  assert.equal(server.calls.filter((c) => c.command === "codeburn.server.report").length, 4);
+  shim.webviews[0].dispose();
+  await run("codeburn.showBreakdown");
+  assert.equal(shim.webviews.length, 2);
+});
+
+test("changing the sync setting tells the server once; not on start-up; the env variable is explained", async () => {
+  const { server, tick } = setup();
+  await tick();
+  assert.equal(server.calls.length, 0);
+  server.events.onStatus(status({ env: { cursorSyncDisabledByEnv: true } }));
+  shim.setSetting("codeburn.cursorSync.enabled", false);
+  await tick();
+  assert.deepEqual(server.calls, [{ command: "codeburn.server.setCursorSync", args: [{ enabled: false }] }]);
+  assert.equal(shim.messages.length, 0);
+  shim.setSetting("codeburn.cursorSync.enabled", true);
+  await tick();
+  assert.deepEqual(server.calls[1].args, [{ enabled: true }]);
+  assert.match(shim.messages.at(-1)?.message ?? "", /CODEBURN_CURSOR_SYNC=0/);
+  shim.setSetting("codeburn.statusBar.show", "today");
+  await tick();
+  assert.equal(server.calls.length, 2);
+});
+
+test("a sync switch changed before the server runs is sent once it does", async () => {
+  const { server, tick, run } = setup();
+  server.startError = "boom";
+  await tick();
+  shim.setSetting("codeburn.cursorSync.enabled", false);
+  await tick();
+  assert.equal(server.calls.length, 0);
+  server.startError = undefined;
+  await run("codeburn.restartServer");
+  await tick();
+  assert.deepEqual(server.calls, [{ command: "codeburn.server.setCursorSync", args: [{ enabled: false }] }]);
+});
+
+test("status bar setting and budgets: one notification per crossing", async () => {
+  const { server, item, tick } = setup();
+  await tick();
+  shim.settings.set("codeburn.budget.daily", 5);
+  server.events.onStatus(status({ today: { cost: 4.2, estimatedCost: 0, calls: 1 } }));
+  server.events.onStatus(status({ today: { cost: 4.3, estimatedCost: 0, calls: 1 } }));
+  assert.equal(shim.messages.length, 1);
+  assert.equal(shim.messages[0].level, "warning");
+  assert.match(shim.messages[0].message, /reached 84 % of your daily budget of \$5\.00/);
+  server.events.onStatus(status({ today: { cost: 5.5, estimatedCost: 0, calls: 1 }, budget: { daily: 5, monthly: null, level: "over" } }));
+  assert.equal(shim.messages.length, 2);
+  assert.equal(shim.messages[1].level, "error");
+  assert.equal(item.backgroundColor?.id, "statusBarItem.errorBackground");
+  shim.setSetting("codeburn.statusBar.show", "month");
+  assert.equal(item.text, "$(flame) $123 month");
+});
+
+test("changing the interpreter setting restarts the server", async () => {
+  const { server, tick } = setup();
+  await tick();
+  shim.setSetting("codeburn.python.interpreter", "/opt/py/bin/python3");
+  await tick();
+  await tick();
+  assert.equal(server.stopped, 1);
+  assert.equal(server.started, 2);
+});
+
+test("initialization options carry the codeburn section", async () => {
+  const { server, tick } = setup();
+  await tick();
+  shim.settings.set("codeburn.cursor.databasePath", "/data/state.vscdb");
+  shim.settings.set("codeburn.refreshIntervalSeconds", 30);
+  const settings = server.settings() as { cursor: { databasePath: string }; refreshIntervalSeconds: number };
+  assert.equal(settings.cursor.databasePath, "/data/state.vscdb");
+  assert.equal(settings.refreshIntervalSeconds, 30);
+});

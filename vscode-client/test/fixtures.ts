@@ -1,0 +1,65 @@
+/** Status and report objects shaped like the server's (SPEC §8), for the unit tests. */
+
+import type { ReportPayload, StatusPayload, Totals } from "../src/types";
+
+export function status(overrides: Partial<StatusPayload> = {}): StatusPayload {
+  return {
+    schema: "codeburn.status/1",
+    generatedAt: "2026-11-30T12:00:00.000Z",
+    state: "ok",
+    message: null,
+    today: { cost: 4.56, estimatedCost: 0, calls: 12 },
+    month: { cost: 123.4, estimatedCost: 0, calls: 340 },
+    localEstimateNote: null,
+    topModels: [
+      { name: "Sonnet 4.5 (Thinking)", cost: 80.12, calls: 120 },
+      { name: "GPT-5", cost: 20, calls: 1 },
+    ],
+    budget: { daily: null, monthly: null, level: "ok" },
+    quota: null,
+    cursorSync: null,
+    ...overrides,
+  };
+}
+
+export function totals(cost: number, estimatedCost = 0, calls = 1): Totals {
+  return {
+    cost,
+    estimatedCost,
+    billedCost: 0,
+    calls,
+    sessions: calls,
+    inputTokens: 1000 * calls,
+    outputTokens: 200 * calls,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  };
+}
+
+export function report(): ReportPayload {
+  return {
+    schema: "codeburn.report/1",
+    period: { label: "month", from: "2026-11-01", to: "2026-11-30", timezone: "Europe/Berlin" },
+    totals: totals(10, 4, 30),
+    providers: [{ id: "cursor", name: "Cursor", ...totals(10, 4, 30) }],
+    models: [
+      { model: "claude-4.5-sonnet-thinking", name: "Sonnet 4.5 (Thinking)", provider: "cursor", ...totals(7, 4, 20) },
+      { model: "gpt-5", name: "GPT-5", provider: "cursor", ...totals(3, 0, 10) },
+    ],
+    projects: [
+      { project: "-home-me-app", ...totals(8, 2, 25) },
+      { project: "<script>alert(1)</script>", ...totals(2, 2, 5) },
+    ],
+    days: [
+      { date: "2026-11-03", ...totals(6, 1, 10) },
+      { date: "2026-11-30", ...totals(4, 3, 20) },
+    ],
+    unpricedModels: [{ model: "mystery-1", calls: 2, tokens: 5000 }],
+    coverage: {
+      ranges: [{ start: "2026-10-31T23:00:00.000Z", end: "2026-11-15T22:59:59.999Z", source: "import" }],
+      localEstimateCost: 4,
+    },
+    cursorSync: null,
+    warnings: ["2 bubbles skipped"],
+  };
+}

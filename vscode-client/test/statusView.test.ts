@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  backgroundColorId,
+  computeView,
+  syncLine,
+  TOOLTIP_COMMANDS,
+  type ViewInput,
+} from "../src/statusView";
+import { status } from "./fixtures";
+
+const now = new Date("2026-11-30T12:00:00.000Z");
+
+function view(overrides: Partial<ViewInput> = {}) {
+  return computeView({
+    state: { kind: "status", status: status() },
+    show: "both",
+    busy: false,
+    now,
+    syncSetting: true,
+    ...overrides,
+  });
+}
+
+test("status text shows today and month", () => {
+  const v = view();
+  assert.equal(v.text, "$(flame) $4.56 today · $123 month");
+  assert.equal(v.background, undefined);
+  assert.equal(v.click, "breakdown");
+});
+
+test("estimated figures get a tilde, and the show setting picks the figures", () => {
+  const s = status({ today: { cost: 1.75, estimatedCost: 1.75, calls: 3 } });
+  assert.equal(view({ state: { kind: "status", status: s } }).text, "$(flame) ~$1.75 today · $123 month");
+  assert.equal(view({ state: { kind: "status", status: s }, show: "today" }).text, "$(flame) ~$1.75 today");
+  assert.equal(view({ show: "month" }).text, "$(flame) $123 month");
+});
+
+test("a spinning icon while the user's sync or import runs", () => {
+  assert.equal(view({ busy: true }).text, "$(sync~spin) $4.56 today · $123 month");
+});
+
+test("budget levels colour the background; nothing else does when data is fine", () => {
+  const warn = status({ budget: { daily: 5, monthly: null, level: "warning" } });
+  const over = status({ budget: { daily: 4, monthly: null, level: "over" } });
+  assert.equal(view({ state: { kind: "status", status: warn } }).background, "warning");
+  assert.equal(view({ state: { kind: "status", status: over } }).background, "error");
+  assert.equal(backgroundColorId("warning"), "statusBarItem.warningBackground");
+  assert.equal(backgroundColorId("error"), "statusBarItem.errorBackground");
+  assert.equal(backgroundColorId(undefined), undefined);
+  assert.match(view({ state: { kind: "status", status: over } }).tooltip, /over budget/);
+});
+
+test("unavailable data never shows as $0 and says where it looked", () => {
+  const noData = status({
+    state: "no-data",
+    message: "No Cursor database at /home/me/.config/Cursor/User/globalStorage/state.vscdb",
+    today: { cost: 0, estimatedCost: 0, calls: 0 },
+    month: { cost: 0, estimatedCost: 0, calls: 0 },
+  });
+  const v = view({ state: { kind: "status", status: noData } });
+  assert.equal(v.text, "$(flame) CodeBurn: no Cursor data");
+  assert.ok(!v.text.includes("$0"));
+  assert.equal(v.background, "warning");
+  assert.match(v.tooltip, /state\\\.vscdb/);
+  for (const [state, background] of [["db-unrecognized", "error"], ["error", "error"]] as const) {
+    const w = view({ state: { kind: "status", status: status({ state, message: "boom" }) } });
+    assert.equal(w.background, background);
+    assert.ok(w.text.startsWith("$(flame) CodeBurn: "));
+    assert.match(w.tooltip, /boom/);
+  }
+});
+
+test("a locked database keeps the last figures, with a warning", () => {
+  const v = view({ state: { kind: "status", status: status({ state: "db-locked", message: null }) } });
+  assert.equal(v.text, "$(flame) $4.56 today · $123 month $(warning)");
+  assert.equal(v.background, "warning");
+  assert.match(v.tooltip, /Cursor database busy, retrying/);
+});
+
+test("starting, missing Python and a stopped server each say so and link to the logs", () => {
+  const starting = view({ state: { kind: "starting" } });
+  assert.equal(starting.text, "$(sync~spin) CodeBurn");
+  assert.equal(starting.background, undefined);
+  const python = view({ state: { kind: "python-missing", message: "CodeBurn needs Python 3.11" } });
+  assert.equal(python.text, "$(flame) CodeBurn: Python needed");
+  assert.equal(python.background, "error");
+  assert.equal(python.click, "logs");
+  assert.match(python.tooltip, /Python 3\\\.11/);
+  assert.match(python.tooltip, /\[Show Logs\]\(command:codeburn\.showLogs\)/);
+  const down = view({ state: { kind: "server-down", message: "crashed" } });
+  assert.equal(down.text, "$(flame) CodeBurn: server stopped");
+  assert.equal(down.background, "error");
+  assert.match(down.tooltip, /\[Restart Server\]\(command:codeburn\.restartServer\)/);
+});
+
+test("the tooltip has the periods, the estimated parts, the top models, the note and the links", () => {
+  const s = status({
+    today: { cost: 4.56, estimatedCost: 1.2, calls: 12 },
+    localEstimateNote: "includes $1.20 of Cursor priced from local files, not Cursor's bill",
+  });
+  const md = view({ state: { kind: "status", status: s } }).tooltip;
+  assert.match(md, /Today: \*\*~\$4\.56\*\* \(\$1\.20 of it estimated\) · 12 calls/);
+  assert.match(md, /This month: \*\*\$123\*\* · 340 calls/);
+  assert.match(md, /- Sonnet 4\\\.5 \\\(Thinking\\\) — \$80\.12 · 120 calls/);
+  assert.match(md, /- GPT\\-5 — \$20\.00 · 1 call$/m);
+  assert.match(md, /not Cursor's bill/);
+  for (const link of ["Sync now", "Import CSV", "Show breakdown", "Settings"]) {
+    assert.match(md, new RegExp(`\\[${link}\\]\\(command:codeburn\\.`));
+  }
+  // Every command link in any tooltip is on the allow-list.
+  for (const match of md.matchAll(/\(command:([\w.]+)/g)) {
+    assert.ok((TOOLTIP_COMMANDS as readonly string[]).includes(match[1]), match[1]);
+  }
+});
+
+test("server text cannot inject links into the trusted tooltip", () => {
+  const s = status({ state: "error", message: "[click](command:workbench.action.terminal.new)" });
+  const md = view({ state: { kind: "status", status: s } }).tooltip;
+  assert.ok(!md.includes("](command:workbench"));
+});
+
+test("sync lines per §8.1", () => {
+  assert.equal(syncLine(null, now), undefined);
+  assert.equal(
+    syncLine({ enabled: true, state: "ok", lastSuccessAt: "2026-11-30T11:48:00.000Z" }, now),
+    "Synced from cursor.com 12 min ago",
+  );
+  assert.equal(
+    syncLine({ enabled: true, state: "syncing-never", lastSuccessAt: null }, now),
+    "Not synced from cursor.com yet",
+  );
+  assert.equal(syncLine({ enabled: false, state: "off", lastSuccessAt: null }, now), undefined);
+  const login = syncLine(
+    { enabled: true, state: "no-login", lastSuccessAt: null, errorCode: "login", error: "Cursor login expired, open Cursor to sign in again" },
+    now,
+  );
+  assert.match(login ?? "", /\$\(warning\).*editorWarning-foreground.*Cursor login expired/);
+  const network = syncLine({ enabled: true, state: "error", lastSuccessAt: null, errorCode: "network" }, now);
+  assert.match(network ?? "", /Couldn't reach cursor\\\.com, will retry/);
+});
+
+test("the tooltip says when the environment turns sync off against the setting", () => {
+  const s = status({
+    cursorSync: { enabled: false, state: "off", lastSuccessAt: null },
+    env: { cursorSyncDisabledByEnv: true },
+  });
+  assert.match(view({ state: { kind: "status", status: s } }).tooltip, /CODEBURN\\_CURSOR\\_SYNC=0/);
+  assert.doesNotMatch(
+    view({ state: { kind: "status", status: s }, syncSetting: false }).tooltip,
+    /CODEBURN/,
+  );
+  assert.doesNotMatch(view().tooltip, /Synced|Not synced|CODEBURN\\_/);
+});
+
+test("quota: binding pool in the text, pools in the tooltip, 'quota unavailable' when unreadable", () => {
+  const s = status({
+    quota: { pools: [{ name: "Cursor models", percentUsed: 42 }, { name: "Other models", percentUsed: 10 }] },
+  });
+  const v = view({ state: { kind: "status", status: s } });
+  assert.equal(v.text, "$(flame) $4.56 today · $123 month · 42% quota");
+  assert.match(v.tooltip, /Plan quota: Cursor models 42% · Other models 10%/);
+  const bad = view({ state: { kind: "status", status: status({ quota: { weird: true } }) } });
+  assert.match(bad.tooltip, /quota unavailable/);
+  assert.doesNotMatch(bad.text, /%/);
+  assert.doesNotMatch(view().tooltip, /quota/i);
+});
