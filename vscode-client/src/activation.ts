@@ -14,7 +14,7 @@ export interface ActivationDeps extends Partial<Omit<ControllerDeps, "connection
 
 export function activateWith(context: vscode.ExtensionContext, deps: ActivationDeps): Controller {
   const env = deps.env ?? process.env;
-  const controller = new Controller(context, deps.log, {
+  const controller = new Controller(deps.log, {
     connectionFactory: deps.connectionFactory,
     findInterpreter: deps.findInterpreter ?? findInterpreter,
     bundledLibs:

@@ -1,11 +1,11 @@
 /**
  * The extension's state machine: starts the language server, keeps the latest status, drives the
- * status bar item, budget notifications and settings hand-off to the server.
+ * status bar item and the settings hand-off to the server. (Budget crossings are announced by the
+ * server with window/showMessage, once per crossing per period across all editor windows.)
  */
 
 import * as vscode from "vscode";
 
-import { type BudgetMemory, checkBudgets } from "./budget";
 import type { ConnectionFactory, ServerConnection } from "./connection";
 import { PythonNotFoundError, type Interpreter, serverLaunch } from "./python";
 import { readSettings, type Settings } from "./settings";
@@ -36,8 +36,6 @@ export class ServerUnavailableError extends Error {
   }
 }
 
-const BUDGET_MEMORY_KEY = "codeburn.budgetMemory";
-
 export class Controller implements vscode.Disposable {
   readonly item: vscode.StatusBarItem;
   private state: ClientState = { kind: "starting" };
@@ -52,7 +50,6 @@ export class Controller implements vscode.Disposable {
   private readonly ticker: ReturnType<typeof setInterval>;
 
   constructor(
-    private readonly context: vscode.ExtensionContext,
     readonly log: vscode.LogOutputChannel,
     private readonly deps: ControllerDeps,
   ) {
@@ -132,7 +129,6 @@ export class Controller implements vscode.Disposable {
   applyStatus(status: StatusPayload): void {
     this.state = { kind: "status", status };
     this.render();
-    this.checkBudgets(status);
     for (const listener of this.statusListeners) {
       listener(status);
     }
@@ -277,12 +273,6 @@ export class Controller implements vscode.Disposable {
     if (event.affectsConfiguration("codeburn.python.interpreter")) {
       void this.restart();
     }
-    if (event.affectsConfiguration("codeburn.budget")) {
-      const status = this.lastStatus;
-      if (status !== undefined) {
-        this.checkBudgets(status);
-      }
-    }
     this.render();
   }
 
@@ -293,8 +283,9 @@ export class Controller implements vscode.Disposable {
       this.log.info("The sync setting goes to the server once it runs.");
       return;
     }
+    let result: { disabledByEnv?: boolean } | undefined;
     try {
-      await this.connection.execute("codeburn.server.setCursorSync", [{ enabled }]);
+      result = await this.connection.execute("codeburn.server.setCursorSync", [{ enabled }]);
       this.log.info(`Automatic sync from cursor.com turned ${enabled ? "on" : "off"}.`);
     } catch (error) {
       this.log.error(`Could not change the sync setting: ${(error as Error).message}`);
@@ -303,34 +294,12 @@ export class Controller implements vscode.Disposable {
       );
       return;
     }
-    if (enabled && this.lastStatus?.env?.cursorSyncDisabledByEnv) {
+    const disabledByEnv = result?.disabledByEnv ?? this.lastStatus?.env?.cursorSyncDisabledByEnv;
+    if (enabled && disabledByEnv) {
       void vscode.window.showWarningMessage(
         "CodeBurn: sync from cursor.com stays off while CODEBURN_CURSOR_SYNC=0 is set in the " +
           "editor's environment; the setting applies once it is removed.",
       );
-    }
-  }
-
-  private checkBudgets(status: StatusPayload): void {
-    const settings = this.settings();
-    const memory = this.context.globalState.get<BudgetMemory>(BUDGET_MEMORY_KEY) ?? {};
-    const result = checkBudgets(
-      { today: status.today.cost, month: status.month.cost },
-      { daily: settings.budgetDaily, monthly: settings.budgetMonthly },
-      memory,
-      this.deps.now(),
-    );
-    if (JSON.stringify(result.memory) !== JSON.stringify(memory)) {
-      void this.context.globalState.update(BUDGET_MEMORY_KEY, result.memory);
-    }
-    for (const notice of result.notices) {
-      const show =
-        notice.level === "over" ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
-      void show(notice.message, "Show Breakdown").then((choice) => {
-        if (choice === "Show Breakdown") {
-          void vscode.commands.executeCommand("codeburn.showBreakdown");
-        }
-      });
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
- * Reads the status object's `quota` (SPEC §7) defensively: its exact shape belongs to the server,
- * so several plausible spellings are accepted, and anything unreadable becomes "unavailable"
- * rather than a made-up 0 %. No `vscode` here.
+ * Reads the status object's `quota` (SPEC §7, shape in docs/quota.md) defensively: anything that
+ * cannot be read becomes "quota unavailable", never a made-up 0 %. Also accepts the raw
+ * cursor.com `usage-summary` shape. No `vscode` here.
  */
 
 export interface QuotaPool {
@@ -11,16 +11,25 @@ export interface QuotaPool {
 
 export interface QuotaView {
   available: boolean;
-  /** Why it is unavailable, when the server said. */
+  /** Why it is unavailable, in words, when known. */
   reason?: string;
   pools: QuotaPool[];
-  /** Percentage of the pool that binds first (the highest). */
-  bindingPercent?: number;
+  /** The pool that binds first (the server's `binding`, else the highest). */
+  binding?: QuotaPool;
   onDemand?: { enabled: boolean; usedUsd: number; limitUsd: number | null };
   membershipType?: string;
+  billingCycleEnd?: string;
+  /** When the figures are from an earlier fetch (the last one failed): when they were fetched. */
+  staleSince?: string;
 }
 
 type Obj = Record<string, unknown>;
+
+const REASONS: Record<string, string> = {
+  login: "Cursor login expired",
+  network: "couldn't reach cursor.com",
+  format: "cursor.com answered in an unknown format",
+};
 
 function isObj(value: unknown): value is Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -38,17 +47,17 @@ function poolFromEntry(entry: unknown): QuotaPool | undefined {
   if (!isObj(entry)) {
     return undefined;
   }
-  const name = str(entry.name) ?? str(entry.label) ?? str(entry.id);
-  let percent =
-    num(entry.percentUsed) ?? num(entry.percent) ?? num(entry.usedPercent) ?? num(entry.pct);
-  const used = num(entry.used);
-  const limit = num(entry.limit);
+  const name = str(entry.label) ?? str(entry.name) ?? str(entry.id);
+  let percent = num(entry.percentUsed) ?? num(entry.percent);
+  const used = num(entry.usedCents) ?? num(entry.used);
+  const limit = num(entry.limitCents) ?? num(entry.limit);
   if (percent === undefined && used !== undefined && limit !== undefined && limit > 0) {
     percent = (used / limit) * 100;
   }
   return name !== undefined && percent !== undefined ? { name, percent } : undefined;
 }
 
+/** The raw API: individualUsage.plan.autoPercentUsed / apiPercentUsed. */
 function poolsFromPlan(plan: Obj): QuotaPool[] {
   const pools: QuotaPool[] = [];
   const auto = num(plan.autoPercentUsed);
@@ -71,17 +80,20 @@ function readPools(quota: Obj): QuotaPool[] {
     return quota.pools.map(poolFromEntry).filter((p): p is QuotaPool => p !== undefined);
   }
   const usage = isObj(quota.individualUsage) ? quota.individualUsage : quota;
-  const plan = isObj(usage.plan) ? usage.plan : usage;
-  return poolsFromPlan(plan);
+  return isObj(usage.plan) ? poolsFromPlan(usage.plan) : [];
 }
 
 /** Dollars from a `*Usd` field, else cents from `*Cents` or the API's plain `used`/`limit`. */
-function dollars(source: Obj, field: "used" | "limit"): number | undefined {
+function dollars(source: Obj, field: "used" | "limit"): number | null | undefined {
   const usd = num(source[`${field}Usd`]);
   if (usd !== undefined) {
     return usd;
   }
-  const cents = num(source[`${field}Cents`]) ?? num(source[field]);
+  const raw = source[`${field}Cents`] ?? source[field];
+  if (raw === null) {
+    return null;
+  }
+  const cents = num(raw);
   return cents === undefined ? undefined : cents / 100;
 }
 
@@ -92,14 +104,14 @@ function readOnDemand(quota: Obj): QuotaView["onDemand"] {
     return undefined;
   }
   const usedUsd = dollars(raw, "used");
-  if (usedUsd === undefined) {
+  if (usedUsd === undefined || usedUsd === null) {
     return undefined;
   }
   const limit = dollars(raw, "limit");
   return {
     enabled: raw.enabled !== false,
     usedUsd,
-    limitUsd: limit !== undefined && limit > 0 ? limit : null,
+    limitUsd: limit !== undefined && limit !== null && limit > 0 ? limit : null,
   };
 }
 
@@ -111,19 +123,27 @@ export function readQuota(quota: unknown): QuotaView | null {
   if (!isObj(quota)) {
     return { available: false, pools: [] };
   }
-  const reason = str(quota.message) ?? str(quota.error);
-  const state = str(quota.state) ?? str(quota.status);
+  const reasonCode = str(quota.reason);
+  const reason = (reasonCode && REASONS[reasonCode]) ?? reasonCode;
+  const state = str(quota.state);
   if (quota.available === false || (state !== undefined && state !== "ok")) {
     return { available: false, reason, pools: [] };
   }
   const pools = readPools(quota);
   const onDemand = readOnDemand(quota);
-  if (pools.length === 0 && onDemand === undefined) {
-    return { available: false, reason, pools: [] };
+  if (pools.length === 0) {
+    return { available: false, reason: reason ?? REASONS.format, pools: [] };
   }
-  const explicit = num(quota.bindingPercent);
-  const bindingPercent =
-    explicit ?? (pools.length > 0 ? Math.max(...pools.map((p) => p.percent)) : undefined);
-  const membershipType = str(quota.membershipType);
-  return { available: true, pools, bindingPercent, onDemand, membershipType };
+  const binding =
+    poolFromEntry(quota.binding) ??
+    pools.reduce((top, pool) => (pool.percent > top.percent ? pool : top));
+  return {
+    available: true,
+    pools,
+    binding,
+    onDemand,
+    membershipType: str(quota.membershipType),
+    billingCycleEnd: str(quota.billingCycleEnd),
+    staleSince: quota.stale === true ? str(quota.fetchedAt) : undefined,
+  };
 }

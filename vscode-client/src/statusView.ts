@@ -101,8 +101,10 @@ function figuresText(status: StatusPayload, show: ShowSetting): string {
   const month = `${formatFigure(status.month.cost, status.month.estimatedCost)} month`;
   const parts = show === "today" ? [today] : show === "month" ? [month] : [today, month];
   const quota = readQuota(status.quota);
-  if (quota?.available && quota.bindingPercent !== undefined) {
-    parts.push(`${formatPercent(quota.bindingPercent)} quota`);
+  if (quota?.binding) {
+    parts.push(`${quota.binding.name} ${formatPercent(quota.binding.percent)}`);
+  } else if (quota && !quota.available) {
+    parts.push("quota unavailable");
   }
   return parts.join(" · ");
 }
@@ -115,21 +117,30 @@ function periodLine(label: string, figures: StatusPayload["today"]): string {
   return `${label}: **${formatFigure(figures.cost, figures.estimatedCost)}**${estimated} · ${plural(figures.calls, "call")}`;
 }
 
-function quotaLines(status: StatusPayload): string[] {
+function quotaLines(status: StatusPayload, now: Date): string[] {
   const quota = readQuota(status.quota);
   if (quota === null) {
     return [];
   }
   if (!quota.available) {
-    return ["Plan quota: quota unavailable"];
+    const why = quota.reason ? ` (${escapeMarkdown(quota.reason)})` : "";
+    return [`Plan quota: quota unavailable${why}`];
   }
   const parts = quota.pools.map((p) => `${escapeMarkdown(p.name)} ${formatPercent(p.percent)}`);
   if (quota.onDemand) {
     const { usedUsd, limitUsd, enabled } = quota.onDemand;
-    const limit = limitUsd === null ? "" : ` of ${formatMoney(limitUsd)}`;
+    const limit = limitUsd === null ? ", no limit" : ` of ${formatMoney(limitUsd)}`;
     parts.push(enabled ? `on-demand ${formatMoney(usedUsd)}${limit}` : "on-demand off");
   }
-  return [`Plan quota: ${parts.join(" · ")}`];
+  const notes: string[] = [];
+  if (quota.billingCycleEnd) {
+    notes.push(`resets ${escapeMarkdown(quota.billingCycleEnd.slice(0, 10))}`);
+  }
+  if (quota.staleSince) {
+    notes.push(`as of ${formatRelative(quota.staleSince, now)}`);
+  }
+  const tail = notes.length > 0 ? ` (${notes.join(", ")})` : "";
+  return [`Plan quota: ${parts.join(" · ")}${tail}`];
 }
 
 function budgetLine(status: StatusPayload): string | undefined {
@@ -175,7 +186,7 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
     }
     lines.push("");
   }
-  const extra = [syncLine(status.cursorSync, input.now), ...quotaLines(status), budgetLine(status)];
+  const extra = [syncLine(status.cursorSync, input.now), ...quotaLines(status, input.now), budgetLine(status)];
   if (status.env?.cursorSyncDisabledByEnv && input.syncSetting) {
     extra.push("Sync from cursor.com is turned off by CODEBURN\\_CURSOR\\_SYNC=0");
   }

@@ -271,11 +271,11 @@ test("changing the sync setting tells the server once; not on start-up; the env 
   const { server, tick } = setup();
   await tick();
   assert.equal(server.calls.length, 0);
-  server.events.onStatus(status({ env: { cursorSyncDisabledByEnv: true } }));
   shim.setSetting("codeburn.cursorSync.enabled", false);
   await tick();
   assert.deepEqual(server.calls, [{ command: "codeburn.server.setCursorSync", args: [{ enabled: false }] }]);
   assert.equal(shim.messages.length, 0);
+  server.results.set("codeburn.server.setCursorSync", { enabled: true, disabledByEnv: true });
   shim.setSetting("codeburn.cursorSync.enabled", true);
   await tick();
   assert.deepEqual(server.calls[1].args, [{ enabled: true }]);
@@ -298,19 +298,17 @@ test("a sync switch changed before the server runs is sent once it does", async 
   assert.deepEqual(server.calls, [{ command: "codeburn.server.setCursorSync", args: [{ enabled: false }] }]);
 });
 
-test("status bar setting and budgets: one notification per crossing", async () => {
+test("status bar setting and budget levels", async () => {
   const { server, item, tick } = setup();
   await tick();
-  shim.settings.set("codeburn.budget.daily", 5);
-  server.events.onStatus(status({ today: { cost: 4.2, estimatedCost: 0, calls: 1 } }));
-  server.events.onStatus(status({ today: { cost: 4.3, estimatedCost: 0, calls: 1 } }));
-  assert.equal(shim.messages.length, 1);
-  assert.equal(shim.messages[0].level, "warning");
-  assert.match(shim.messages[0].message, /reached 84 % of your daily budget of \$5\.00/);
-  server.events.onStatus(status({ today: { cost: 5.5, estimatedCost: 0, calls: 1 }, budget: { daily: 5, monthly: null, level: "over" } }));
-  assert.equal(shim.messages.length, 2);
-  assert.equal(shim.messages[1].level, "error");
+  server.events.onStatus(status({ budget: { daily: 5, monthly: null, level: "warning" } }));
+  assert.equal(item.backgroundColor?.id, "statusBarItem.warningBackground");
+  server.events.onStatus(status({ budget: { daily: 4, monthly: null, level: "over" } }));
   assert.equal(item.backgroundColor?.id, "statusBarItem.errorBackground");
+  server.events.onStatus(status());
+  assert.equal(item.backgroundColor, undefined);
+  // The server announces crossings itself (window/showMessage); the extension adds none.
+  assert.equal(shim.messages.length, 0);
   shim.setSetting("codeburn.statusBar.show", "month");
   assert.equal(item.text, "$(flame) $123 month");
 });

@@ -155,14 +155,27 @@ test("the tooltip says when the environment turns sync off against the setting",
 });
 
 test("quota: binding pool in the text, pools in the tooltip, 'quota unavailable' when unreadable", () => {
+  const other = { id: "other-models", label: "Other models", percentUsed: 64, usedCents: null, limitCents: null };
   const s = status({
-    quota: { pools: [{ name: "Cursor models", percentUsed: 42 }, { name: "Other models", percentUsed: 10 }] },
+    quota: {
+      available: true,
+      pools: [{ id: "cursor-models", label: "Cursor models", percentUsed: 12, usedCents: null, limitCents: null }, other],
+      binding: other,
+      onDemand: { enabled: true, usedCents: 350, limitCents: 2000 },
+      billingCycleEnd: "2026-12-10T00:00:00.000Z",
+      stale: true,
+      fetchedAt: "2026-11-30T11:00:00.000Z",
+    },
   });
   const v = view({ state: { kind: "status", status: s } });
-  assert.equal(v.text, "$(flame) $4.56 today · $123 month · 42% quota");
-  assert.match(v.tooltip, /Plan quota: Cursor models 42% · Other models 10%/);
-  const bad = view({ state: { kind: "status", status: status({ quota: { weird: true } }) } });
-  assert.match(bad.tooltip, /quota unavailable/);
+  assert.equal(v.text, "$(flame) $4.56 today · $123 month · Other models 64%");
+  assert.match(
+    v.tooltip,
+    /Plan quota: Cursor models 12% · Other models 64% · on-demand \$3\.50 of \$20\.00 \(resets 2026\\-12\\-10, as of 1 h ago\)/,
+  );
+  const bad = view({ state: { kind: "status", status: status({ quota: { available: false, reason: "network", pools: [] } }) } });
+  assert.match(bad.tooltip, /quota unavailable \(couldn't reach cursor\\\.com\)/);
+  assert.equal(bad.text, "$(flame) $4.56 today · $123 month · quota unavailable");
   assert.doesNotMatch(bad.text, /%/);
   assert.doesNotMatch(view().tooltip, /quota/i);
 });
