@@ -1,0 +1,409 @@
+// Real-editor test: installs the built .vsix into code-server, opens it in headless Chromium and
+// checks, against a fixture Cursor profile built by the project's own generator and CLI:
+//   1. the CodeBurn status bar item shows the figures `codeburn status` reports for the fixture;
+//   2. its tooltip has the periods and the command links;
+//   3. "CodeBurn: Import Cursor CSV" from the palette (file supplied by CODEBURN_TEST_IMPORT_PATH,
+//      range prompt prefilled with the export's days) reports the import, and the status bar
+//      changes to the figures `codeburn status` reports after the same import;
+//   4. clicking the item opens the breakdown webview (tables by model and by project);
+//   5. the Settings UI finds codeburn.cursorSync.enabled; unticking it writes cursorSync: false
+//      into config.json through the server, and ticking it again says CODEBURN_CURSOR_SYNC=0
+//      keeps sync off.
+// Screenshots go to vscode-client/test-artifacts/. Only 127.0.0.1 is contacted.
+//
+//   npm run test:editor [-- --keep]      (after `npm run package`)
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+import * as esbuild from "esbuild";
+import { chromium } from "playwright-core";
+
+const CLIENT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const ARTIFACTS = join(CLIENT, "test-artifacts");
+const KEEP = process.argv.includes("--keep");
+const CHROMIUM = process.env.CODEBURN_CHROMIUM ?? "/usr/bin/chromium";
+const PYTHON = process.env.CODEBURN_PYTHON ?? "python3";
+const FIRST_ITEM_TIMEOUT = 120_000;
+const STEP_TIMEOUT = 60_000;
+
+function log(message) {
+  console.log(`editor-test: ${message}`);
+}
+
+/** Node 24 and code-server, installed (or found) outside the clone. */
+function tools() {
+  const out = execFileSync(join(CLIENT, "scripts", "install-tools.sh"), {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const value = (key) => out.split("\n").find((l) => l.startsWith(`${key}=`))?.slice(key.length + 1);
+  return { node: value("NODE24"), codeServer: value("CODE_SERVER") };
+}
+
+/** The extension's own pure modules, so that expected texts use the same formatting. */
+async function extensionModules(dir) {
+  const outfile = join(dir, "modules.mjs");
+  await esbuild.build({
+    stdin: {
+      contents:
+        'export { computeView } from "./src/statusView";\nexport { inferCsvRange, formatRange } from "./src/csvRange";',
+      resolveDir: CLIENT,
+      loader: "ts",
+    },
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile,
+    logLevel: "warning",
+  });
+  return import(pathToFileURL(outfile).href);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function makeRun() {
+  const root = mkdtempSync(join(tmpdir(), "codeburn-editor-"));
+  const dirs = {};
+  for (const name of ["home", "config", "data", "tmp", "user-data", "extensions", "workspace", "cache", "cbconfig"]) {
+    dirs[name] = join(root, name);
+    mkdirSync(dirs[name], { recursive: true });
+  }
+  writeFileSync(join(dirs.workspace, "README.md"), "CodeBurn editor test workspace\n");
+  return { root, dirs };
+}
+
+function runEnv(run, extra = {}) {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (key.startsWith("CODEBURN_") || key.startsWith("VSCODE_")) {
+      delete env[key];
+    }
+  }
+  return {
+    ...env,
+    HOME: run.dirs.home,
+    XDG_CONFIG_HOME: run.dirs.config,
+    XDG_DATA_HOME: run.dirs.data,
+    TMPDIR: run.dirs.tmp,
+    ...extra,
+  };
+}
+
+function writeUserSettings(run, extra) {
+  const settings = {
+    "security.workspace.trust.enabled": false,
+    "workbench.startupEditor": "none",
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "chat.disableAIFeatures": true,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "workbench.tips.enabled": false,
+    ...extra,
+  };
+  const dir = join(run.dirs["user-data"], "User");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "settings.json"), JSON.stringify(settings, null, 2));
+}
+
+async function waitForHealth(port, child) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`code-server exited with ${child.exitCode}`);
+    }
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (response.ok) {
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error("code-server did not answer /healthz within 60 s");
+}
+
+function stopGroup(child) {
+  if (child && child.exitCode === null) {
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Files the extension host wrote for the CodeBurn log channel (printed when a step fails). */
+function extensionLogs(run) {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(path);
+      } else if (/CodeBurn|exthost\.log/.test(entry.name)) {
+        found.push(path);
+      }
+    }
+  };
+  const logs = join(run.dirs["user-data"], "logs");
+  if (existsSync(logs)) {
+    walk(logs);
+  }
+  return found.map((file) => `--- ${file}\n${readFileSync(file, "utf8").slice(-6000)}`).join("\n");
+}
+
+/** Visible text of the CodeBurn status bar item (the codicon is a separate span). */
+function statusItem(page) {
+  return page.locator(".statusbar-item").filter({ has: page.locator(".codicon-flame, .codicon-sync") }).filter({ hasText: /today|month|CodeBurn/ });
+}
+
+async function expectStatusText(page, expected, timeout) {
+  const item = statusItem(page);
+  await item.filter({ hasText: expected }).first().waitFor({ timeout });
+  const text = (await item.first().innerText()).trim();
+  if (text !== expected) {
+    throw new Error(`status bar shows "${text}", expected "${expected}"`);
+  }
+  return item.first();
+}
+
+async function runPaletteCommand(page, title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ timeout: STEP_TIMEOUT });
+  await input.fill(`>${title}`);
+  const row = page.locator(".quick-input-list .monaco-list-row").filter({ hasText: title }).first();
+  await row.waitFor({ timeout: STEP_TIMEOUT });
+  await row.click();
+}
+
+async function drive(page, run, fixture, modules) {
+  const view = (status) =>
+    modules
+      .computeView({ state: { kind: "status", status }, show: "both", busy: false, now: new Date(), syncSetting: true })
+      .text.replace(/^\$\([^)]*\)\s*/, "");
+  const before = view(fixture.before);
+  const after = view(fixture.after);
+  log(`expecting "${before}", then "${after}" after the import`);
+
+  // 1. The figures of the fixture.
+  const item = await expectStatusText(page, before, FIRST_ITEM_TIMEOUT);
+  log("status bar shows the fixture's figures");
+  await page.locator(".part.statusbar").screenshot({ path: join(ARTIFACTS, "statusbar-before-import.png") });
+
+  // 2. The tooltip.
+  await item.hover();
+  const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "Cursor AI spend" }).first();
+  await hover.waitFor({ timeout: STEP_TIMEOUT });
+  const hoverText = await hover.innerText();
+  for (const wanted of ["Today:", "This month:", "Sync now", "Import CSV", "Show breakdown", "Settings"]) {
+    if (!hoverText.includes(wanted)) {
+      throw new Error(`tooltip lacks "${wanted}": ${hoverText}`);
+    }
+  }
+  log("tooltip has the periods and the links");
+  await page.keyboard.press("Escape");
+  await page.mouse.move(10, 10);
+
+  // 3. Import from the palette.
+  await runPaletteCommand(page, "CodeBurn: Import Cursor CSV");
+  const range = modules.formatRange(modules.inferCsvRange(readFileSync(fixture.csv, "utf8")));
+  const rangeInput = page.locator(".quick-input-widget input");
+  await page.locator(".quick-input-widget").filter({ hasText: "range this export covers" }).waitFor({ timeout: STEP_TIMEOUT });
+  const prefilled = await rangeInput.inputValue();
+  if (prefilled !== range) {
+    throw new Error(`range prompt prefilled with "${prefilled}", expected "${range}"`);
+  }
+  await rangeInput.press("Enter");
+  const notice = page.locator(".notifications-toasts").filter({ hasText: `CodeBurn imported ${fixture.rows} rows` });
+  await notice.first().waitFor({ timeout: STEP_TIMEOUT });
+  log(`import reported: ${(await notice.first().innerText()).split("\n")[0]}`);
+  await expectStatusText(page, after, STEP_TIMEOUT);
+  log("status bar changed to the imported figures");
+  await page.locator(".part.statusbar").screenshot({ path: join(ARTIFACTS, "statusbar.png") });
+  await page.keyboard.press("Escape");
+
+  // 4. The breakdown webview.
+  await statusItem(page).first().click();
+  const frame = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
+  await frame.locator("h2", { hasText: "By project" }).waitFor({ timeout: STEP_TIMEOUT });
+  const rows = await frame.locator("table tbody tr").count();
+  const bars = await frame.locator("svg.chart g.day").count();
+  if (rows < 2 || bars < 1) {
+    throw new Error(`breakdown has ${rows} table rows and ${bars} day bars`);
+  }
+  log(`breakdown webview: ${bars} day bars, ${rows} table rows`);
+  await page.screenshot({ path: join(ARTIFACTS, "breakdown.png") });
+
+  // 5. Settings: find the sync switch, untick it, tick it again.
+  await runPaletteCommand(page, "Preferences: Open Settings (UI)");
+  const search = page.locator(".settings-editor .search-container .monaco-editor");
+  await search.waitFor({ timeout: STEP_TIMEOUT });
+  await search.click();
+  await page.keyboard.type("codeburn.cursorSync.enabled");
+  const setting = page.locator(".settings-editor .setting-item-contents").filter({ hasText: "Cursor Sync" }).first();
+  await setting.waitFor({ timeout: STEP_TIMEOUT });
+  await page.locator(".settings-editor").screenshot({ path: join(ARTIFACTS, "settings.png") });
+  const checkbox = setting.locator(".setting-value-checkbox");
+  const configFile = join(run.dirs.cbconfig, "config.json");
+  await checkbox.click();
+  await waitFor(() => readConfig(configFile)?.cursorSync === false, "config.json to say cursorSync: false");
+  log("unticking the setting wrote cursorSync: false to config.json");
+  await checkbox.click();
+  await waitFor(() => readConfig(configFile)?.cursorSync === true, "config.json to say cursorSync: true");
+  await page.locator(".notifications-toasts").filter({ hasText: "CODEBURN_CURSOR_SYNC=0" }).first().waitFor({ timeout: STEP_TIMEOUT });
+  log("ticking it again wrote cursorSync: true and said the environment keeps sync off");
+}
+
+function readConfig(file) {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitFor(check, what, timeout = STEP_TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    if (check()) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function main() {
+  const vsix = process.env.CODEBURN_VSIX ?? join(CLIENT, `codeburn-${JSON.parse(readFileSync(join(CLIENT, "package.json"), "utf8")).version}.vsix`);
+  if (!existsSync(vsix)) {
+    throw new Error(`${vsix} is missing: run npm run package first`);
+  }
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const { node, codeServer } = tools();
+  const run = makeRun();
+  log(`run folder ${run.root}`);
+  const modules = await extensionModules(run.dirs.tmp);
+
+  execFileSync(PYTHON, [join(CLIENT, "scripts", "make_fixture.py"), join(run.root, "fixture")], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const fixture = JSON.parse(readFileSync(join(run.root, "fixture", "fixture.json"), "utf8"));
+  // The real interpreter path: shims (pyenv, asdf) depend on HOME, which the run replaces.
+  const interpreter = execFileSync(PYTHON, ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
+
+  const baseArgs = ["--user-data-dir", run.dirs["user-data"], "--extensions-dir", run.dirs.extensions];
+  execFileSync(node, [codeServer, ...baseArgs, "--install-extension", vsix], {
+    env: runEnv(run),
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  writeUserSettings(run, {
+    "codeburn.cursor.databasePath": fixture.db,
+    "codeburn.python.interpreter": interpreter,
+  });
+  // In a remote window (code-server), machine-scoped settings come from the Machine settings.
+  const machine = join(run.dirs["user-data"], "Machine");
+  mkdirSync(machine, { recursive: true });
+  writeFileSync(join(machine, "settings.json"), JSON.stringify({ "codeburn.python.interpreter": interpreter }, null, 2));
+
+  const port = await freePort();
+  const serverLog = join(run.root, "code-server.log");
+  const { openSync } = await import("node:fs");
+  const out = openSync(serverLog, "a");
+  const child = spawn(
+    node,
+    [
+      codeServer,
+      ...baseArgs,
+      "--bind-addr", `127.0.0.1:${port}`,
+      "--auth", "none",
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      run.dirs.workspace,
+    ],
+    {
+      detached: true,
+      stdio: ["ignore", out, out],
+      env: runEnv(run, {
+        CODEBURN_CACHE_DIR: run.dirs.cache,
+        CODEBURN_CONFIG_DIR: run.dirs.cbconfig,
+        CODEBURN_CURSOR_SYNC: "0",
+        CODEBURN_TEST_IMPORT_PATH: fixture.csv,
+      }),
+    },
+  );
+  let browser;
+  let page;
+  let failed = false;
+  const consoleErrors = [];
+  try {
+    await waitForHealth(port, child);
+    log(`code-server on 127.0.0.1:${port}`);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    const context = await browser.newContext({ serviceWorkers: "allow", viewport: { width: 1500, height: 900 } });
+    await context.route("**/*", (route) => {
+      const { hostname, protocol } = new URL(route.request().url());
+      const local = hostname === "127.0.0.1" || hostname === "localhost" || !protocol.startsWith("http");
+      return local ? route.continue() : route.abort();
+    });
+    page = await context.newPage();
+    page.on("console", (message) => {
+      if (message.type() === "error") {
+        consoleErrors.push(message.text().slice(0, 300));
+      }
+    });
+    context.on("requestfailed", (request) => consoleErrors.push(`request failed: ${request.url().slice(0, 200)}`));
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(run.dirs.workspace)}`);
+    await drive(page, run, fixture, modules);
+    log("passed");
+  } catch (error) {
+    failed = true;
+    console.error(`editor-test: FAILED: ${error.stack ?? error}`);
+    if (page) {
+      await page.screenshot({ path: join(ARTIFACTS, "failure.png") }).catch(() => undefined);
+      console.error("editor-test: screenshot of the failure in test-artifacts/failure.png");
+    }
+    console.error(`browser errors:\n${consoleErrors.slice(-40).join("\n")}`);
+    console.error(readFileSync(serverLog, "utf8").slice(-3000));
+    console.error(extensionLogs(run));
+  } finally {
+    await browser?.close().catch(() => undefined);
+    stopGroup(child);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // stopped
+    }
+    if (!KEEP && !failed) {
+      rmSync(run.root, { recursive: true, force: true });
+    } else {
+      log(`kept ${run.root}`);
+    }
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+await main();

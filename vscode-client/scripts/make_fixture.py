@@ -1,0 +1,84 @@
+"""Builds the real-editor test's fixture: a small Cursor profile, a usage export, and the figures
+`codeburn status` reports for them before and after importing the export.
+
+    python3 scripts/make_fixture.py OUT_DIR   (after `npm run package`, which fills bundled/libs)
+
+Writes OUT_DIR/fixture.json = {"db", "csv", "before": <status>, "after": <status>}. The profile
+comes from the project's sample generator; the figures from the project's CLI, each run with a
+private cache and config folder and sync off, so nothing outside OUT_DIR is read or written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+CLIENT = Path(__file__).resolve().parent.parent
+LIBS = CLIENT / "bundled" / "libs"
+sys.path.insert(0, str(LIBS))
+
+from codeburn.providers.sample_generator import (  # noqa: E402
+    SampleSpec,
+    generate_sample_profile,
+    write_sample_export,
+)
+
+CLI = "import sys; from codeburn.server.cli import main; sys.exit(main())"
+
+
+def cli(args: list[str], scratch: Path) -> str:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(LIBS), os.environ.get("PYTHONPATH", "")]),
+        "CODEBURN_CACHE_DIR": str(scratch / "cache"),
+        "CODEBURN_CONFIG_DIR": str(scratch / "config"),
+        "CODEBURN_CURSOR_SYNC": "0",
+    }
+    env.pop("CODEBURN_CURSOR_DB", None)
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", CLI, *args], env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        sys.exit(f"make_fixture: codeburn {' '.join(args)} failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+def status(db: Path, scratch: Path) -> dict[str, object]:
+    out = cli(["status", "--format", "json", "--cursor-db", str(db), "--no-sync"], scratch)
+    return json.loads(out)
+
+
+def main() -> None:
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_fixture.py OUT_DIR")
+    out = Path(sys.argv[1]).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    now_ms = time.time_ns() // 1_000_000
+    spec = SampleSpec(seed=11, conversations=14, bubbles=(4, 12), days=6, workspaces=2, now_ms=now_ms)
+    info = generate_sample_profile(out / "cursor", spec)
+    # An export of the last two local days (up to a minute ago): importing it replaces the
+    # local estimates of those days, so the figures move.
+    midnight = datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    first_ms = int((midnight - timedelta(days=1)).timestamp() * 1000)
+    csv = out / "usage-export.csv"
+    rows = write_sample_export(csv, first_ms, now_ms - 60_000)
+    scratch = out / "expected"
+    before = status(info.db_path, scratch)
+    cli(["import", "cursor", str(csv), "--format", "json"], scratch)
+    after = status(info.db_path, scratch)
+    if before["state"] != "ok" or after["state"] != "ok":
+        sys.exit(f"make_fixture: unexpected states {before['state']} / {after['state']}")
+    if (before["today"], before["month"]) == (after["today"], after["month"]):
+        sys.exit("make_fixture: importing the export did not change the figures")
+    fixture = {"db": str(info.db_path), "csv": str(csv), "rows": rows, "before": before, "after": after}
+    (out / "fixture.json").write_text(json.dumps(fixture, indent=2))
+    print(json.dumps({k: fixture[k] for k in ("db", "csv", "rows")}))
+
+
+if __name__ == "__main__":
+    main()
