@@ -13,7 +13,7 @@
 //
 //   npm run test:editor [-- --keep]      (after `npm run package`)
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -270,6 +270,55 @@ async function drive(page, run, fixture, modules) {
   await waitFor(() => readConfig(configFile)?.cursorSync === true, "config.json to say cursorSync: true");
   await page.locator(".notifications-toasts").filter({ hasText: "CODEBURN_CURSOR_SYNC=0" }).first().waitFor({ timeout: STEP_TIMEOUT });
   log("ticking it again wrote cursorSync: true and said the environment keeps sync off");
+
+  // 6. Failure states: a Python too old, then one whose server dies at start, then the real one.
+  const bin = join(run.dirs.home, "bin");
+  mkdirSync(bin, { recursive: true });
+  const oldPython = join(bin, "python-old");
+  writeFileSync(oldPython, "#!/bin/sh\necho 3.9.2\n", { mode: 0o755 });
+  const brokenPython = join(bin, "python-broken");
+  writeFileSync(
+    brokenPython,
+    '#!/bin/sh\nif [ "$1" = "-c" ]; then echo 3.12.1; exit 0; fi\necho "RuntimeError: simulated crash" >&2\nexit 1\n',
+    { mode: 0o755 },
+  );
+  await page.keyboard.press("Escape");
+  setMachineInterpreter(run, oldPython);
+  await expectTrouble(page, "CodeBurn: Python needed", "Python 3.9.2");
+  log("a Python too old shows \"CodeBurn: Python needed\"");
+  setMachineInterpreter(run, brokenPython);
+  await expectTrouble(page, "CodeBurn: server stopped", "simulated crash");
+  await page.locator(".part.statusbar").screenshot({ path: join(ARTIFACTS, "statusbar-server-stopped.png") });
+  log("a server that dies at start shows \"CodeBurn: server stopped\" with its error");
+  setMachineInterpreter(run, run.interpreter);
+  await expectStatusText(page, after, STEP_TIMEOUT);
+  log("back to the real interpreter: the figures return");
+}
+
+function setMachineInterpreter(run, interpreter) {
+  const machine = join(run.dirs["user-data"], "Machine");
+  mkdirSync(machine, { recursive: true });
+  writeFileSync(join(machine, "settings.json"), JSON.stringify({ "codeburn.python.interpreter": interpreter }, null, 2));
+}
+
+/** The item shows a trouble state: exact text, error background, and the cause in the tooltip. */
+async function expectTrouble(page, text, cause) {
+  const item = await expectStatusText(page, text, STEP_TIMEOUT);
+  const background = await item.evaluate((el) => getComputedStyle(el).backgroundColor);
+  if (!(await item.evaluate((el) => el.classList.contains("error-kind") || el.closest(".error-kind") !== null))) {
+    throw new Error(`"${text}" is not shown with the error background (${background})`);
+  }
+  await page.mouse.move(10, 10);
+  await item.hover();
+  const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: cause }).first();
+  await hover.waitFor({ timeout: STEP_TIMEOUT });
+  const hoverText = await hover.innerText();
+  for (const link of ["Show Logs", "Restart Server"]) {
+    if (!hoverText.includes(link)) {
+      throw new Error(`tooltip of "${text}" lacks "${link}": ${hoverText}`);
+    }
+  }
+  await page.mouse.move(10, 10);
 }
 
 function readConfig(file) {
@@ -296,6 +345,11 @@ async function main() {
   if (!existsSync(vsix)) {
     throw new Error(`${vsix} is missing: run npm run package first`);
   }
+  const built = statSync(vsix).mtimeMs;
+  const stale = readdirSync(join(CLIENT, "src")).filter((f) => statSync(join(CLIENT, "src", f)).mtimeMs > built);
+  if (stale.length > 0 && !process.env.CODEBURN_VSIX) {
+    throw new Error(`${vsix} is older than src/${stale[0]}: run npm run package first`);
+  }
   mkdirSync(ARTIFACTS, { recursive: true });
   const { node, codeServer } = tools();
   const run = makeRun();
@@ -319,9 +373,8 @@ async function main() {
     "codeburn.python.interpreter": interpreter,
   });
   // In a remote window (code-server), machine-scoped settings come from the Machine settings.
-  const machine = join(run.dirs["user-data"], "Machine");
-  mkdirSync(machine, { recursive: true });
-  writeFileSync(join(machine, "settings.json"), JSON.stringify({ "codeburn.python.interpreter": interpreter }, null, 2));
+  run.interpreter = interpreter;
+  setMachineInterpreter(run, interpreter);
 
   const port = await freePort();
   const serverLog = join(run.root, "code-server.log");

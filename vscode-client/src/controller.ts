@@ -211,6 +211,7 @@ export class Controller implements vscode.Disposable {
       onStopped: (message) => {
         this.running = false;
         this.setState({ kind: "server-down", message });
+        void this.offerRecovery(message);
       },
     });
     this.connection = connection;
@@ -218,12 +219,21 @@ export class Controller implements vscode.Disposable {
       await connection.start();
     } catch (error) {
       const message =
-        `CodeBurn's language server did not start: ${(error as Error).message ?? String(error)}. ` +
-        "Show Logs has the details.";
+        `CodeBurn's language server did not start: ${(error as Error).message ?? String(error)}`;
       this.log.error(message);
       this.connection = undefined;
       await connection.stop().catch(() => undefined);
       this.setState({ kind: "server-down", message });
+    }
+  }
+
+  /** One notification when the server is down for good, with the two ways out. */
+  private async offerRecovery(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, "Show Logs", "Restart Server");
+    if (choice === "Show Logs") {
+      this.log.show();
+    } else if (choice === "Restart Server") {
+      await this.restart();
     }
   }
 

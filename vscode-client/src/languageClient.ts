@@ -1,5 +1,8 @@
 /** ServerConnection backed by vscode-languageclient over stdio. */
 
+import * as readline from "node:readline";
+import type { Readable } from "node:stream";
+
 import type { LogOutputChannel } from "vscode";
 import {
   CloseAction,
@@ -14,18 +17,24 @@ import {
 
 import type { ConnectionEvents, ConnectionFactory, ServerConnection } from "./connection";
 import type { ServerLaunch } from "./python";
+import { isServerLogLine, StderrTail } from "./stderr";
 import type { StatusPayload } from "./types";
 
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60_000;
 
-/** Restarts a crashed server a few times, then stops and lets the status item say so. */
+/**
+ * Restarts a server that crashed after it was running, a few times, then stops and lets the
+ * status item say so. A server that never came up is not restarted: start() reports why.
+ */
 class RestartPolicy implements ErrorHandler {
   private crashes: number[] = [];
+  ranOnce = false;
 
   constructor(
     private readonly log: LogOutputChannel,
     private readonly events: ConnectionEvents,
+    private readonly stderr: StderrTail,
   ) {}
 
   error(error: Error) {
@@ -34,6 +43,9 @@ class RestartPolicy implements ErrorHandler {
   }
 
   closed() {
+    if (!this.ranOnce) {
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
     const now = Date.now();
     this.crashes = [...this.crashes.filter((t) => now - t < RESTART_WINDOW_MS), now];
     if (this.crashes.length <= MAX_RESTARTS) {
@@ -41,17 +53,37 @@ class RestartPolicy implements ErrorHandler {
       this.events.onRestarting();
       return { action: CloseAction.Restart, handled: true };
     }
+    const cause = this.stderr.lastProblem();
     const message =
-      `CodeBurn's language server stopped ${this.crashes.length} times in 3 minutes and ` +
-      "was not restarted. The logs say why; fix the cause and run CodeBurn: Restart Server.";
+      `CodeBurn's language server stopped ${this.crashes.length} times in 3 minutes and was ` +
+      `not restarted${cause ? ` (last error: ${cause})` : ""}. Fix the cause, then run ` +
+      "CodeBurn: Restart Server.";
     this.log.error(message);
     this.events.onStopped(message);
     return { action: CloseAction.DoNotRestart, handled: true };
   }
 }
 
+/** Server stderr into the log: its own log lines (also sent as logMessage) at debug level. */
+function stderrHandler(tail: StderrTail) {
+  return (input: Readable, channel: LogOutputChannel) => {
+    readline
+      .createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 })
+      .on("line", (line: string) => {
+        tail.push(line);
+        if (isServerLogLine(line)) {
+          channel.debug(line);
+        } else if (line.trim() !== "") {
+          channel.error(line);
+        }
+      });
+  };
+}
+
 class LanguageClientConnection implements ServerConnection {
   private readonly client: LanguageClient;
+  private readonly stderr = new StderrTail();
+  private readonly policy: RestartPolicy;
 
   constructor(
     launch: ServerLaunch,
@@ -64,12 +96,20 @@ class LanguageClientConnection implements ServerConnection {
       args: launch.args,
       options: { cwd: launch.cwd, env: launch.env },
     };
+    this.policy = new RestartPolicy(log, events, this.stderr);
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],
       outputChannel: log,
       initializationOptions: settings,
+      initializationFailedHandler: () => false,
       synchronize: { configurationSection: "codeburn" },
-      errorHandler: new RestartPolicy(log, events),
+      errorHandler: this.policy,
+      stdioOptions: {
+        stdout: (input, channel) => {
+          readline.createInterface({ input, terminal: false }).on("line", (l) => channel.info(l));
+        },
+        stderr: stderrHandler(this.stderr),
+      },
     };
     this.client = new LanguageClient("codeburn", "CodeBurn", serverOptions, clientOptions);
     // Registered before start() so that the first status is not lost.
@@ -78,18 +118,28 @@ class LanguageClientConnection implements ServerConnection {
     });
     this.client.onDidChangeState((change) => {
       if (change.newState === State.Running) {
+        this.policy.ranOnce = true;
         events.onRunning();
       }
     });
   }
 
   async start(): Promise<void> {
-    await this.client.start();
+    try {
+      await this.client.start();
+    } catch (error) {
+      // Give the process a moment to flush its last words (a traceback) before reporting.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const cause = this.stderr.lastProblem() ?? (error as Error).message ?? String(error);
+      throw new Error(cause);
+    }
   }
 
   async stop(): Promise<void> {
-    if (this.client.state !== State.Stopped) {
+    if (this.client.state === State.Running) {
       await this.client.stop(2000);
+    } else if (this.client.state === State.Starting) {
+      await this.client.dispose(2000).catch(() => undefined);
     }
   }
 
