@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from codeburn.providers.cursor_scan import AgentRow
 
 _COMMAND_SPLIT = re.compile(r"&&|\|\||[;|\n]")
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -83,12 +85,12 @@ class StreamRequest:
             tuple(self.commands),
         )
 
-    def add_tool(self, name: str, args: Any) -> None:
+    def add_tool(self, name: str, command: str | None) -> None:
         tool = "Bash" if name == "Shell" else name
         if tool and tool not in self.tools:
             self.tools.append(tool)
-        if tool == "Bash" and isinstance(args, dict) and isinstance(args.get("command"), str):
-            for cmd in command_names(args["command"]):
+        if tool == "Bash" and command is not None:
+            for cmd in command_names(command):
                 if cmd not in self.commands:
                     self.commands.append(cmd)
 
@@ -97,6 +99,21 @@ def _cursor_options(record: dict[str, Any]) -> dict[str, Any]:
     options = record.get("providerOptions")
     cursor = options.get("cursor") if isinstance(options, dict) else None
     return cursor if isinstance(cursor, dict) else {}
+
+
+def _tool_calls(content: Any) -> list[tuple[str, str | None]]:
+    """(tool name, shell command) of each `tool-call` block of a message."""
+    calls: list[tuple[str, str | None]] = []
+    if not isinstance(content, list):
+        return calls
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool-call":
+            name = block.get("toolName")
+            args = block.get("args", block.get("input"))
+            command = args.get("command") if isinstance(args, dict) else None
+            if isinstance(name, str):
+                calls.append((name, command if isinstance(command, str) else None))
+    return calls
 
 
 @dataclass(slots=True)
@@ -111,14 +128,30 @@ class StreamWalker:
     touched: set[str] = field(default_factory=set)
 
     def feed(self, rows: Iterable[tuple[int, bytes]]) -> None:
+        """Raw agent values in ROWID order."""
         for _rowid, raw in rows:
-            try:
-                record = json.loads(bytes(raw).decode("utf-8", "replace"))
-            except ValueError:
+            self._feed_raw(raw)
+
+    def feed_rows(self, rows: Iterable[AgentRow]) -> None:
+        """Rows read by SQL (`cursor_scan.agent_page`), raw values where SQL could not read."""
+        for _rowid, role, request_id, model, size, tool0, tool1, raw in rows:
+            if raw is not None:
+                self._feed_raw(raw)
                 continue
             self.rows_seen += 1
-            if isinstance(record, dict):
-                self._apply(record)
+            calls = (
+                [json.loads(t) for t in (tool0, tool1) if t is not None] if tool0 or tool1 else ()
+            )
+            self._step(role, request_id, model, (size or 0) >> 32, calls)
+
+    def _feed_raw(self, raw: bytes) -> None:
+        try:
+            record = json.loads(bytes(raw).decode("utf-8", "replace"))
+        except ValueError:
+            return
+        self.rows_seen += 1
+        if isinstance(record, dict):
+            self._apply(record)
 
     def _open(self, request_id: str) -> StreamRequest:
         request = self.requests.get(request_id)
@@ -133,38 +166,38 @@ class StreamWalker:
 
     def _apply(self, record: dict[str, Any]) -> None:
         options = _cursor_options(record)
-        request_id = options.get("requestId")
+        content = record.get("content")
+        role = record.get("role")
+        calls = _tool_calls(content) if role == "assistant" else ()
+        chars = content_chars(content)
+        self._step(role, options.get("requestId"), options.get("modelName"), chars, calls)
+
+    def _step(
+        self,
+        role: Any,
+        request_id: Any,
+        model: Any,
+        chars: int,
+        calls: Iterable[Sequence[Any]],
+    ) -> None:
         if isinstance(request_id, str) and request_id:
             self._open(request_id)
         request = self.requests.get(self.current) if self.current else None
         if request is not None:
             self.touched.add(request.request_id)
-        model = options.get("modelName")
         if request is not None and isinstance(model, str) and model and not request.model:
             request.model = model
-        role = record.get("role")
-        content = record.get("content")
         if role == "system":
-            self.pending_context += content_chars(content)
+            self.pending_context += chars
             self.current = None
         elif role == "user":
             if request is None:
-                self.pending_user += content_chars(content)
+                self.pending_user += chars
             else:
-                request.user_chars += content_chars(content)
+                request.user_chars += chars
         elif role == "tool" and request is not None:
-            request.context_chars += content_chars(content)
+            request.context_chars += chars
         elif role == "assistant" and request is not None:
-            request.assistant_chars += content_chars(content)
-            self._collect_tools(request, content)
-
-    @staticmethod
-    def _collect_tools(request: StreamRequest, content: Any) -> None:
-        if not isinstance(content, list):
-            return
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool-call":
-                name = block.get("toolName")
-                args = block.get("args", block.get("input"))
-                if isinstance(name, str):
-                    request.add_tool(name, args)
+            request.assistant_chars += chars
+            for name, command in calls:
+                request.add_tool(name, command if isinstance(command, str) else None)

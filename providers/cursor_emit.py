@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Final
 
 from codeburn.providers.agent_stream import StreamRequest, estimate_tokens
@@ -14,8 +15,9 @@ from codeburn.providers.pricing import cost_of
 AUTO_MODEL: Final = "cursor-auto"
 USER_TYPE: Final = 1
 
-# A kept bubble: (rowid, key, type, epoch ms, input tokens, output tokens, model, text chars,
-# languages, request id). Tuples, not objects: a database holds hundreds of thousands of them.
+# A kept bubble: (rowid, call key, type, epoch ms, input tokens, output tokens, model, text
+# chars, languages, request id). Tuples, not objects: a database holds hundreds of thousands.
+# The call key (`cursor:bubble:<row key>`) is built by SQLite and shared with the call.
 Bubble = tuple[int, str, Any, int, int, int, str | None, int, str | None, str | None]
 B_ROWID: Final = 0
 B_KEY: Final = 1
@@ -77,6 +79,7 @@ def choose_source(conv: Conversation) -> tuple[str, int]:
     return SOURCE_TEXT, 0
 
 
+@lru_cache(maxsize=4096)
 def _tools_of(languages: str | None) -> tuple[str, ...]:
     if not languages:
         return ()
@@ -104,51 +107,37 @@ def _call(
     commands: tuple[str, ...] = (),
 ) -> Call:
     cost, priced = cost_of(model, inp, out)
+    # Positional: measurably cheaper than keywords for a frozen dataclass built per bubble.
     return Call(
-        key=key,
-        provider=CURSOR,
-        model=model,
-        project=conv.project,
-        session=conv.composer_id,
-        timestamp_ms=ts,
-        input_tokens=inp,
-        output_tokens=out,
-        cost=cost,
-        estimated=True,
-        priced=priced,
-        tools=tools,
-        commands=commands,
-    )
+        key, CURSOR, model, conv.project, conv.composer_id, ts, inp, out, 0, 0, cost, True,
+        False, priced, tools, commands,
+    )  # fmt: skip
 
 
 def emit_conversation(conv: Conversation) -> list[Call]:
     """Calls of one conversation: per bubble, plus one conversation-level input record."""
     source, credited_input = choose_source(conv)
-    first_model = next((b[B_MODEL] for b in conv.bubbles if b[B_MODEL]), None)
+    bubbles = conv.bubbles
+    first_model = next((b[B_MODEL] for b in bubbles if b[B_MODEL]), None)
     stream_model = next((r.model for r in conv.stream if r.model), None)
-    fallback = first_model or stream_model
+    fallback = display_model(first_model or stream_model)
     text_source = source == SOURCE_TEXT
     calls: list[Call] = []
-    for bubble in conv.bubbles:
+    append = calls.append
+    for bubble in bubbles:
         inp, out = bubble[B_IN], bubble[B_OUT]
         if not inp and not out:
+            chars = bubble[B_CHARS]
             if bubble[B_TYPE] == USER_TYPE:
-                inp = estimate_tokens(bubble[B_CHARS]) if text_source else 0
+                inp = (chars + 3) // 4 if text_source and chars > 0 else 0
             else:
-                out = estimate_tokens(bubble[B_CHARS])
+                out = (chars + 3) // 4 if chars > 0 else 0
             if not inp and not out:
                 continue
-        model = display_model(bubble[B_MODEL] or fallback)
-        calls.append(
-            _call(
-                f"cursor:bubble:{bubble[B_KEY]}",
-                model,
-                conv,
-                bubble[B_TS],
-                inp,
-                out,
-                _tools_of(bubble[B_LANGS]),
-            )
+        name = bubble[B_MODEL]
+        model = display_model(name) if name else fallback
+        append(
+            _call(bubble[B_KEY], model, conv, bubble[B_TS], inp, out, _tools_of(bubble[B_LANGS]))
         )
     tools, commands = _stream_tools(conv)
     if source in (SOURCE_METER, SOURCE_STREAM):

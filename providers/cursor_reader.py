@@ -39,6 +39,7 @@ DEFAULT_BUDGET: Final = 250_000
 PAGE_ROWS: Final = 2_000
 RECENT_MS: Final = 15 * 60_000
 FULL_PARSE_MAX_AGE_S: Final = 3600.0
+_COMPOSER_AT: Final = len(scan.CALL_KEY_PREFIX + scan.BUBBLE_LO)
 BUDGET_WARNING: Final = (
     "Cursor history in this range exceeds the scan budget of {budget:,} messages; "
     "the oldest sessions in range may be missing"
@@ -109,10 +110,16 @@ class _Scan:
         """Take rows; returns (kept, dated before the floor) of this batch."""
         kept = before = 0
         floor_iso, cutoff, budget = self.floor_iso, self.cutoff, self.budget
-        bubbles, seen_by, other = self.bubbles, self.seen, self.other_requests
-        for rowid, key, typ, created, ts, req, tin, tout, model, length, text, langs in rows:
-            composer = composer_of(key)
-            if composer is None:
+        bubbles, seen_by, other, undated = (
+            self.bubbles,
+            self.seen,
+            self.other_requests,
+            self.undated,
+        )
+        for rowid, key, typ, created, ts, req, tin, tout, model, text, langs in rows:
+            end = key.find(":", _COMPOSER_AT)
+            composer = key[_COMPOSER_AT:end] if end >= 0 else key[_COMPOSER_AT:]
+            if not composer or "\n" in composer or "\r" in composer or "\x00" in composer:
                 self.subcomposer += 1
             else:
                 seen = seen_by.get(composer)
@@ -120,7 +127,7 @@ class _Scan:
                     seen = seen_by[composer] = array("q")
                 seen.append(rowid)
                 if type(created) is not str or ts is None:
-                    self.undated[composer] = self.undated.get(composer, 0) + 1
+                    undated[composer] = undated.get(composer, 0) + 1
                 elif created < floor_iso:
                     before += 1
                 elif self.budget_hit or (cutoff is not None and rowid < cutoff):
@@ -130,7 +137,10 @@ class _Scan:
                 else:
                     self.kept += 1
                     kept += 1
-                    chars = len(text.decode("utf-8", "replace")) if text is not None else length
+                    if type(text) is int:
+                        chars = text
+                    else:
+                        chars = len(text.decode("utf-8", "replace")) if text is not None else 0
                     bubble: Bubble = (
                         rowid,
                         key,
@@ -139,14 +149,15 @@ class _Scan:
                         tin if type(tin) is int and tin > 0 else 0,
                         tout if type(tout) is int and tout > 0 else 0,
                         model if type(model) is str and model else None,
-                        chars or 0,
+                        chars,
                         langs,
                         req if type(req) is str and req else None,
                     )
                     group = bubbles.get(composer)
                     if group is None:
-                        group = bubbles[composer] = []
-                    group.append(bubble)
+                        bubbles[composer] = [bubble]
+                    else:
+                        group.append(bubble)
                     continue
             if type(req) is str and req:
                 other.add(req)
@@ -181,7 +192,6 @@ class CursorReader:
         self._request_conv: dict[str, list[str]] = {}
         self._other_requests: set[str] = set()
         self._walker = StreamWalker()
-        self._agent_last_rowid = 0
         self._agent_count = 0
         self._stream_calls: dict[str, Call] = {}
         self._checked_stream_only: set[str] = set()
@@ -248,7 +258,9 @@ class CursorReader:
     def _db_mtime_ms(self) -> int:
         times = [os.stat(self.db_path).st_mtime_ns]
         with contextlib.suppress(OSError):
-            times.append(os.stat(str(self.db_path) + "-wal").st_mtime_ns)
+            wal = os.stat(str(self.db_path) + "-wal")
+            if wal.st_size:  # opening a WAL database read-only creates an empty WAL
+                times.append(wal.st_mtime_ns)
         return max(times) // 1_000_000
 
     def _incremental_possible(self) -> bool:
@@ -269,42 +281,46 @@ class CursorReader:
         try:
             self._last_rowid, self._last_key = scan.last_row(conn)
             rowids = scan.bubble_rowids(conn)
-            self._agent_count = scan.family_count(
-                conn, scan.AGENT_LO, scan.AGENT_HI, self._last_rowid
-            )
+            agent_rowids = scan.family_rowids(conn, scan.AGENT_LO, scan.AGENT_HI)
         finally:
             conn.execute("COMMIT")
         self._bubble_count = len(rowids)
+        self._agent_count = len(agent_rowids)
         acc = _Scan(self.floor_iso, None, self.budget)
         total = len(rowids)
-        for start in range(0, total, PAGE_ROWS):
-            page = rowids[start : start + PAGE_ROWS]
+        page_rows = PAGE_ROWS
+        for start in range(0, total, page_rows):
+            page = rowids[start : start + page_rows]
             kept, before = acc.add(scan.bubble_page(conn, page[-1], page[0]))
             if progress is not None:
                 progress(start + len(page), total)
             if acc.budget_hit or (kept == 0 and before > 0):
                 self._scan_lo = page[-1]
                 break
+        del rowids
         self._skipped_sub = acc.subcomposer
         self._other_requests = acc.other_requests
         if acc.budget_hit:
             self._cutoff = min(b[0] for group in acc.bubbles.values() for b in group)
-        self._walker.feed(self._agent_rows(conn, 0))
+        self._walk_agents(conn, agent_rowids)
         self._walker.touched.clear()
         self._load_projects()
         meta = scan.composer_meta(conn, list(acc.bubbles))
         for composer, seen in acc.seen.items():
             self._convs[composer] = ConvState(seen=seen, undated=acc.undated.get(composer, 0))
-        for composer, bubbles in acc.bubbles.items():
-            self._install(composer, bubbles, meta.get(composer))
+        bubbles_of = acc.bubbles
+        for composer in list(bubbles_of):
+            # Popping frees each conversation's rows as soon as its calls exist.
+            self._install(composer, bubbles_of.pop(composer), meta.get(composer))
         self._rebuild_stream_calls(conn)
         self._ready = True
         self._full_at = time.monotonic()
 
-    def _agent_rows(self, conn: sqlite3.Connection, after: int) -> Iterable[tuple[int, bytes]]:
-        for rowid, raw in scan.agent_rows(conn, after):
-            self._agent_last_rowid = max(self._agent_last_rowid, rowid)
-            yield rowid, raw
+    def _walk_agents(self, conn: sqlite3.Connection, rowids: list[int]) -> None:
+        """Feed agent rows (ascending ROWIDs) to the walker, one short read per page."""
+        page_rows = PAGE_ROWS
+        for start in range(0, len(rowids), page_rows):
+            self._walker.feed_rows(scan.agent_page(conn, rowids[start : start + page_rows]))
 
     def _load_projects(self) -> bool:
         """Refresh the workspace mapping; True when it changed."""
@@ -405,7 +421,8 @@ class CursorReader:
         finally:
             conn.execute("COMMIT")
         changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
-        if not self._update_stream(conn, agents_le, new_agents, changed):
+        limit = new_rows[-1][0] if new_rows else self._last_rowid
+        if not self._update_stream(conn, agents_le, new_agents, limit, changed):
             return False
         recent = now_ms - self._recent_ms
         changed.update(c for c, s in self._convs.items() if s.kept and s.newest_ms >= recent)
@@ -423,14 +440,17 @@ class CursorReader:
         if new_rows:
             self._last_rowid, self._last_key = new_rows[-1]
         self._bubble_count = bubbles_le + new_bubbles
-        self._agent_count = agents_le + new_agents
+        self._agent_count = agents_le + len(new_agents)
         self._ident = self._stat()
         return True
 
-    def _classify(self, new_rows: list[tuple[int, str]]) -> tuple[set[str], list[int], int, int]:
+    def _classify(
+        self, new_rows: list[tuple[int, str]]
+    ) -> tuple[set[str], list[int], int, list[int]]:
         changed: set[str] = set()
         sub_rowids: list[int] = []
-        new_bubbles = new_agents = 0
+        new_agents: list[int] = []
+        new_bubbles = 0
         for rowid, key in new_rows:
             if scan.BUBBLE_LO <= key < scan.BUBBLE_HI:
                 new_bubbles += 1
@@ -440,7 +460,7 @@ class CursorReader:
                 else:
                     changed.add(composer)
             elif scan.AGENT_LO <= key < scan.AGENT_HI:
-                new_agents += 1
+                new_agents.append(rowid)
             elif key.startswith(scan.COMPOSER_PREFIX):
                 composer = key[len(scan.COMPOSER_PREFIX) :]
                 state = self._convs.get(composer)
@@ -449,18 +469,27 @@ class CursorReader:
         return changed, sub_rowids, new_bubbles, new_agents
 
     def _update_stream(
-        self, conn: sqlite3.Connection, agents_le: int, new_agents: int, changed: set[str]
+        self,
+        conn: sqlite3.Connection,
+        agents_le: int,
+        new_agents: list[int],
+        limit: int,
+        changed: set[str],
     ) -> bool:
         """Resume the agent stream on appended rows, or walk it again when rows moved."""
         if agents_le != self._agent_count:
             before = {r: q.signature() for r, q in self._walker.requests.items()}
             self._walker = StreamWalker()
-            self._agent_last_rowid = 0
-            self._walker.feed(self._agent_rows(conn, 0))
+            conn.execute("BEGIN")
+            try:
+                rowids = scan.family_rowids(conn, scan.AGENT_LO, scan.AGENT_HI)
+            finally:
+                conn.execute("COMMIT")
+            self._walk_agents(conn, [r for r in rowids if r <= limit])
             after = {r: q.signature() for r, q in self._walker.requests.items()}
             touched = {r for r in before.keys() | after.keys() if before.get(r) != after.get(r)}
         elif new_agents:
-            self._walker.feed(self._agent_rows(conn, self._agent_last_rowid))
+            self._walk_agents(conn, new_agents)
             touched = set(self._walker.touched)
         else:
             touched = set()

@@ -1,10 +1,16 @@
-"""SQL over Cursor's `cursorDiskKV`: per-row work happens in SQLite, Python sees small tuples."""
+"""SQL over Cursor's `cursorDiskKV`: per-row work happens in SQLite, Python sees small tuples.
+
+Every JSON function is guarded (`json_valid` in the WHERE clause, or a first-byte test):
+one non-JSON value must not fail a query. Each reference to `value` costs a copy of the row and
+a parse-cache lookup inside SQLite, so the column lists below use as few as they can.
+Family scans use `+key` so that SQLite walks the table in ROWID order instead of the key index.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 BUBBLE_LO: Final = "bubbleId:"
@@ -12,13 +18,17 @@ BUBBLE_HI: Final = "bubbleId;"
 AGENT_LO: Final = "agentKv:blob:"
 AGENT_HI: Final = "agentKv:blob;"
 COMPOSER_PREFIX: Final = "composerData:"
+CALL_KEY_PREFIX: Final = "cursor:bubble:"
 
-# One row per bubble: (rowid, key, type, createdAt, epoch ms, requestId, input tokens,
-# output tokens, model, text chars, text bytes when not plain ASCII, code-block languages).
-# Every JSON function is guarded by json_valid: one non-JSON value must not fail the query.
+# One row per bubble: (rowid, call key, type, createdAt, epoch ms, requestId, input tokens,
+# output tokens, model, text, code-block languages). `text` is the character count when SQLite
+# counts as many characters as bytes, else the UTF-8 bytes for Python to decode with
+# replacement. The two counts agree exactly when no lead byte is followed by a continuation
+# byte; otherwise SQLite folds invalid sequences (overlong, surrogates, extra continuation bytes)
+# into one character where Python sees several.
 _TEXT = "json_extract(value, '$.text')"
 BUBBLE_COLUMNS: Final = f"""
-    rowid, key,
+    rowid, '{CALL_KEY_PREFIX}' || key,
     json_extract(value, '$.type'),
     json_extract(value, '$.createdAt'),
     CAST(round((julianday(json_extract(value, '$.createdAt')) - 2440587.5) * 86400000.0)
@@ -27,17 +37,83 @@ BUBBLE_COLUMNS: Final = f"""
     json_extract(value, '$.tokenCount.inputTokens'),
     json_extract(value, '$.tokenCount.outputTokens'),
     json_extract(value, '$.modelInfo.modelName'),
-    length({_TEXT}),
-    CASE WHEN length({_TEXT}) < length(CAST({_TEXT} AS BLOB)) THEN CAST({_TEXT} AS BLOB) END,
-    CASE WHEN json_type(value, '$.codeBlocks') = 'array' THEN
-      (SELECT group_concat(DISTINCT json_extract(c.value, '$.languageId'))
-       FROM json_each(cursorDiskKV.value, '$.codeBlocks') AS c
-       WHERE json_type(c.value, '$.languageId') = 'text')
-    END
+    CASE WHEN length(CAST({_TEXT} AS BLOB)) = length({_TEXT}) THEN length(CAST({_TEXT} AS BLOB))
+         ELSE CAST({_TEXT} AS BLOB) END,
+    (SELECT group_concat(DISTINCT json_extract(c.value, '$.languageId'))
+     FROM json_each(cursorDiskKV.value -> '$.codeBlocks') AS c
+     WHERE typeof(c.key) = 'integer'
+       AND json_type(CASE WHEN c.type = 'object' THEN c.value END, '$.languageId') = 'text')
 """
-_BUBBLE_FILTER = "key >= 'bubbleId:' AND key < 'bubbleId;' AND json_valid(value)"
+_BUBBLE_FAMILY = "+key >= 'bubbleId:' AND +key < 'bubbleId;'"
+_AGENT_FAMILY = "+key >= 'agentKv:blob:' AND +key < 'agentKv:blob;'"
+_IS_OBJECT = "hex(substr(value, 1, 1)) = '7B'"
+
+# One row per agent record: (rowid, role, requestId, modelName, content size, first two tool
+# calls). The content size packs characters and UTF-8 bytes (chars * 2**32 + bytes): when they
+# differ the text is not plain ASCII and only Python can count it exactly, so the row is read
+# again as raw JSON; so is a row whose size is NULL (an escaped NUL, which SQLite cuts a string
+# at; a content that is an object or a scalar; more than two blocks). Blocks are read by index
+# from the row's cached parse: `json_each` would parse the whole value again.
+_CONTENT = "json_extract(value, '$.content')"
+_PACK = 4294967296
+
+
+def _size(text: str) -> str:
+    return f"length({text}) * {_PACK} + length(CAST({text} AS BLOB))"
+
+
+def _block_size(i: int) -> str:
+    text = f"json_extract(value, '$.content[{i}].text')"
+    inner = f"json_extract(value, '$.content[{i}].content')"
+    return f"""CASE json_type(value, '$.content[{i}].text') WHEN 'text' THEN {_size(text)}
+        ELSE CASE json_type(value, '$.content[{i}].content') WHEN 'text' THEN {_size(inner)}
+        ELSE 0 END END"""
+
+
+def _tool_call(i: int) -> str:
+    """[toolName, command] of block i when it is a tool call (`args`, else `input`)."""
+    block = f"'$.content[{i}]"
+    command = f"""CASE WHEN json_type(value, {block}.args') IS NOT NULL
+          THEN CASE WHEN json_type(value, {block}.args.command') = 'text'
+                    THEN json_extract(value, {block}.args.command') END
+          ELSE CASE WHEN json_type(value, {block}.input.command') = 'text'
+                    THEN json_extract(value, {block}.input.command') END END"""
+    return f"""CASE WHEN json_extract(value, {block}.type') = 'tool-call'
+          AND json_type(value, {block}.toolName') = 'text'
+        THEN json_array(json_extract(value, {block}.toolName'), {command}) END"""
+
+
+AGENT_COLUMNS: Final = f"""
+    rowid,
+    json_extract(value, '$.role'),
+    json_extract(value, '$.providerOptions.cursor.requestId'),
+    json_extract(value, '$.providerOptions.cursor.modelName'),
+    CASE WHEN value GLOB '*\\u0000*' THEN NULL
+    ELSE CASE coalesce(json_type(value, '$.content'), 'null')
+      WHEN 'null' THEN 0
+      WHEN 'text' THEN {_size(_CONTENT)}
+      WHEN 'array' THEN CASE json_array_length(value, '$.content')
+        WHEN 0 THEN 0
+        WHEN 1 THEN {_block_size(0)}
+        WHEN 2 THEN ({_block_size(0)}) + ({_block_size(1)})
+      END
+    END END,
+    {_tool_call(0)},
+    {_tool_call(1)}
+"""
 
 BubbleRow = tuple[Any, ...]
+# (rowid, role, requestId, model, content size, tool call, tool call, raw value when SQL could
+# not read the row: then the other fields are None)
+AgentRow = tuple[int, Any, Any, Any, int | None, str | None, str | None, bytes | None]
+
+
+def exact_chars(size: int | None) -> int | None:
+    """Characters from a packed content size, or None when Python must count them."""
+    if size is None:
+        return None
+    chars, raw_bytes = divmod(size, _PACK)
+    return chars if chars == raw_bytes else None
 
 
 def _decode_replace(raw: bytes) -> str:
@@ -66,22 +142,29 @@ def has_cursor_table(conn: sqlite3.Connection) -> bool:
     return row is not None
 
 
-def bubble_rowids(conn: sqlite3.Connection) -> list[int]:
-    """Every bubble's ROWID, newest first (a walk of the key index only)."""
+def family_rowids(
+    conn: sqlite3.Connection, lo: str, hi: str, *, newest_first: bool = False
+) -> list[int]:
+    """Every ROWID of one key family (a walk of the key index only), sorted."""
     rows = conn.execute(
-        "SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ?", (BUBBLE_LO, BUBBLE_HI)
+        "SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ?", (lo, hi)
     ).fetchall()
     rowids = [r[0] for r in rows]
-    rowids.sort(reverse=True)
+    rowids.sort(reverse=newest_first)
     return rowids
+
+
+def bubble_rowids(conn: sqlite3.Connection) -> list[int]:
+    """Every bubble's ROWID, newest first."""
+    return family_rowids(conn, BUBBLE_LO, BUBBLE_HI, newest_first=True)
 
 
 def bubble_page(conn: sqlite3.Connection, lo: int, hi: int) -> list[BubbleRow]:
     """Bubble rows with lo <= ROWID <= hi, newest first (one short read transaction)."""
     return fetch(
         conn,
-        f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV "
-        f"WHERE rowid BETWEEN ? AND ? AND {_BUBBLE_FILTER} ORDER BY rowid DESC",
+        f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV WHERE rowid BETWEEN ? AND ?"
+        f" AND {_BUBBLE_FAMILY} AND json_valid(value) ORDER BY rowid DESC",
         (lo, hi),
     )
 
@@ -104,7 +187,8 @@ def bubble_rows_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> lis
     return fetch(
         conn,
         f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV "
-        f"WHERE rowid IN ({marks}) AND {_BUBBLE_FILTER} ORDER BY rowid DESC",
+        f"WHERE rowid IN ({marks}) AND {_BUBBLE_FAMILY} AND json_valid(value)"
+        " ORDER BY rowid DESC",
         list(rowids),
     )
 
@@ -131,16 +215,44 @@ def composer_meta(
     return found
 
 
-def agent_rows(conn: sqlite3.Connection, after_rowid: int = 0) -> Iterator[tuple[int, bytes]]:
-    """agentKv rows whose value is a JSON object (TEXT or BLOB), in ROWID order."""
-    cursor = conn.execute(
-        "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV"
-        " WHERE key >= ? AND key < ? AND rowid > ? AND hex(substr(value, 1, 1)) = '7B'"
-        " ORDER BY rowid",
-        (AGENT_LO, AGENT_HI, after_rowid),
-    )
-    while batch := cursor.fetchmany(2000):
-        yield from batch
+def agent_page(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[AgentRow]:
+    """The agent rows among `rowids` (ascending) whose value is a JSON object, in ROWID order.
+
+    SQLite reads what it can read exactly; the rest (and values SQLite deems invalid JSON that
+    Python might still accept) come back raw, both from the same read transaction.
+    """
+    if not rowids:
+        return []
+    in_txn = conn.in_transaction
+    if not in_txn:
+        conn.execute("BEGIN")
+    try:
+        rows: list[AgentRow] = fetch(
+            conn,
+            f"SELECT {AGENT_COLUMNS}, NULL FROM cursorDiskKV WHERE rowid BETWEEN ? AND ?"
+            f" AND {_AGENT_FAMILY} AND {_IS_OBJECT} AND json_valid(value) ORDER BY rowid",
+            (rowids[0], rowids[-1]),
+        )
+        done = {r[0] for r in rows if exact_chars(r[4]) is not None}
+        rest = [r for r in rowids if r not in done]
+        raw: list[tuple[int, bytes]] = []
+        for start in range(0, len(rest), 2000):
+            chunk = rest[start : start + 2000]
+            marks = ",".join("?" * len(chunk))
+            raw += conn.execute(
+                f"SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE rowid IN ({marks})"
+                f" AND {_AGENT_FAMILY} AND {_IS_OBJECT}",
+                chunk,
+            ).fetchall()
+    finally:
+        if not in_txn:
+            conn.execute("COMMIT")
+    if not raw:
+        return rows
+    merged = [r for r in rows if r[0] in done]
+    merged += [(rowid, None, None, None, None, None, None, value) for rowid, value in raw]
+    merged.sort(key=lambda r: r[0])
+    return merged
 
 
 def family_count(conn: sqlite3.Connection, lo: str, hi: str, max_rowid: int) -> int:
@@ -177,7 +289,7 @@ def request_ids_below(
     rows = fetch(
         conn,
         "SELECT DISTINCT json_extract(value, '$.requestId') FROM cursorDiskKV"
-        f" WHERE rowid < ? AND {_BUBBLE_FILTER}"
+        " WHERE rowid < ? AND key >= 'bubbleId:' AND key < 'bubbleId;' AND json_valid(value)"
         " AND json_extract(value, '$.requestId') IN (SELECT value FROM json_each(?))",
         (below_rowid, _json_list(candidates)),
     )

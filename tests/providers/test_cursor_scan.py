@@ -1,0 +1,179 @@
+"""SQL-side extraction must count exactly what Python would after decoding the raw JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codeburn.providers import cursor_scan as scan
+from codeburn.providers.agent_stream import StreamWalker
+from codeburn.providers.cursor_emit import B_CHARS
+from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.providers.sqlite_ro import open_readonly
+from tests.cursor_fixtures import ago, profile, read
+
+SHELL = {"type": "tool-call", "toolName": "Shell", "args": {"command": "cd x && npm test"}}
+
+
+def _opts(request_id: Any = None, model: Any = None) -> dict[str, Any]:
+    cursor: dict[str, Any] = {}
+    if request_id is not None:
+        cursor["requestId"] = request_id
+    if model is not None:
+        cursor["modelName"] = model
+    return {"providerOptions": {"cursor": cursor}}
+
+
+# Values an agent stream may hold; each is written as JSON text unless it is bytes already.
+AGENT_VALUES: list[Any] = [
+    {"role": "system", "content": "s" * 50},
+    {"role": "user", "content": "pending user text"},
+    {"role": "user", "content": "opening", **_opts("R1", "gpt-5")},
+    {"role": "tool", "content": [{"type": "text", "text": "t" * 300}]},
+    {"role": "tool", "content": [{"type": "text", "text": "caf\u00e9 \u2705 \U0001f600"}]},
+    {"role": "tool", "content": 'line\none\ttab \\ slash "quoted"'},
+    {"role": "tool", "content": "nul \u0000 inside"},
+    {"role": "tool", "content": None},
+    {"role": "tool"},
+    {"role": "tool", "content": 12.5},
+    {"role": "tool", "content": True},
+    {"role": "tool", "content": {"type": "text", "text": "an object"}},
+    {"role": "tool", "content": []},
+    {"role": "tool", "content": ["plain string block", 7, None]},
+    {"role": "tool", "content": [{"text": 5, "content": "content used"}]},
+    {"role": "tool", "content": [{"text": "text wins", "content": "ignored"}]},
+    {"role": "tool", "content": [{"text": "a"}, {"text": "b"}, {"text": "third block"}]},
+    {"role": "assistant", "content": [{"type": "text", "text": "done"}, SHELL], **_opts(None, "m")},
+    {"role": "assistant", "content": [SHELL]},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "tool-call", "toolName": "Shell", "input": {"command": "ls -la | wc"}},
+            {"type": "tool-call", "toolName": "Read", "args": None, "input": {"command": "x"}},
+        ],
+    },
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "tool-call", "toolName": "Bash", "args": ["not", "a", "dict"]},
+            {"type": "tool-call", "toolName": 42},
+        ],
+    },
+    {"role": "assistant", "content": [{"type": "tool-call", "toolName": ""}, "x"]},
+    {"role": "assistant", "content": "plain answer"},
+    {"role": "system", "content": "ends the request"},
+    {"role": "assistant", "content": [SHELL]},  # no current request: dropped
+    {"role": "user", "content": "second", **_opts("R2")},
+    {"role": "user", "content": "no id", **_opts("")},
+    {"role": "user", "content": "numeric id", **_opts(17)},
+    {"role": "user", "content": "x", "providerOptions": {"cursor": "not a dict"}},
+    {"role": "user", "content": "x", "providerOptions": []},
+    {"role": 3, "content": "odd role"},
+    {"role": {"nested": "role"}, "content": "odd role"},
+    {"content": "no role at all"},
+    {"role": "tool", "content": [{"type": "text", "text": "é" * 10}, SHELL]},
+    b'{"role":"tool","content":"bad \xe2\x82 bytes \xc3\xa9\xa9 and \xc0\x80"}',
+    b'{"role":"tool","content":[{"type":"text","text":"\xff\xfe"}]}',
+    b'{"role":"tool","content":"nan","n":NaN}',
+    b"{not json at all",
+    b"\x00\x01binary",
+    b"[1, 2, 3]",
+    b' {"role":"tool","content":"leading space"}',
+    {"role": "user", "content": "third", **_opts("R3", "claude-4.6-sonnet")},
+    {"role": "tool", "content": [{"type": "text", "text": "x" * 5000}]},
+]
+
+
+def _write_agents(tmp_path: Path, values: list[Any]) -> Path:
+    with profile(tmp_path) as p:
+        for i, value in enumerate(values):
+            if isinstance(value, bytes):
+                p.put(f"agentKv:blob:{i:04d}", value)
+            elif i % 5 == 0:  # JSON stored as BLOB must read the same
+                p.put(f"agentKv:blob:{i:04d}", json.dumps(value, ensure_ascii=False).encode())
+            else:
+                p.put(f"agentKv:blob:{i:04d}", value)
+            p.flush()  # one row per ROWID, in list order
+    return p.db_path
+
+
+def _state(walker: StreamWalker) -> tuple[Any, ...]:
+    requests = {r: q.signature() for r, q in walker.requests.items()}
+    return requests, walker.current, walker.pending_user, walker.pending_context, walker.rows_seen
+
+
+def _walk_sql(db: Path) -> StreamWalker:
+    walker = StreamWalker()
+    with open_readonly(db) as conn:
+        rowids = scan.family_rowids(conn, scan.AGENT_LO, scan.AGENT_HI)
+        for start in range(0, len(rowids), 7):  # small pages: merging across page edges
+            walker.feed_rows(scan.agent_page(conn, rowids[start : start + 7]))
+    return walker
+
+
+def _walk_raw(db: Path) -> StreamWalker:
+    walker = StreamWalker()
+    with open_readonly(db) as conn:
+        rows = conn.execute(
+            "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE key >= ? AND key < ?"
+            " AND hex(substr(value, 1, 1)) = '7B' ORDER BY rowid",
+            (scan.AGENT_LO, scan.AGENT_HI),
+        ).fetchall()
+    walker.feed(rows)
+    return walker
+
+
+def test_sql_agent_rows_match_python_decoding(tmp_path: Path) -> None:
+    db = _write_agents(tmp_path, AGENT_VALUES)
+    sql, raw = _walk_sql(db), _walk_raw(db)
+    assert _state(sql) == _state(raw)
+    assert set(sql.requests) == {"R1", "R2", "R3"}
+    r1 = sql.requests["R1"]
+    assert r1.tools == ["Bash", "Read"] and r1.commands == ["cd", "npm", "ls", "wc"]
+    assert r1.model == "gpt-5"
+
+
+def test_sql_agent_rows_match_python_one_value_at_a_time(tmp_path: Path) -> None:
+    for i, value in enumerate(AGENT_VALUES):
+        folder = tmp_path / str(i)
+        db = _write_agents(folder, [AGENT_VALUES[2], value])
+        assert _state(_walk_sql(db)) == _state(_walk_raw(db)), value
+
+
+def test_agent_page_reads_plain_rows_in_sql(tmp_path: Path) -> None:
+    db = _write_agents(tmp_path, AGENT_VALUES[:4])
+    with open_readonly(db) as conn:
+        rows = scan.agent_page(conn, scan.family_rowids(conn, scan.AGENT_LO, scan.AGENT_HI))
+    assert [r[7] for r in rows] == [None] * 4  # nothing needed the raw JSON
+    assert [scan.exact_chars(r[4]) for r in rows] == [50, 17, 7, 300]
+
+
+@pytest.mark.parametrize(
+    ("raw", "chars"),
+    [
+        (b"caf\xc3\xa9", 4),  # valid non-ASCII
+        (b"cut \xe2\x82", 5),  # truncated character: one replacement character
+        (b"x\xc3\xa9\xa9", 3),  # an extra continuation byte: SQLite alone would say 2
+        (b"\xc0\x80!", 3),  # overlong encoding: two replacement characters
+        (b"\xed\xa0\x80", 3),  # encoded surrogate: three replacement characters
+    ],
+)
+def test_bubble_text_chars_after_decoding_with_replacement(
+    tmp_path: Path, raw: bytes, chars: int
+) -> None:
+    with profile(tmp_path) as p:
+        value = ProfileWriter.bubble_value(role="assistant", text="MARK", created_at=ago(2))
+        p.put("bubbleId:c1:b", json.dumps(value).encode().replace(b"MARK", raw))
+    with open_readonly(p.db_path) as conn:
+        rows = scan.bubble_rows_by_rowid(conn, [1])
+    text = rows[0][9]
+    counted = text if isinstance(text, int) else len(text.decode("utf-8", "replace"))
+    assert counted == chars
+    assert read(p.db_path).calls[0].output_tokens == (chars + 3) // 4
+
+
+def test_bubble_chars_column_is_the_emitters(tmp_path: Path) -> None:
+    assert B_CHARS == 7  # the reader builds bubbles positionally
