@@ -263,10 +263,10 @@ async function drive(page, run, fixture, modules) {
   await page.locator(".settings-editor").screenshot({ path: join(ARTIFACTS, "settings.png") });
   const checkbox = setting.locator(".setting-value-checkbox");
   const configFile = join(run.dirs.cbconfig, "config.json");
-  await checkbox.click();
+  await setCheckbox(checkbox, false);
   await waitFor(() => readConfig(configFile)?.cursorSync === false, "config.json to say cursorSync: false");
   log("unticking the setting wrote cursorSync: false to config.json");
-  await checkbox.click();
+  await setCheckbox(checkbox, true);
   await waitFor(() => readConfig(configFile)?.cursorSync === true, "config.json to say cursorSync: true");
   await page.locator(".notifications-toasts").filter({ hasText: "CODEBURN_CURSOR_SYNC=0" }).first().waitFor({ timeout: STEP_TIMEOUT });
   log("ticking it again wrote cursorSync: true and said the environment keeps sync off");
@@ -319,6 +319,21 @@ async function expectTrouble(page, text, cause) {
     }
   }
   await page.mouse.move(10, 10);
+}
+
+/** Clicks a Settings UI checkbox until it shows the wanted state (a click can land mid re-render). */
+async function setCheckbox(checkbox, wanted) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if ((await checkbox.getAttribute("aria-checked")) === String(wanted)) {
+      return;
+    }
+    await checkbox.click();
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline && (await checkbox.getAttribute("aria-checked")) !== String(wanted)) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`the setting's checkbox did not become ${wanted}`);
 }
 
 function readConfig(file) {
