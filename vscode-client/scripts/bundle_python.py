@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 CLIENT = Path(__file__).resolve().parent.parent
 ROOT = CLIENT.parent
@@ -36,7 +37,7 @@ def pins(lines: list[str]) -> dict[str, str]:
     return found
 
 
-def check_pins(project: dict, requirements: Path) -> None:
+def check_pins(project: dict[str, Any], requirements: Path) -> None:
     """Every runtime dependency of pyproject.toml (but rich) is in the bundle at the same pin."""
     wanted = pins(project["project"]["dependencies"])
     bundled = pins(requirements.read_text().splitlines())
@@ -52,7 +53,7 @@ def check_pins(project: dict, requirements: Path) -> None:
         )
 
 
-def copy_packages(project: dict, libs: Path) -> list[str]:
+def copy_packages(project: dict[str, Any], libs: Path) -> list[str]:
     setuptools = project["tool"]["setuptools"]
     package_dir: dict[str, str] = setuptools.get("package-dir", {})
     package_data: dict[str, list[str]] = setuptools.get("package-data", {})
@@ -79,13 +80,11 @@ def source_dir(package: str, package_dir: dict[str, str]) -> Path:
 
 
 def install_dependencies(requirements: Path, libs: Path, python: str) -> None:
+    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    target = ["--root-user-action=ignore", "--target", str(libs), "--no-deps"]
+    pure = ["--only-binary=:all:", "--implementation", "py", "--python-version", "3.11"]
     subprocess.run(
-        [
-            python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-            "--root-user-action=ignore", "--target", str(libs), "--no-deps", "--only-binary=:all:",
-            "--implementation", "py", "--python-version", "3.11", "--platform", "any",
-            "--requirement", str(requirements),
-        ],
+        [*pip, *target, *pure, "--platform", "any", "--requirement", str(requirements)],
         check=True,
     )
 

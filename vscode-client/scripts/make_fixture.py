@@ -17,6 +17,7 @@ import sys
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 CLIENT = Path(__file__).resolve().parent.parent
 LIBS = CLIENT / "bundled" / "libs"
@@ -41,16 +42,21 @@ def cli(args: list[str], scratch: Path) -> str:
     }
     env.pop("CODEBURN_CURSOR_DB", None)
     done = subprocess.run(
-        [sys.executable, "-P", "-c", CLI, *args], env=env, capture_output=True, text=True
+        [sys.executable, "-P", "-c", CLI, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         sys.exit(f"make_fixture: codeburn {' '.join(args)} failed: {done.stderr.strip()}")
     return done.stdout
 
 
-def status(db: Path, scratch: Path) -> dict[str, object]:
+def status(db: Path, scratch: Path) -> dict[str, Any]:
     out = cli(["status", "--format", "json", "--cursor-db", str(db), "--no-sync"], scratch)
-    return json.loads(out)
+    result: dict[str, Any] = json.loads(out)
+    return result
 
 
 def main() -> None:
@@ -59,7 +65,9 @@ def main() -> None:
     out = Path(sys.argv[1]).resolve()
     out.mkdir(parents=True, exist_ok=True)
     now_ms = time.time_ns() // 1_000_000
-    spec = SampleSpec(seed=11, conversations=14, bubbles=(4, 12), days=6, workspaces=2, now_ms=now_ms)
+    spec = SampleSpec(
+        seed=11, conversations=14, bubbles=(4, 12), days=6, workspaces=2, now_ms=now_ms
+    )
     info = generate_sample_profile(out / "cursor", spec)
     # An export of the last two local days (up to a minute ago): importing it replaces the
     # local estimates of those days, so the figures move.
@@ -75,7 +83,13 @@ def main() -> None:
         sys.exit(f"make_fixture: unexpected states {before['state']} / {after['state']}")
     if (before["today"], before["month"]) == (after["today"], after["month"]):
         sys.exit("make_fixture: importing the export did not change the figures")
-    fixture = {"db": str(info.db_path), "csv": str(csv), "rows": rows, "before": before, "after": after}
+    fixture = {
+        "db": str(info.db_path),
+        "csv": str(csv),
+        "rows": rows,
+        "before": before,
+        "after": after,
+    }
     (out / "fixture.json").write_text(json.dumps(fixture, indent=2))
     print(json.dumps({k: fixture[k] for k in ("db", "csv", "rows")}))
 
