@@ -18,7 +18,9 @@ async function reportFailure(controller: Controller, what: string, error: unknow
   controller.log.error(`${what}: ${message}`);
   if (error instanceof ServerUnavailableError) {
     const actions =
-      error.reason === "python-missing" ? ["Open Settings", "Show Logs"] : ["Show Logs", "Restart Server"];
+      error.reason === "python-missing"
+        ? ["Open Settings", "Show Logs"]
+        : ["Show Logs", "Restart Server"];
     const choice = await vscode.window.showErrorMessage(`CodeBurn: ${message}`, ...actions);
     const command = {
       "Open Settings": "codeburn.openSettings",
@@ -146,12 +148,9 @@ async function refresh(controller: Controller): Promise<void> {
 }
 
 async function showBreakdown(controller: Controller): Promise<void> {
-  const state = controller.clientState.kind;
-  if (state === "python-missing" || state === "server-down") {
-    await reportFailure(controller, "Breakdown", new ServerUnavailableError(
-      (controller.clientState as { message: string }).message,
-      state,
-    ));
+  const problem = controller.unavailable();
+  if (problem !== undefined) {
+    await reportFailure(controller, "Breakdown", problem);
     return;
   }
   await BreakdownPanel.show(controller);

@@ -107,9 +107,12 @@ export class Controller implements vscode.Disposable {
   /** Runs a server command, waiting for a start in progress; `busy` spins the status icon. */
   async execute<T>(command: string, args: unknown[], busy = false): Promise<T> {
     await this.starting;
-    const down = this.state.kind === "python-missing" || this.state.kind === "server-down";
-    if (this.connection === undefined || down) {
-      throw this.unavailable();
+    const problem = this.unavailable();
+    if (problem !== undefined) {
+      throw problem;
+    }
+    if (this.connection === undefined) {
+      throw new ServerUnavailableError("CodeBurn's language server is not running.", "server-down");
     }
     if (busy) {
       this.busy++;
@@ -167,15 +170,15 @@ export class Controller implements vscode.Disposable {
     await this.stopConnection();
   }
 
-  private unavailable(): ServerUnavailableError {
+  /** Why commands cannot reach the server right now, or `undefined` when they can (or soon). */
+  unavailable(): ServerUnavailableError | undefined {
     if (this.state.kind === "python-missing") {
       return new ServerUnavailableError(this.state.message, "python-missing");
     }
-    const message =
-      this.state.kind === "server-down"
-        ? this.state.message
-        : "CodeBurn's language server is not running.";
-    return new ServerUnavailableError(message, "server-down");
+    if (this.state.kind === "server-down") {
+      return new ServerUnavailableError(this.state.message, "server-down");
+    }
+    return undefined;
   }
 
   private setState(state: ClientState): void {

@@ -140,6 +140,9 @@ test("missing Python: the item says so, links to the logs, and commands explain"
   assert.match(shim.messages[0].message, /Python 3\.11/);
   assert.deepEqual(shim.messages[0].items, ["Open Settings", "Show Logs"]);
   assert.equal(shim.logShown, 1);
+  await run("codeburn.showBreakdown");
+  assert.equal(shim.webviews.length, 0);
+  assert.match(shim.messages[1].message, /Python 3\.11/);
 });
 
 test("a server that cannot start, or stops for good, is shown with Restart", async () => {
