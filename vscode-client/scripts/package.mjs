@@ -1,5 +1,6 @@
-// `npm run package`: bundles the extension and the Python package, then builds the .vsix with
-// @vscode/vsce on Node >= 22 (this Node, or Node 24 from scripts/install-tools.sh).
+// `npm run package`: bundles the Python package, then builds the .vsix with @vscode/vsce on
+// Node >= 22 (this Node, or Node 24 from scripts/install-tools.sh); vsce runs the
+// `vscode:prepublish` script, which bundles the extension with esbuild.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -26,7 +27,6 @@ function node22() {
 
 const { name, version } = JSON.parse(readFileSync(join(client, "package.json"), "utf8"));
 const output = process.argv[2] ?? `${name}-${version}.vsix`;
-run(process.execPath, ["esbuild.mjs", "--production"]);
 run(process.env.CODEBURN_PYTHON ?? "python3", ["scripts/bundle_python.py"]);
 const node = node22();
 run(node, [
