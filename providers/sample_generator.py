@@ -1,20 +1,26 @@
-"""A deterministic sample Cursor profile with every input source (demo, tests, benchmarks)."""
+"""A deterministic sample Cursor profile with every input source (demo, tests, benchmarks).
+
+Each conversation draws from its own random stream, so rows can be produced lazily and merged
+in time order (Cursor's ROWIDs grow with time) without holding the whole profile in memory;
+values are JSON written by hand (the texts never need escaping), which keeps a 300,000-message
+profile to seconds. Bump `GENERATOR_VERSION` whenever the output for a seed changes.
+"""
 
 from __future__ import annotations
 
+import heapq
 import json
 import random
 import time
-import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.sample_profile import JournalMode, ProfileWriter
 
+GENERATOR_VERSION: Final = 2
 MODELS: Final = (
     "claude-4.5-sonnet-thinking",
     "claude-4.6-sonnet",
@@ -27,62 +33,15 @@ MODELS: Final = (
 )
 PROJECTS: Final = ("web-app", "api-server", "infra", "ml-notebooks", "docs-site", "cli-tools")
 LANGUAGES: Final = ("typescript", "python", "rust", "go", "shellscript", "plaintext", "json")
-WORDS: Final = tuple(
-    [
-        "the",
-        "function",
-        "returns",
-        "a",
-        "value",
-        "when",
-        "request",
-        "handler",
-        "cache",
-        "parse",
-        "error",
-        "test",
-        "build",
-        "refactor",
-        "component",
-        "state",
-        "async",
-        "await",
-        "promise",
-        "query",
-        "database",
-        "index",
-        "migration",
-        "schema",
-        "type",
-        "interface",
-        "import",
-        "export",
-        "module",
-        "config",
-        "deploy",
-        "container",
-        "docker",
-        "kubernetes",
-        "log",
-        "metric",
-        "trace",
-        "span",
-        "user",
-        "session",
-        "token",
-        "auth",
-        "route",
-        "middleware",
-        "render",
-        "hook",
-        "effect",
-        "memo",
-        "reducer",
-        "store",
-    ]
-)
+_WORD_LIST: Final = """the function returns a value when request handler cache parse error test
+    build refactor component state async await promise query database index migration schema type
+    interface import export module config deploy container docker kubernetes log metric trace
+    span user session token auth route middleware render hook effect memo reducer store"""
+WORDS: Final = tuple(_WORD_LIST.split())
 SHELL_COMMANDS: Final = ("npm test", "git status && git diff", "pytest -q", "cargo build", "ls -la")
 SOURCES: Final = ("bubbleTokens", "meter", "meter", "meter", "meter", "stream", "stream", "text")
+_CUT: Final = b"\xe2\x82"  # a multi-byte character cut in half, as Cursor sometimes stores
+_CAPABILITIES: Final = '[{"type":15,"data":{"bubbleDataMap":"{}"}}]'
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,203 +72,235 @@ class SampleInfo:
     sources: dict[str, int] = field(default_factory=dict)
 
 
-class _Text:
-    """Cheap realistic text: slices of one long random corpus."""
+# (time, stream, sequence, key, value): the first three order the merge and are unique.
+Row = tuple[int, int, int, str, str | bytes]
 
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.corpus = " ".join(rng.choice(WORDS) for _ in range(40_000))
 
-    def make(self, bounds: tuple[int, int]) -> str:
-        n = self.rng.randint(*bounds)
-        start = self.rng.randrange(0, len(self.corpus) - n - 1)
-        text = self.corpus[start : start + n]
-        if self.rng.random() < 0.12:
-            text = text[:-8] + " ✅ café"
+def _uid(rng: random.Random) -> str:
+    h = f"{rng.getrandbits(128):032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _pick(rng: random.Random, items: tuple[str, ...]) -> str:
+    return items[int(rng.random() * len(items))]
+
+
+def _between(rng: random.Random, bounds: tuple[int, int]) -> int:
+    lo, hi = bounds
+    return lo + int(rng.random() * (hi - lo + 1))
+
+
+class _Corpus:
+    """Cheap realistic text: slices of one long random corpus (letters, spaces, a few emoji)."""
+
+    def __init__(self, seed: int) -> None:
+        rng = random.Random(seed)
+        self.text = " ".join(_pick(rng, WORDS) for _ in range(40_000))
+
+    def make(self, rng: random.Random, bounds: tuple[int, int]) -> str:
+        n = _between(rng, bounds)
+        start = int(rng.random() * (len(self.text) - n - 1))
+        text = self.text[start : start + n]
+        if rng.random() < 0.12:
+            text = text[:-8] + " \u2705 caf\u00e9"
         return text
 
 
-def _bubble_extra(rng: random.Random, bubble_id: str, project: str) -> dict[str, Any]:
-    files = [f"src/{project}/{rng.choice(WORDS)}_{i}.ts" for i in range(rng.randint(1, 6))]
-    return {
-        "bubbleId": bubble_id,
-        "serverBubbleId": str(uuid.UUID(int=rng.getrandbits(128))),
-        "isAgentic": rng.random() < 0.6,
-        "unifiedMode": 2,
-        "relevantFiles": files,
-        "capabilities": [{"type": 15, "data": {"bubbleDataMap": "{}"}}],
-    }
+def _agent_value(role: str, content: str, request: str | None = None, model: str = "") -> str:
+    options = f',"providerOptions":{{"cursor":{{"requestId":"{request}","modelName":"{model}"}}}}'
+    return f'{{"role":"{role}","content":{content}{options if request else ""}}}'
 
 
-class _Generator:
-    def __init__(self, root: Path, spec: SampleSpec) -> None:
+class _Sample:
+    """Plans the profile, then yields its rows in time order."""
+
+    def __init__(self, spec: SampleSpec) -> None:
         self.spec = spec
-        self.rng = random.Random(spec.seed)
-        self.text = _Text(self.rng)
         self.now_ms = spec.now_ms if spec.now_ms is not None else time.time_ns() // 1_000_000
-        self.writer = ProfileWriter(root, journal_mode=spec.journal_mode)
-        self.info = SampleInfo(root=root, db_path=self.writer.db_path)
-        self.events: list[tuple[int, int, Callable[[], None]]] = []
+        self.corpus = _Corpus(spec.seed)
+        self.bubble_count = 0
         self.workspace_members: dict[int, list[str]] = {}
+        self.info_sources: dict[str, int] = {}
+        self.agent_rows = 0
 
-    def uid(self) -> str:
-        return str(uuid.UUID(int=self.rng.getrandbits(128)))
+    def rng(self, stream: int) -> random.Random:
+        return random.Random(f"{self.spec.seed}/{stream}")
 
-    def at(self, ts: int, action: Callable[[], None]) -> None:
-        self.events.append((ts, len(self.events), action))
+    def rows(self) -> Iterator[Row]:
+        spec = self.spec
+        streams: list[Iterator[Row]] = [self.conversation(i) for i in range(spec.conversations)]
+        extra = spec.stream_only_requests
+        for i in range(max(1, spec.conversations // 25) if extra is None else extra):
+            streams.append(self.stream_only(spec.conversations + i))
+        streams.append(iter(self.oddities()))
+        return heapq.merge(*streams)
 
-    def conversation(self, index: int) -> None:
-        spec, rng = self.spec, self.rng
-        composer = self.uid()
+    def conversation(self, index: int) -> Iterator[Row]:
+        spec, rng, corpus = self.spec, self.rng(index), self.corpus
+        composer = _uid(rng)
         source = SOURCES[index % len(SOURCES)]
-        self.info.sources[source] = self.info.sources.get(source, 0) + 1
+        self.info_sources[source] = self.info_sources.get(source, 0) + 1
         recent = index >= spec.conversations - max(3, spec.conversations // 30)
         span = 6 * 3600_000 if recent else spec.days * 86_400_000
-        start = self.now_ms - rng.randint(3600_000, max(span, 3600_001))
-        model = rng.choice(MODELS)
+        start = self.now_ms - _between(rng, (3600_000, max(span, 3600_001)))
+        model = _pick(rng, MODELS)
         workspace = index % (spec.workspaces + 1)
         self.workspace_members.setdefault(workspace, []).append(composer)
         project = PROJECTS[workspace % len(PROJECTS)]
-        count = rng.randint(*spec.bubbles)
-        ts = start
-        meter = 0
+        count = _between(rng, spec.bubbles)
+        meta = f'"composerId":"{composer}","createdAt":{start}'
+        seq = 0
+        yield start, index, seq, f"composerData:{composer}", f'{{"_v":10,{meta}}}'
+        ts, meter = start, 0
         for n in range(count):
-            ts += rng.randint(5_000, 90_000)
+            ts += _between(rng, (5_000, 90_000))
             user = n % 2 == 0
-            request = self.uid() if user and source in ("stream", "bubbleTokens") else None
-            bubble_id = self.uid()
-            text = self.text.make(spec.user_chars if user else spec.assistant_chars)
+            text = corpus.make(rng, spec.user_chars if user else spec.assistant_chars)
             meter += len(text) // 3
-            tokens = (len(text) // 4, 0) if user else (0, len(text) // 4)
-            fields: dict[str, Any] = {
-                "role": "user" if user else "assistant",
-                "text": text,
-                "created_at": iso_utc(ts),
-                "request_id": request,
-                "model": None if user else model,
-                "languages": rng.sample(LANGUAGES, 2) if not user and rng.random() < 0.3 else (),
-                "extra": _bubble_extra(rng, bubble_id, project),
-            }
-            if source == "bubbleTokens":
-                fields["input_tokens"], fields["output_tokens"] = tokens
-            key = f"bubbleId:{composer}:{bubble_id}"
-            value = ProfileWriter.bubble_value(**fields)
-            self.info.bubbles += 1
-            if spec.invalid_utf8_every and self.info.bubbles % spec.invalid_utf8_every == 0:
-                self.at(ts, partial(self.writer.put, key, _truncated_utf8(value)))
-            else:
-                self.at(ts, partial(self.writer.put, key, value))
+            request = _uid(rng) if user and source in ("stream", "bubbleTokens") else None
+            key, value = self.bubble(rng, composer, project, model, source, user, text, ts, request)
+            seq += 1
+            yield ts, index, seq, key, value
             if request and source == "stream":
-                self.stream_turn(ts, request, text, model)
-        meta: dict[str, Any] = {"created_at_ms": start}
+                for key, value in self.stream_turn(rng, request, text, model):
+                    seq += 1
+                    yield ts, index, seq, key, value
         if source == "meter":
-            meta["total_used_tokens" if index % 3 else "context_tokens_used"] = meter
-        self.at(start, partial(self.writer.composer, composer, **meta))
-        self.at(ts, partial(self.writer.composer, composer, **meta))
-        self.info.conversations += 1
-
-    def stream_turn(self, ts: int, request: str, prompt: str, model: str) -> None:
-        rng = self.rng
-        blobs: list[dict[str, Any]] = [
-            {"role": "system", "content": self.text.make((800, 3000))},
-            {"role": "user", "content": prompt, "request_id": request, "model": model},
-        ]
-        for _ in range(rng.randint(0, 3)):
-            blobs.append(
-                {"role": "tool", "content": [{"type": "text", "text": self.text.make((300, 4000))}]}
+            meta += (
+                f',"promptTokenBreakdown":{{"totalUsedTokens":{meter}}}'
+                if index % 3
+                else (f',"contextTokensUsed":{meter}')
             )
-        call = {
-            "type": "tool-call",
-            "toolName": "Shell",
-            "args": {"command": rng.choice(SHELL_COMMANDS)},
-        }
-        blobs.append(
-            {
-                "role": "assistant",
-                "content": [{"type": "text", "text": self.text.make((100, 1500))}, call],
-            }
+        yield ts, index, seq + 1, f"composerData:{composer}", f'{{"_v":10,{meta}}}'
+
+    def bubble(
+        self,
+        rng: random.Random,
+        composer: str,
+        project: str,
+        model: str,
+        source: str,
+        user: bool,
+        text: str,
+        ts: int,
+        request: str | None,
+    ) -> tuple[str, str | bytes]:
+        bubble_id = _uid(rng)
+        tokens = (len(text) // 4, 0) if user else (0, len(text) // 4)
+        tin, tout = tokens if source == "bubbleTokens" else (0, 0)
+        head = f'{{"_v":3,"type":{1 if user else 2},"text":"{text}'
+        tail = f'","tokenCount":{{"inputTokens":{tin},"outputTokens":{tout}}}'
+        tail += f',"createdAt":"{iso_utc(ts)}"'
+        if request:
+            tail += f',"requestId":"{request}"'
+        if not user:
+            tail += f',"modelInfo":{{"modelName":"{model}"}}'
+            if rng.random() < 0.3:
+                blocks = ",".join(
+                    f'{{"languageId":"{lang}","codeBlockIdx":{i}}}'
+                    for i, lang in enumerate(rng.sample(LANGUAGES, 2))
+                )
+                tail += f',"codeBlocks":[{blocks}]'
+        files = ",".join(
+            f'"src/{project}/{_pick(rng, WORDS)}_{i}.ts"' for i in range(_between(rng, (1, 6)))
         )
-        for blob in blobs:
-            blob_id = self.uid()
-            self.info.agent_rows += 1
-            self.at(ts, partial(self.writer.agent, blob_id, **blob))
+        agentic = "true" if rng.random() < 0.6 else "false"
+        tail += (
+            f',"bubbleId":"{bubble_id}","serverBubbleId":"{_uid(rng)}","isAgentic":{agentic}'
+            f',"unifiedMode":2,"relevantFiles":[{files}],"capabilities":{_CAPABILITIES}}}'
+        )
+        self.bubble_count += 1
+        key = f"bubbleId:{composer}:{bubble_id}"
+        every = self.spec.invalid_utf8_every
+        if every and self.bubble_count % every == 0:
+            return key, head.encode() + _CUT + tail.encode()
+        return key, head + tail
 
-    def stream_only(self) -> None:
-        request = self.uid()
-        ts = self.now_ms - self.rng.randint(60_000, self.spec.days * 86_400_000)
-        self.stream_turn(ts, request, self.text.make(self.spec.user_chars), "claude-4.6-sonnet")
-        self.info.stream_only_requests += 1
+    def stream_turn(
+        self, rng: random.Random, request: str, prompt: str, model: str
+    ) -> Iterator[tuple[str, str]]:
+        corpus = self.corpus
+        blocks = [
+            _agent_value("system", f'"{corpus.make(rng, (800, 3000))}"'),
+            _agent_value("user", f'"{prompt}"', request, model),
+        ]
+        for _ in range(_between(rng, (0, 3))):
+            text = corpus.make(rng, (300, 4000))
+            blocks.append(_agent_value("tool", f'[{{"type":"text","text":"{text}"}}]'))
+        reply = corpus.make(rng, (100, 1500))
+        command = _pick(rng, SHELL_COMMANDS)
+        call = f'{{"type":"tool-call","toolName":"Shell","args":{{"command":"{command}"}}}}'
+        blocks.append(_agent_value("assistant", f'[{{"type":"text","text":"{reply}"}},{call}]'))
+        for value in blocks:
+            self.agent_rows += 1
+            yield f"agentKv:blob:{_uid(rng)}", value
 
-    def oddities(self) -> None:
+    def stream_only(self, stream: int) -> Iterator[Row]:
+        rng = self.rng(stream)
+        ts = self.now_ms - _between(rng, (60_000, self.spec.days * 86_400_000))
+        prompt = self.corpus.make(rng, self.spec.user_chars)
+        turn = self.stream_turn(rng, _uid(rng), prompt, "claude-4.6-sonnet")
+        for seq, (key, value) in enumerate(turn):
+            yield ts, stream, seq, key, value
+
+    def oddities(self) -> list[Row]:
+        rng, at, rows = self.rng(-1), self.now_ms - 7_200_000, []
         for i in range(self.spec.subcomposer_rows):
-            key = f"bubbleId:task-call_{i}\nfc_{self.uid()[:8]}:{self.uid()}"
+            key = f"bubbleId:task-call_{i}\nfc_{_uid(rng)[:8]}:{_uid(rng)}"
             value = ProfileWriter.bubble_value(
-                role="assistant", text="tool call", created_at=iso_utc(self.now_ms - 7_200_000)
+                role="assistant", text="tool call", created_at=iso_utc(at)
             )
-            self.at(self.now_ms - 7_200_000, partial(self.writer.put, key, value))
+            rows.append((at, -1, i, key, json.dumps(value)))
         for i in range(self.spec.undated_rows):
-            key = f"bubbleId:{self.uid()}:{self.uid()}"
+            key = f"bubbleId:{_uid(rng)}:{_uid(rng)}"
             value = ProfileWriter.bubble_value(
                 role="assistant", text="numeric date", created_at=1_700_000_000_000 + i
             )
-            self.at(self.now_ms - 3_600_000, partial(self.writer.put, key, value))
-
-    def workspaces(self) -> None:
-        for index, members in sorted(self.workspace_members.items()):
-            if index == self.spec.workspaces:
-                continue  # these conversations stay unmapped: project "cursor"
-            project = PROJECTS[index % len(PROJECTS)]
-            if index == 1:
-                self.writer.workspace(
-                    f"ws{index:02d}",
-                    folder=f"vscode-remote://wsl+Ubuntu/home/dev/{project}",
-                    composers=members,
-                )
-            elif index == 2:
-                self.writer.workspace(
-                    f"ws{index:02d}", folder=f"file:///home/dev/{project}", headers=members
-                )
-            else:
-                self.writer.workspace(
-                    f"ws{index:02d}", folder=f"file:///home/dev/{project}", composers=members
-                )
-        self.writer.workspace("ws-multi", multi_root=True, composers=[])
-
-    def run(self, progress: Callable[[int, int], None] | None) -> SampleInfo:
-        for index in range(self.spec.conversations):
-            self.conversation(index)
-        for _ in range(
-            self.spec.stream_only_requests
-            if self.spec.stream_only_requests is not None
-            else max(1, self.spec.conversations // 25)
-        ):
-            self.stream_only()
-        self.oddities()
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        total = len(self.events)
-        for done, (_, _, action) in enumerate(self.events, 1):
-            action()
-            if progress is not None and done % 20_000 == 0:
-                progress(done, total)
-        self.writer.flush()
-        self.workspaces()
-        self.writer.close()
-        return self.info
+            rows.append((self.now_ms - 3_600_000, -1, 100 + i, key, json.dumps(value)))
+        return sorted(rows)
 
 
-def _truncated_utf8(value: dict[str, Any]) -> bytes:
-    """Cursor sometimes stores a multi-byte character cut in half: keep the bytes invalid."""
-    marker = "\u0001CUT\u0001"
-    value = dict(value, text=str(value.get("text", "")) + marker)
-    raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return raw.replace(json.dumps(marker)[1:-1].encode(), b"\xe2\x82")
+def _write_workspaces(writer: ProfileWriter, sample: _Sample) -> None:
+    for index, members in sorted(sample.workspace_members.items()):
+        if index == sample.spec.workspaces:
+            continue  # these conversations stay unmapped: project "cursor"
+        project = PROJECTS[index % len(PROJECTS)]
+        name = f"ws{index:02d}"
+        if index == 1:
+            folder = f"vscode-remote://wsl+Ubuntu/home/dev/{project}"
+            writer.workspace(name, folder=folder, composers=members)
+        elif index == 2:
+            writer.workspace(name, folder=f"file:///home/dev/{project}", headers=members)
+        else:
+            writer.workspace(name, folder=f"file:///home/dev/{project}", composers=members)
+    writer.workspace("ws-multi", multi_root=True, composers=[])
 
 
 def generate_sample_profile(
     root: Path, spec: SampleSpec | None = None, progress: Callable[[int, int], None] | None = None
 ) -> SampleInfo:
-    """Write a sample Cursor data root under `root` and describe what is in it."""
-    return _Generator(root, spec or SampleSpec()).run(progress)
+    """Write a sample Cursor data root under `root` and describe what is in it.
+
+    `progress(done, total)` reports written bubbles against the planned total (≈ bubbles).
+    """
+    spec = spec or SampleSpec()
+    sample = _Sample(spec)
+    planned = spec.conversations * (spec.bubbles[0] + spec.bubbles[1]) // 2
+    with ProfileWriter(root, journal_mode=spec.journal_mode, bulk=True) as writer:
+        for _, _, _, key, value in sample.rows():
+            writer.put(key, value)
+            if progress is not None and sample.bubble_count % 20_000 == 0 and key[0] == "b":
+                progress(sample.bubble_count, max(planned, sample.bubble_count))
+        writer.flush()
+        _write_workspaces(writer, sample)
+        info = SampleInfo(root=root, db_path=writer.db_path)
+    info.conversations = spec.conversations
+    info.bubbles = sample.bubble_count
+    info.agent_rows = sample.agent_rows
+    extra = spec.stream_only_requests
+    info.stream_only_requests = max(1, spec.conversations // 25) if extra is None else extra
+    info.sources = dict(sample.info_sources)
+    return info
 
 
 EXPORT_HEADER: Final = (

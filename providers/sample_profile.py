@@ -41,12 +41,19 @@ def create_database(path: Path, journal_mode: JournalMode = "wal") -> sqlite3.Co
 class ProfileWriter:
     """Writes a Cursor data root: `<root>/User/globalStorage/state.vscdb` and workspaces."""
 
-    def __init__(self, root: Path, *, journal_mode: JournalMode = "wal") -> None:
+    def __init__(
+        self, root: Path, *, journal_mode: JournalMode = "wal", bulk: bool = False
+    ) -> None:
         self.root = root
         self.db_path = root / "User" / "globalStorage" / "state.vscdb"
         self.workspace_root = root / "User" / "workspaceStorage"
         self.journal_mode = journal_mode
         self.conn = create_database(self.db_path, journal_mode)
+        self.bulk = bulk
+        if bulk:  # generated data: no journal or fsync while filling, room for the key index
+            self.conn.execute("PRAGMA journal_mode = OFF")
+            self.conn.execute("PRAGMA synchronous = OFF")
+            self.conn.execute("PRAGMA cache_size = -131072")
         self._pending: list[tuple[str, str | bytes]] = []
 
     def __enter__(self) -> ProfileWriter:
@@ -83,6 +90,9 @@ class ProfileWriter:
 
     def close(self) -> None:
         self.flush()
+        if self.bulk:
+            self.conn.execute(f"PRAGMA journal_mode = {self.journal_mode}")
+            self.bulk = False
         self.conn.close()
 
     # -- Cursor records ---------------------------------------------------------------------
