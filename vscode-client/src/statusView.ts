@@ -176,7 +176,10 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
   if (status.state in UNAVAILABLE) {
     lines.push(warningText(status.message ?? UNAVAILABLE[status.state].label), "");
   }
-  lines.push(periodLine("Today", status.today), "", periodLine("This month", status.month), "");
+  // No data means zeros that mean nothing: the message above says what is missing instead.
+  if (status.state !== "no-data") {
+    lines.push(periodLine("Today", status.today), "", periodLine("This month", status.month), "");
+  }
   if (status.topModels.length > 0) {
     lines.push("Top models this month:", "");
     for (const model of status.topModels.slice(0, 5)) {
