@@ -38,6 +38,22 @@ class Totals:
         self.cache_write_tokens += call.cache_write_tokens
         self.sessions.add(call.session)
 
+    def add_sums(
+        self, cost: float, calls: int, tokens: list[Any], est: bool, billed: bool, session: str
+    ) -> None:
+        """`calls` calls of one session with these summed cost and [in, out, cr, cw] tokens."""
+        self.cost += cost
+        if est:
+            self.estimated_cost += cost
+        if billed:
+            self.billed_cost += cost
+        self.calls += calls
+        self.input_tokens += tokens[0]
+        self.output_tokens += tokens[1]
+        self.cache_read_tokens += tokens[2]
+        self.cache_write_tokens += tokens[3]
+        self.sessions.add(session)
+
     def merge(self, other: Totals) -> None:
         self.cost += other.cost
         self.estimated_cost += other.estimated_cost
@@ -127,6 +143,38 @@ class Slice:
             entry[1] += call.tokens
         if local and call.provider in LOCAL_ESTIMATE_PROVIDERS:
             self.local_cost += call.cost
+
+    def add_group(
+        self,
+        provider: str,
+        model: str,
+        project: str,
+        session: str,
+        est: bool,
+        billed: bool,
+        priced: bool,
+        sums: list[Any],
+        *,
+        local: bool,
+    ) -> None:
+        """Like `add` for each of several calls that share everything but their figures;
+        `sums` is [cost, calls, input, output, cache read, cache write]."""
+        cost, calls, tokens = sums[0], sums[1], sums[2:]
+        self.totals.add_sums(cost, calls, tokens, est, billed, session)
+        totals = self.models.get(model)
+        if totals is None:
+            totals = self.models[model] = Totals()
+        totals.add_sums(cost, calls, tokens, est, billed, session)
+        totals = self.projects.get(project)
+        if totals is None:
+            totals = self.projects[project] = Totals()
+        totals.add_sums(cost, calls, tokens, est, billed, session)
+        if not priced:
+            entry = self.unpriced.setdefault(model, [0, 0])
+            entry[0] += calls
+            entry[1] += sum(tokens)
+        if local and provider in LOCAL_ESTIMATE_PROVIDERS:
+            self.local_cost += cost
 
     def merge(self, other: Slice) -> None:
         self.totals.merge(other.totals)

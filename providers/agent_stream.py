@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import math
 import re
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from codeburn.providers.cursor_scan import AgentRow
+from codeburn.providers import cursor_scan as scan
 
 _COMMAND_SPLIT = re.compile(r"&&|\|\||[;|\n]")
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -42,8 +44,9 @@ def content_chars(content: Any) -> int:
     return len(json.dumps(content))
 
 
-def command_names(command: str) -> list[str]:
-    """`cd x && npm test | tee log` → [`cd`, `npm`, `tee`]."""
+@lru_cache(maxsize=4096)
+def command_names(command: str) -> tuple[str, ...]:
+    """`cd x && npm test | tee log` → (`cd`, `npm`, `tee`)."""
     names: list[str] = []
     for segment in _COMMAND_SPLIT.split(command):
         words = [w for w in segment.strip().split() if not _ENV_ASSIGNMENT.match(w)]
@@ -51,7 +54,7 @@ def command_names(command: str) -> list[str]:
             name = words[0].rsplit("/", 1)[-1]
             if name and name not in names:
                 names.append(name)
-    return names
+    return tuple(names)
 
 
 @dataclass(slots=True)
@@ -127,31 +130,18 @@ class StreamWalker:
     rows_seen: int = 0
     touched: set[str] = field(default_factory=set)
 
-    def feed(self, rows: Iterable[tuple[int, bytes]]) -> None:
-        """Raw agent values in ROWID order."""
+    def feed(self, rows: Iterable[tuple[int, bytes | None]]) -> None:
+        """Raw agent values in ROWID order; only JSON objects (first byte `{`) count."""
         for _rowid, raw in rows:
-            self._feed_raw(raw)
-
-    def feed_rows(self, rows: Iterable[AgentRow]) -> None:
-        """Rows read by SQL (`cursor_scan.agent_page`), raw values where SQL could not read."""
-        for _rowid, role, request_id, model, size, tool0, tool1, raw in rows:
-            if raw is not None:
-                self._feed_raw(raw)
+            if raw is None or raw[:1] != b"{":
+                continue
+            try:
+                record = json.loads(bytes(raw).decode("utf-8", "replace"))
+            except ValueError:
                 continue
             self.rows_seen += 1
-            calls = (
-                [json.loads(t) for t in (tool0, tool1) if t is not None] if tool0 or tool1 else ()
-            )
-            self._step(role, request_id, model, (size or 0) >> 32, calls)
-
-    def _feed_raw(self, raw: bytes) -> None:
-        try:
-            record = json.loads(bytes(raw).decode("utf-8", "replace"))
-        except ValueError:
-            return
-        self.rows_seen += 1
-        if isinstance(record, dict):
-            self._apply(record)
+            if isinstance(record, dict):
+                self._apply(record)
 
     def _open(self, request_id: str) -> StreamRequest:
         request = self.requests.get(request_id)
@@ -201,3 +191,12 @@ class StreamWalker:
             request.assistant_chars += chars
             for name, command in calls:
                 request.add_tool(name, command if isinstance(command, str) else None)
+
+
+def walk_pages(
+    conn: sqlite3.Connection, walker: StreamWalker, rowids: Sequence[int], page_rows: int
+) -> None:
+    """Feed the agent rows with these ROWIDs (ascending) to `walker`, one short read per page."""
+    for start in range(0, len(rowids), page_rows):
+        page = rowids[start : start + page_rows]
+        walker.feed(scan.agent_page(conn, page[0], page[-1]))

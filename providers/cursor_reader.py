@@ -9,17 +9,18 @@ whenever the database no longer looks like an extension of what was read.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sqlite3
 import time
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
 from codeburn.providers import cursor_scan as scan
-from codeburn.providers.agent_stream import StreamRequest, StreamWalker
+from codeburn.providers.agent_stream import StreamRequest, StreamWalker, walk_pages
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.cursor_emit import (
     B_REQ,
@@ -47,6 +48,19 @@ BUDGET_WARNING: Final = (
 
 Progress = Callable[[int, int], None]
 Meta = tuple[Any, Any, Any]
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic GC while a parse builds hundreds of thousands of acyclic tuples and calls:
+    every collection would walk them all again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def scan_budget() -> int:
@@ -286,6 +300,28 @@ class CursorReader:
             conn.execute("COMMIT")
         self._bubble_count = len(rowids)
         self._agent_count = len(agent_rowids)
+        with gc_paused():
+            acc = self._scan_bubbles(conn, rowids, progress)
+            del rowids
+            walk_pages(conn, self._walker, agent_rowids, PAGE_ROWS)
+        self._walker.touched.clear()
+        self._load_projects()
+        meta = scan.composer_meta(conn, list(acc.bubbles))
+        for composer, seen in acc.seen.items():
+            self._convs[composer] = ConvState(seen=seen, undated=acc.undated.get(composer, 0))
+        bubbles_of = acc.bubbles
+        with gc_paused():
+            for composer in list(bubbles_of):
+                # Popping frees each conversation's rows as soon as its calls exist.
+                self._install(composer, bubbles_of.pop(composer), meta.get(composer))
+        self._rebuild_stream_calls(conn)
+        self._ready = True
+        self._full_at = time.monotonic()
+
+    def _scan_bubbles(
+        self, conn: sqlite3.Connection, rowids: list[int], progress: Progress | None
+    ) -> _Scan:
+        """Newest-first pages until the floor or the budget; remembers where it stopped."""
         acc = _Scan(self.floor_iso, None, self.budget)
         total = len(rowids)
         page_rows = PAGE_ROWS
@@ -297,30 +333,11 @@ class CursorReader:
             if acc.budget_hit or (kept == 0 and before > 0):
                 self._scan_lo = page[-1]
                 break
-        del rowids
         self._skipped_sub = acc.subcomposer
         self._other_requests = acc.other_requests
         if acc.budget_hit:
             self._cutoff = min(b[0] for group in acc.bubbles.values() for b in group)
-        self._walk_agents(conn, agent_rowids)
-        self._walker.touched.clear()
-        self._load_projects()
-        meta = scan.composer_meta(conn, list(acc.bubbles))
-        for composer, seen in acc.seen.items():
-            self._convs[composer] = ConvState(seen=seen, undated=acc.undated.get(composer, 0))
-        bubbles_of = acc.bubbles
-        for composer in list(bubbles_of):
-            # Popping frees each conversation's rows as soon as its calls exist.
-            self._install(composer, bubbles_of.pop(composer), meta.get(composer))
-        self._rebuild_stream_calls(conn)
-        self._ready = True
-        self._full_at = time.monotonic()
-
-    def _walk_agents(self, conn: sqlite3.Connection, rowids: list[int]) -> None:
-        """Feed agent rows (ascending ROWIDs) to the walker, one short read per page."""
-        page_rows = PAGE_ROWS
-        for start in range(0, len(rowids), page_rows):
-            self._walker.feed_rows(scan.agent_page(conn, rowids[start : start + page_rows]))
+        return acc
 
     def _load_projects(self) -> bool:
         """Refresh the workspace mapping; True when it changed."""
@@ -485,11 +502,11 @@ class CursorReader:
                 rowids = scan.family_rowids(conn, scan.AGENT_LO, scan.AGENT_HI)
             finally:
                 conn.execute("COMMIT")
-            self._walk_agents(conn, [r for r in rowids if r <= limit])
+            walk_pages(conn, self._walker, [r for r in rowids if r <= limit], PAGE_ROWS)
             after = {r: q.signature() for r, q in self._walker.requests.items()}
             touched = {r for r in before.keys() | after.keys() if before.get(r) != after.get(r)}
         elif new_agents:
-            self._walk_agents(conn, new_agents)
+            walk_pages(conn, self._walker, new_agents, PAGE_ROWS)
             touched = set(self._walker.touched)
         else:
             touched = set()

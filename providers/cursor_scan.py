@@ -1,7 +1,7 @@
-"""SQL over Cursor's `cursorDiskKV`: per-row work happens in SQLite, Python sees small tuples.
+"""SQL over Cursor's `cursorDiskKV`: per-bubble work happens in SQLite, Python sees small tuples.
 
-Every JSON function is guarded (`json_valid` in the WHERE clause, or a first-byte test):
-one non-JSON value must not fail a query. Each reference to `value` costs a copy of the row and
+Every JSON function is guarded by `json_valid` in the WHERE clause: one non-JSON value must
+not fail a query. Each reference to `value` costs a copy of the row and
 a parse-cache lookup inside SQLite, so the column lists below use as few as they can.
 Family scans use `+key` so that SQLite walks the table in ROWID order instead of the key index.
 """
@@ -46,74 +46,8 @@ BUBBLE_COLUMNS: Final = f"""
 """
 _BUBBLE_FAMILY = "+key >= 'bubbleId:' AND +key < 'bubbleId;'"
 _AGENT_FAMILY = "+key >= 'agentKv:blob:' AND +key < 'agentKv:blob;'"
-_IS_OBJECT = "hex(substr(value, 1, 1)) = '7B'"
-
-# One row per agent record: (rowid, role, requestId, modelName, content size, first two tool
-# calls). The content size packs characters and UTF-8 bytes (chars * 2**32 + bytes): when they
-# differ the text is not plain ASCII and only Python can count it exactly, so the row is read
-# again as raw JSON; so is a row whose size is NULL (an escaped NUL, which SQLite cuts a string
-# at; a content that is an object or a scalar; more than two blocks). Blocks are read by index
-# from the row's cached parse: `json_each` would parse the whole value again.
-_CONTENT = "json_extract(value, '$.content')"
-_PACK = 4294967296
-
-
-def _size(text: str) -> str:
-    return f"length({text}) * {_PACK} + length(CAST({text} AS BLOB))"
-
-
-def _block_size(i: int) -> str:
-    text = f"json_extract(value, '$.content[{i}].text')"
-    inner = f"json_extract(value, '$.content[{i}].content')"
-    return f"""CASE json_type(value, '$.content[{i}].text') WHEN 'text' THEN {_size(text)}
-        ELSE CASE json_type(value, '$.content[{i}].content') WHEN 'text' THEN {_size(inner)}
-        ELSE 0 END END"""
-
-
-def _tool_call(i: int) -> str:
-    """[toolName, command] of block i when it is a tool call (`args`, else `input`)."""
-    block = f"'$.content[{i}]"
-    command = f"""CASE WHEN json_type(value, {block}.args') IS NOT NULL
-          THEN CASE WHEN json_type(value, {block}.args.command') = 'text'
-                    THEN json_extract(value, {block}.args.command') END
-          ELSE CASE WHEN json_type(value, {block}.input.command') = 'text'
-                    THEN json_extract(value, {block}.input.command') END END"""
-    return f"""CASE WHEN json_extract(value, {block}.type') = 'tool-call'
-          AND json_type(value, {block}.toolName') = 'text'
-        THEN json_array(json_extract(value, {block}.toolName'), {command}) END"""
-
-
-AGENT_COLUMNS: Final = f"""
-    rowid,
-    json_extract(value, '$.role'),
-    json_extract(value, '$.providerOptions.cursor.requestId'),
-    json_extract(value, '$.providerOptions.cursor.modelName'),
-    CASE WHEN value GLOB '*\\u0000*' THEN NULL
-    ELSE CASE coalesce(json_type(value, '$.content'), 'null')
-      WHEN 'null' THEN 0
-      WHEN 'text' THEN {_size(_CONTENT)}
-      WHEN 'array' THEN CASE json_array_length(value, '$.content')
-        WHEN 0 THEN 0
-        WHEN 1 THEN {_block_size(0)}
-        WHEN 2 THEN ({_block_size(0)}) + ({_block_size(1)})
-      END
-    END END,
-    {_tool_call(0)},
-    {_tool_call(1)}
-"""
 
 BubbleRow = tuple[Any, ...]
-# (rowid, role, requestId, model, content size, tool call, tool call, raw value when SQL could
-# not read the row: then the other fields are None)
-AgentRow = tuple[int, Any, Any, Any, int | None, str | None, str | None, bytes | None]
-
-
-def exact_chars(size: int | None) -> int | None:
-    """Characters from a packed content size, or None when Python must count them."""
-    if size is None:
-        return None
-    chars, raw_bytes = divmod(size, _PACK)
-    return chars if chars == raw_bytes else None
 
 
 def _decode_replace(raw: bytes) -> str:
@@ -215,44 +149,18 @@ def composer_meta(
     return found
 
 
-def agent_page(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[AgentRow]:
-    """The agent rows among `rowids` (ascending) whose value is a JSON object, in ROWID order.
+def agent_page(conn: sqlite3.Connection, lo: int, hi: int) -> list[tuple[int, bytes | None]]:
+    """Raw agent values with lo <= ROWID <= hi, in ROWID order (one short read transaction).
 
-    SQLite reads what it can read exactly; the rest (and values SQLite deems invalid JSON that
-    Python might still accept) come back raw, both from the same read transaction.
+    Python's JSON decoder reads these faster than SQLite's JSON functions would extract the
+    same fields, and counts characters exactly (values whose first byte is not `{` are skipped
+    by the walker: binary blobs).
     """
-    if not rowids:
-        return []
-    in_txn = conn.in_transaction
-    if not in_txn:
-        conn.execute("BEGIN")
-    try:
-        rows: list[AgentRow] = fetch(
-            conn,
-            f"SELECT {AGENT_COLUMNS}, NULL FROM cursorDiskKV WHERE rowid BETWEEN ? AND ?"
-            f" AND {_AGENT_FAMILY} AND {_IS_OBJECT} AND json_valid(value) ORDER BY rowid",
-            (rowids[0], rowids[-1]),
-        )
-        done = {r[0] for r in rows if exact_chars(r[4]) is not None}
-        rest = [r for r in rowids if r not in done]
-        raw: list[tuple[int, bytes]] = []
-        for start in range(0, len(rest), 2000):
-            chunk = rest[start : start + 2000]
-            marks = ",".join("?" * len(chunk))
-            raw += conn.execute(
-                f"SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE rowid IN ({marks})"
-                f" AND {_AGENT_FAMILY} AND {_IS_OBJECT}",
-                chunk,
-            ).fetchall()
-    finally:
-        if not in_txn:
-            conn.execute("COMMIT")
-    if not raw:
-        return rows
-    merged = [r for r in rows if r[0] in done]
-    merged += [(rowid, None, None, None, None, None, None, value) for rowid, value in raw]
-    merged.sort(key=lambda r: r[0])
-    return merged
+    return conn.execute(
+        "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE rowid BETWEEN ? AND ?"
+        f" AND {_AGENT_FAMILY} ORDER BY rowid",
+        (lo, hi),
+    ).fetchall()
 
 
 def family_count(conn: sqlite3.Connection, lo: str, hi: str, max_rowid: int) -> int:

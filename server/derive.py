@@ -3,12 +3,69 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, timedelta
+from typing import Any
 
 from codeburn.cache.import_store import CoverageIndex, ImportSnapshot, events_as_calls
 from codeburn.cache.usage_slices import DaySlices, Slice
 from codeburn.providers.calls import Call
-from codeburn.providers.localtime import DayIndex
+from codeburn.providers.cursor_reader import gc_paused
+from codeburn.providers.localtime import DayIndex, local_midnight_ms
+
+ONE_DAY = timedelta(days=1)
+# A group: calls of one day, provider, model, project and session with the same flags.
+GroupKey = tuple[date, str, str, str, str, bool, bool, bool, bool]
+
+
+def _group(
+    groups: dict[GroupKey, list[Any]],
+    calls: Iterable[Call],
+    index: DayIndex,
+    first: date,
+    last: date,
+    coverage: CoverageIndex | None,
+    local: bool,
+) -> None:
+    """Sum calls into groups; a report has thousands of groups for a hundred thousand calls."""
+    lo = hi = 0
+    day = first
+    for call in calls:
+        ms = call.timestamp_ms
+        if coverage is not None and coverage.covers(call.provider, ms):
+            continue
+        if not lo <= ms < hi:  # calls come in runs of one conversation, mostly one day
+            day = index.day_of(ms)
+            lo, hi = local_midnight_ms(day), local_midnight_ms(day + ONE_DAY)
+        if day < first or day > last:
+            continue
+        key = (
+            day,
+            call.provider,
+            call.model,
+            call.project,
+            call.session,
+            call.estimated,
+            call.billed,
+            call.priced,
+            local,
+        )
+        sums = groups.get(key)
+        if sums is None:
+            groups[key] = [
+                call.cost,
+                1,
+                call.input_tokens,
+                call.output_tokens,
+                call.cache_read_tokens,
+                call.cache_write_tokens,
+            ]
+        else:
+            sums[0] += call.cost
+            sums[1] += 1
+            sums[2] += call.input_tokens
+            sums[3] += call.output_tokens
+            sums[4] += call.cache_read_tokens
+            sums[5] += call.cache_write_tokens
 
 
 def derive_days(
@@ -20,27 +77,28 @@ def derive_days(
     """Slices of every local day in [first, last]; local calls covered by an import give way."""
     index = DayIndex(first, last)
     coverage = CoverageIndex.from_snapshot(snapshot) if snapshot is not None else None
+    groups: dict[GroupKey, list[Any]] = {}
+    with gc_paused():
+        _group(groups, local_calls, index, first, last, coverage or None, True)
+        if snapshot is not None:
+            _group(groups, events_as_calls(snapshot), index, first, last, None, False)
     days: dict[date, DaySlices] = {}
-
-    def add(call: Call, local: bool) -> None:
-        day = index.day_of(call.timestamp_ms)
-        if first <= day <= last:
-            slices = days.get(day)
-            if slices is None:
-                slices = days[day] = {}
-            part = slices.get(call.provider)
-            if part is None:
-                part = slices[call.provider] = Slice()
-            part.add(call, local=local)
-
-    if coverage:
-        for call in local_calls:
-            if not coverage.covers(call.provider, call.timestamp_ms):
-                add(call, True)
-    else:
-        for call in local_calls:
-            add(call, True)
-    if snapshot is not None:
-        for call in events_as_calls(snapshot):
-            add(call, False)
+    for (
+        day,
+        provider,
+        model,
+        project,
+        session,
+        est,
+        billed,
+        priced,
+        local,
+    ), sums in groups.items():
+        slices = days.get(day)
+        if slices is None:
+            slices = days[day] = {}
+        part = slices.get(provider)
+        if part is None:
+            part = slices[provider] = Slice()
+        part.add_group(provider, model, project, session, est, billed, priced, sums, local=local)
     return days

@@ -1,4 +1,4 @@
-"""SQL-side extraction must count exactly what Python would after decoding the raw JSON."""
+"""Paged reads and SQL-side extraction must give exactly what one plain pass would."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from codeburn.providers import cursor_scan as scan
-from codeburn.providers.agent_stream import StreamWalker
+from codeburn.providers.agent_stream import StreamWalker, walk_pages
 from codeburn.providers.cursor_emit import B_CHARS
 from codeburn.providers.sample_profile import ProfileWriter
 from codeburn.providers.sqlite_ro import open_readonly
@@ -105,12 +105,11 @@ def _state(walker: StreamWalker) -> tuple[Any, ...]:
     return requests, walker.current, walker.pending_user, walker.pending_context, walker.rows_seen
 
 
-def _walk_sql(db: Path) -> StreamWalker:
+def _walk_paged(db: Path) -> StreamWalker:
     walker = StreamWalker()
     with open_readonly(db) as conn:
         rowids = scan.family_rowids(conn, scan.AGENT_LO, scan.AGENT_HI)
-        for start in range(0, len(rowids), 7):  # small pages: merging across page edges
-            walker.feed_rows(scan.agent_page(conn, rowids[start : start + 7]))
+        walk_pages(conn, walker, rowids, 7)  # small pages: state carried across page edges
     return walker
 
 
@@ -126,29 +125,15 @@ def _walk_raw(db: Path) -> StreamWalker:
     return walker
 
 
-def test_sql_agent_rows_match_python_decoding(tmp_path: Path) -> None:
+def test_paged_agent_walk_matches_one_pass(tmp_path: Path) -> None:
     db = _write_agents(tmp_path, AGENT_VALUES)
-    sql, raw = _walk_sql(db), _walk_raw(db)
-    assert _state(sql) == _state(raw)
-    assert set(sql.requests) == {"R1", "R2", "R3"}
-    r1 = sql.requests["R1"]
+    paged, whole = _walk_paged(db), _walk_raw(db)
+    assert _state(paged) == _state(whole)
+    assert set(paged.requests) == {"R1", "R2", "R3"}
+    r1 = paged.requests["R1"]
     assert r1.tools == ["Bash", "Read"] and r1.commands == ["cd", "npm", "ls", "wc"]
     assert r1.model == "gpt-5"
-
-
-def test_sql_agent_rows_match_python_one_value_at_a_time(tmp_path: Path) -> None:
-    for i, value in enumerate(AGENT_VALUES):
-        folder = tmp_path / str(i)
-        db = _write_agents(folder, [AGENT_VALUES[2], value])
-        assert _state(_walk_sql(db)) == _state(_walk_raw(db)), value
-
-
-def test_agent_page_reads_plain_rows_in_sql(tmp_path: Path) -> None:
-    db = _write_agents(tmp_path, AGENT_VALUES[:4])
-    with open_readonly(db) as conn:
-        rows = scan.agent_page(conn, scan.family_rowids(conn, scan.AGENT_LO, scan.AGENT_HI))
-    assert [r[7] for r in rows] == [None] * 4  # nothing needed the raw JSON
-    assert [scan.exact_chars(r[4]) for r in rows] == [50, 17, 7, 300]
+    assert paged.rows_seen == len(AGENT_VALUES) - 4  # not JSON, binary, an array, a space
 
 
 @pytest.mark.parametrize(
