@@ -21,7 +21,9 @@ IMPORTED_PROJECT: Final = "Cursor (imported)"
 GROKBOT_IMPORTED_PROJECT: Final = "Grok Bot (imported)"
 
 
-@dataclass(slots=True, frozen=True)
+# Not frozen (but hashable): a frozen dataclass's __init__ goes through object.__setattr__ and
+# costs ~6x more, and a parse builds one Call per message. Treat instances as immutable.
+@dataclass(slots=True, unsafe_hash=True)
 class Call:
     """One priced usage record: a request, or one estimate standing for one."""
 

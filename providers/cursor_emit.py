@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -81,9 +82,12 @@ def choose_source(conv: Conversation) -> tuple[str, int]:
 
 @lru_cache(maxsize=4096)
 def _tools_of(languages: str | None) -> tuple[str, ...]:
+    """Tools of a bubble from its code blocks' languages (a JSON array, see cursor_scan)."""
     if not languages:
         return ()
-    langs = [lang for lang in dict.fromkeys(languages.split(",")) if lang and lang != "plaintext"]
+    # Split like the comma-joined list this replaced, so odd ids keep their old meaning.
+    pieces = [p for lang in json.loads(languages) if isinstance(lang, str) for p in lang.split(",")]
+    langs = [lang for lang in dict.fromkeys(pieces) if lang and lang != "plaintext"]
     return ("cursor:edit", *(f"lang:{lang}" for lang in langs)) if langs else ()
 
 

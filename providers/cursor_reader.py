@@ -123,7 +123,10 @@ class _Scan:
     def add(self, rows: Iterable[tuple[Any, ...]]) -> tuple[int, int]:
         """Take rows; returns (kept, dated before the floor) of this batch."""
         kept = before = 0
-        floor_iso, cutoff, budget = self.floor_iso, self.cutoff, self.budget
+        floor_iso = self.floor_iso
+        low = self.cutoff if self.cutoff is not None else 0  # ROWIDs are positive
+        room = self.budget - self.kept if self.budget is not None else 1 << 62
+        budget_hit = self.budget_hit
         bubbles, seen_by, other, undated = (
             self.bubbles,
             self.seen,
@@ -144,26 +147,24 @@ class _Scan:
                     undated[composer] = undated.get(composer, 0) + 1
                 elif created < floor_iso:
                     before += 1
-                elif self.budget_hit or (cutoff is not None and rowid < cutoff):
+                elif budget_hit or rowid < low:
                     pass
-                elif budget is not None and self.kept >= budget:
-                    self.budget_hit = True
+                elif room <= 0:
+                    budget_hit = True
                 else:
-                    self.kept += 1
+                    room -= 1
                     kept += 1
-                    if type(text) is int:
-                        chars = text
-                    else:
-                        chars = len(text.decode("utf-8", "replace")) if text is not None else 0
+                    if type(text) is not int:
+                        text = len(text.decode("utf-8", "replace")) if text is not None else 0  # noqa: PLW2901
                     bubble: Bubble = (
                         rowid,
                         key,
                         typ,
                         ts,
-                        tin if type(tin) is int and tin > 0 else 0,
-                        tout if type(tout) is int and tout > 0 else 0,
+                        (tin if type(tin) is int and tin > 0 else 0) if tin else 0,
+                        (tout if type(tout) is int and tout > 0 else 0) if tout else 0,
                         model if type(model) is str and model else None,
-                        chars,
+                        text,
                         langs,
                         req if type(req) is str and req else None,
                     )
@@ -175,6 +176,8 @@ class _Scan:
                     continue
             if type(req) is str and req:
                 other.add(req)
+        self.kept += kept
+        self.budget_hit = budget_hit
         return kept, before
 
 
@@ -228,7 +231,7 @@ class CursorReader:
         now_ms = now_ms if now_ms is not None else time.time_ns() // 1_000_000
         full = not self._incremental_possible()
         try:
-            with open_readonly(self.db_path) as conn:
+            with gc_paused(), open_readonly(self.db_path) as conn:
                 if not scan.has_cursor_table(conn):
                     raise DatabaseUnrecognizedError(
                         f"Cursor storage format not recognized: {self.db_path}"
@@ -300,20 +303,18 @@ class CursorReader:
             conn.execute("COMMIT")
         self._bubble_count = len(rowids)
         self._agent_count = len(agent_rowids)
-        with gc_paused():
-            acc = self._scan_bubbles(conn, rowids, progress)
-            del rowids
-            walk_pages(conn, self._walker, agent_rowids, PAGE_ROWS)
+        acc = self._scan_bubbles(conn, rowids, progress)
+        del rowids
+        walk_pages(conn, self._walker, agent_rowids, PAGE_ROWS)
         self._walker.touched.clear()
         self._load_projects()
         meta = scan.composer_meta(conn, list(acc.bubbles))
         for composer, seen in acc.seen.items():
             self._convs[composer] = ConvState(seen=seen, undated=acc.undated.get(composer, 0))
         bubbles_of = acc.bubbles
-        with gc_paused():
-            for composer in list(bubbles_of):
-                # Popping frees each conversation's rows as soon as its calls exist.
-                self._install(composer, bubbles_of.pop(composer), meta.get(composer))
+        for composer in list(bubbles_of):
+            # Popping frees each conversation's rows as soon as its calls exist.
+            self._install(composer, bubbles_of.pop(composer), meta.get(composer))
         self._rebuild_stream_calls(conn)
         self._ready = True
         self._full_at = time.monotonic()

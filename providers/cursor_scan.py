@@ -21,12 +21,22 @@ COMPOSER_PREFIX: Final = "composerData:"
 CALL_KEY_PREFIX: Final = "cursor:bubble:"
 
 # One row per bubble: (rowid, call key, type, createdAt, epoch ms, requestId, input tokens,
-# output tokens, model, text, code-block languages). `text` is the character count when SQLite
+# output tokens, model, text, code-block languages). Languages: a JSON array of the blocks'
+# `languageId` strings (null for others), read by index for short arrays (json_each would parse
+# the value again); few distinct arrays exist, so decoding them is memoised. `text` is the
+# character count when SQLite
 # counts as many characters as bytes, else the UTF-8 bytes for Python to decode with
 # replacement. The two counts agree exactly when no lead byte is followed by a continuation
 # byte; otherwise SQLite folds invalid sequences (overlong, surrogates, extra continuation bytes)
 # into one character where Python sees several.
 _TEXT = "json_extract(value, '$.text')"
+
+
+def _lang(i: int) -> str:
+    block = f"'$.codeBlocks[{i}].languageId'"
+    return f"CASE WHEN json_type(value, {block}) = 'text' THEN json_extract(value, {block}) END"
+
+
 BUBBLE_COLUMNS: Final = f"""
     rowid, '{CALL_KEY_PREFIX}' || key,
     json_extract(value, '$.type'),
@@ -39,10 +49,16 @@ BUBBLE_COLUMNS: Final = f"""
     json_extract(value, '$.modelInfo.modelName'),
     CASE WHEN length(CAST({_TEXT} AS BLOB)) = length({_TEXT}) THEN length(CAST({_TEXT} AS BLOB))
          ELSE CAST({_TEXT} AS BLOB) END,
-    (SELECT group_concat(DISTINCT json_extract(c.value, '$.languageId'))
-     FROM json_each(cursorDiskKV.value -> '$.codeBlocks') AS c
-     WHERE typeof(c.key) = 'integer'
-       AND json_type(CASE WHEN c.type = 'object' THEN c.value END, '$.languageId') = 'text')
+    CASE WHEN json_type(value, '$.codeBlocks') = 'array' THEN
+      CASE json_array_length(value, '$.codeBlocks')
+        WHEN 0 THEN NULL
+        WHEN 1 THEN json_array({_lang(0)})
+        WHEN 2 THEN json_array({_lang(0)}, {_lang(1)})
+        ELSE (SELECT json_group_array(CASE WHEN json_type(c.value, '$.languageId') = 'text'
+                                      THEN json_extract(c.value, '$.languageId') END)
+              FROM json_each(cursorDiskKV.value -> '$.codeBlocks') AS c WHERE c.type = 'object')
+      END
+    END
 """
 _BUBBLE_FAMILY = "+key >= 'bubbleId:' AND +key < 'bubbleId;'"
 _AGENT_FAMILY = "+key >= 'agentKv:blob:' AND +key < 'agentKv:blob;'"

@@ -162,3 +162,33 @@ def test_bubble_text_chars_after_decoding_with_replacement(
 
 def test_bubble_chars_column_is_the_emitters(tmp_path: Path) -> None:
     assert B_CHARS == 7  # the reader builds bubbles positionally
+
+
+@pytest.mark.parametrize(
+    ("blocks", "tools"),
+    [
+        (None, ()),
+        ([], ()),
+        ({"languageId": "python"}, ()),  # not an array
+        ([{"languageId": "python"}], ("cursor:edit", "lang:python")),
+        ([{"languageId": "plaintext"}], ()),
+        ([{"languageId": "go"}, {"languageId": "go"}], ("cursor:edit", "lang:go")),
+        ([{"languageId": 5}, {"languageId": "rust"}], ("cursor:edit", "lang:rust")),
+        (["python", {"languageId": "ts"}], ("cursor:edit", "lang:ts")),
+        (
+            [{"languageId": "a"}, {"x": 1}, "s", {"languageId": "b,a"}, {"languageId": "c"}],
+            ("cursor:edit", "lang:a", "lang:b", "lang:c"),
+        ),
+        ([{"languageId": {"nested": 1}}, {"languageId": ""}, {"languageId": "sql"}], None),
+    ],
+)
+def test_code_block_languages_by_index_or_by_walk(
+    tmp_path: Path, blocks: Any, tools: tuple[str, ...] | None
+) -> None:
+    value = ProfileWriter.bubble_value(role="assistant", text="code", created_at=ago(2))
+    if blocks is not None:
+        value["codeBlocks"] = blocks
+    with profile(tmp_path) as p:
+        p.put("bubbleId:c1:b", value)
+    expected = ("cursor:edit", "lang:sql") if tools is None else tools
+    assert read(p.db_path).calls[0].tools == expected
