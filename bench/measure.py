@@ -1,0 +1,110 @@
+"""The benchmark's measurements. Each runs in a child process of its own; `python measure.py
+TASK ...` is how the parent starts the in-process ones (floor, incremental).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+FLOOR_SQL: Final = """
+SELECT key,
+       json_extract(value, '$.type'),
+       json_extract(value, '$.createdAt'),
+       json_extract(value, '$.requestId'),
+       json_extract(value, '$.tokenCount.inputTokens'),
+       json_extract(value, '$.tokenCount.outputTokens'),
+       json_extract(value, '$.modelInfo.modelName'),
+       length(json_extract(value, '$.text')),
+       json_extract(value, '$.codeBlocks')
+FROM cursorDiskKV WHERE key >= 'bubbleId:' AND key < 'bubbleId;'
+"""
+HERE: Final = Path(__file__).resolve()
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    seconds: float
+    max_rss_kb: int
+    stdout: bytes
+
+
+def env_for(db: Path, cache_dir: Path, config_dir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        CODEBURN_CURSOR_DB=str(db),
+        CODEBURN_CACHE_DIR=str(cache_dir),
+        CODEBURN_CONFIG_DIR=str(config_dir),
+        CODEBURN_CURSOR_SYNC="0",
+    )
+    env.pop("CODEBURN_LOG", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: compiled modules are cached
+    return env
+
+
+def run_process(argv: list[str], env: dict[str, str]) -> Run:
+    """Wall time and peak RSS of one child process (wait4 gives that child's own rusage)."""
+    with tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=err)
+        assert child.stdout is not None
+        out = child.stdout.read()
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        child.stdout.close()
+        if child.returncode:
+            err.seek(0)
+            message = err.read().decode("utf-8", "replace")
+            raise RuntimeError(f"{' '.join(argv[1:])} failed ({child.returncode}): {message}")
+    return Run(elapsed, usage.ru_maxrss, out)
+
+
+def codeburn(args: list[str], env: dict[str, str]) -> Run:
+    return run_process([sys.executable, "-m", "codeburn.server.cli", *args], env)
+
+
+def floor_pass(db: Path) -> tuple[float, int]:
+    """(seconds, rows) of one SQLite pass over the bubble fields the reader needs."""
+    conn = sqlite3.connect(db.as_uri() + "?mode=ro", uri=True)
+    try:
+        started = time.perf_counter()
+        rows = 0
+        for _row in conn.execute(FLOOR_SQL):
+            rows += 1
+        return time.perf_counter() - started, rows
+    finally:
+        conn.close()
+
+
+def child_task(task: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run one in-process measurement in a fresh interpreter; its JSON answer."""
+    out = run_process([sys.executable, str(HERE), task, *args], env or dict(os.environ)).stdout
+    result: dict[str, Any] = json.loads(out)
+    return result
+
+
+def _main(argv: list[str]) -> None:
+    task = argv[0]
+    if task == "floor":
+        seconds, rows = floor_pass(Path(argv[1]))
+        print(json.dumps({"seconds": seconds, "rows": rows}))
+    elif task == "incremental":
+        from incremental import measure_incremental  # noqa: PLC0415
+
+        print(json.dumps(measure_incremental(Path(argv[1]), Path(argv[2]), int(argv[3]))))
+    else:
+        raise SystemExit(f"unknown task {task!r}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE.parent))
+    _main(sys.argv[1:])

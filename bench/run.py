@@ -1,0 +1,207 @@
+"""CodeBurn benchmark: parse cost against the raw SQLite floor on synthetic Cursor profiles.
+
+    .venv/bin/python bench/run.py            # 100k and 300k messages, median of 3
+    .venv/bin/python bench/run.py --sizes 100000 --reps 5
+
+See bench/README.md for what is measured and the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Final
+
+HERE: Final = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from lsp_start import first_status_seconds  # noqa: E402
+from measure import child_task, codeburn, env_for  # noqa: E402
+from profiles import Profile, ensure_profile, working_copy  # noqa: E402
+
+TARGETS: Final = {
+    "cold/floor": 2.0,
+    "warm status s": 0.5,
+    "incremental/cold": 0.05,
+    "peak RSS MB": 250.0,
+    "LSP first status s": 1.0,
+}
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def _lsp_available() -> bool:
+    return importlib.util.find_spec("codeburn.server.lsp") is not None
+
+
+def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
+    """All measurements for one profile; floor, cold and warm interleaved rep by rep."""
+    db = profile.db_path
+    with tempfile.TemporaryDirectory(prefix="codeburn-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        config = tmp / "config"
+        child_task("floor", str(db))  # untimed: the file into the page cache
+        floors: list[float] = []
+        colds: list[float] = []
+        rss_kb: list[int] = []
+        warms: list[float] = []
+        for rep in range(reps):
+            floors.append(child_task("floor", str(db))["seconds"])
+            env = env_for(db, tmp / f"cache-{rep}", config)
+            cold = codeburn(["report", "--format", "json", "--period", "all", "--no-sync"], env)
+            colds.append(cold.seconds)
+            rss_kb.append(cold.max_rss_kb)
+            warms.append(codeburn(["status", "--format", "json"], env).seconds)
+            _say(
+                f"  rep {rep + 1}: floor {floors[-1]:.2f} s, cold {colds[-1]:.2f} s "
+                f"({rss_kb[-1] / 1024:.0f} MB), warm status {warms[-1]:.3f} s"
+            )
+        report = json.loads(cold.stdout)
+        lsp_times: list[float] = []
+        if lsp:
+            for _ in range(reps):
+                seconds, _payload = first_status_seconds(env)
+                lsp_times.append(seconds)
+            _say(f"  LSP first status: {', '.join(f'{s:.3f}' for s in lsp_times)} s")
+        copy = working_copy(profile, tmp / "work")
+        inc_env = env_for(copy, tmp / "inc-cache", config)
+        incremental = child_task(
+            "incremental", str(copy), str(tmp / "inc-cache"), str(reps), env=inc_env
+        )
+        _say(
+            f"  incremental: append {_median(incremental['append']):.3f} s, "
+            f"update {_median(incremental['update']):.3f} s, "
+            f"equal to a cold parse: {incremental['equalsColdParse']}"
+        )
+    floor, cold_s = _median(floors), _median(colds)
+    refresh = max(_median(incremental["append"]), _median(incremental["update"]))
+    return {
+        "bubbles": profile.bubbles,
+        "agentRows": profile.agent_rows,
+        "conversations": profile.conversations,
+        "databaseMB": profile.size_bytes / 1e6,
+        "generatedSeconds": profile.generated_s,
+        "calls": report["totals"]["calls"],
+        "warnings": report["warnings"],
+        "floor": {"median": floor, "runs": floors},
+        "cold": {"median": cold_s, "runs": colds},
+        "peakRssMB": {"median": _median([k / 1024 for k in rss_kb]), "runs": rss_kb},
+        "warmStatus": {"median": _median(warms), "runs": warms},
+        "incremental": incremental,
+        "lspFirstStatus": {"median": _median(lsp_times), "runs": lsp_times} if lsp else None,
+        "ratios": {"cold/floor": cold_s / floor, "incremental/cold": refresh / cold_s},
+    }
+
+
+def _checks(size: dict[str, Any], largest: bool) -> dict[str, bool]:
+    checks = {
+        "cold/floor": size["ratios"]["cold/floor"] <= TARGETS["cold/floor"],
+        "warm status s": size["warmStatus"]["median"] <= TARGETS["warm status s"],
+        "incremental/cold": size["ratios"]["incremental/cold"] <= TARGETS["incremental/cold"],
+        "incremental equals cold": bool(size["incremental"]["equalsColdParse"]),
+    }
+    if largest:
+        checks["peak RSS MB"] = size["peakRssMB"]["median"] <= TARGETS["peak RSS MB"]
+    if size["lspFirstStatus"] is not None:
+        lsp = size["lspFirstStatus"]["median"]
+        checks["LSP first status s"] = lsp <= TARGETS["LSP first status s"]
+    return checks
+
+
+def print_table(sizes: list[dict[str, Any]]) -> None:
+    rows = [
+        ("messages", lambda s: f"{s['bubbles']:,}"),
+        ("(a) floor: one SQLite pass", lambda s: f"{s['floor']['median']:.2f} s"),
+        ("(b) cold report, whole process", lambda s: f"{s['cold']['median']:.2f} s"),
+        ("(c) warm status, whole process", lambda s: f"{s['warmStatus']['median']:.3f} s"),
+        ("(d) refresh after 50 new msgs", lambda s: f"{_median(s['incremental']['append']):.3f} s"),
+        ("(d) refresh after 1 rewrite", lambda s: f"{_median(s['incremental']['update']):.3f} s"),
+        ("(e) peak RSS of (b)", lambda s: f"{s['peakRssMB']['median']:.0f} MB"),
+        (
+            "(f) LSP start → first status",
+            lambda s: (
+                "n/a" if s["lspFirstStatus"] is None else f"{s['lspFirstStatus']['median']:.3f} s"
+            ),
+        ),
+        ("cold / floor  (target ≤ 2.0)", lambda s: f"{s['ratios']['cold/floor']:.2f}"),
+        ("incremental / cold  (≤ 0.05)", lambda s: f"{s['ratios']['incremental/cold']:.3f}"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    for name, cell in rows:
+        print(f"{name:<{width}}  " + "  ".join(f"{cell(s):>12}" for s in sizes))
+
+
+def _machine() -> dict[str, Any]:
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = None
+    return {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "commit": commit,
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000,300000", help="messages per profile")
+    parser.add_argument("--reps", type=int, default=3, help="runs per measurement (median)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=HERE / "results.json")
+    parser.add_argument("--regenerate", action="store_true", help="ignore cached profiles")
+    args = parser.parse_args(argv)
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    lsp = _lsp_available()
+    started = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    for bubbles in sizes:
+        _say(f"{bubbles:,} messages:")
+        profile = ensure_profile(bubbles, args.seed, regenerate=args.regenerate)
+        if profile.generated_s is not None:
+            _say(f"  generated in {profile.generated_s:.1f} s ({profile.size_bytes / 1e6:.0f} MB)")
+        results.append(measure_size(profile, args.reps, lsp))
+    largest = max(sizes)
+    checks = {str(s["bubbles"]): _checks(s, s["bubbles"] == largest) for s in results}
+    print_table(results)
+    failed = [f"{size}: {name}" for size, c in checks.items() for name, ok in c.items() if not ok]
+    print("targets: " + ("all met" if not failed else "NOT met: " + "; ".join(failed)))
+    out = {
+        "machine": _machine(),
+        "targets": TARGETS,
+        "sizes": results,
+        "checks": checks,
+        "seconds": time.perf_counter() - started,
+    }
+    args.out.write_text(json.dumps(out, indent=2) + "\n")
+    _say(f"wrote {args.out} in {out['seconds']:.0f} s")
+    return 0 if not failed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
