@@ -276,12 +276,26 @@ class UsageService:
             warnings=notes,
         )
 
-    def status(self, *, budget: Budget, quota: bool = False, sync: bool = True) -> dict[str, Any]:
-        """The SPEC §8 status object (today and this month)."""
-        if sync:
+    def status(
+        self,
+        *,
+        budget: Budget,
+        quota: bool = False,
+        sync: bool = True,
+        cached_only: bool = False,
+    ) -> dict[str, Any] | None:
+        """The SPEC §8 status object (today and this month).
+
+        `cached_only` answers from the caches without parsing (a starting editor's first figures);
+        None when nothing is cached for this database yet.
+        """
+        if sync and not cached_only:
             self.sync_if_due()
         now_day = today()
-        collected = self.collect(now_day.replace(day=1), now_day)
+        try:
+            collected = self.collect(now_day.replace(day=1), now_day, cached_only=cached_only)
+        except NoCachedFigures:
+            return None
         return build_status(
             collected.days,
             today=now_day,
