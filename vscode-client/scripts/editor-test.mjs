@@ -366,6 +366,7 @@ async function main() {
     throw new Error(`${vsix} is older than src/${stale[0]}: run npm run package first`);
   }
   mkdirSync(ARTIFACTS, { recursive: true });
+  rmSync(join(ARTIFACTS, "failure.png"), { force: true });
   const { node, codeServer } = tools();
   const run = makeRun();
   log(`run folder ${run.root}`);
