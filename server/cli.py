@@ -133,9 +133,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from codeburn.server.lsp import run_server  # noqa: PLC0415
+    from codeburn.server.lsp_bootstrap import serve  # noqa: PLC0415
 
-    run_server(args.tcp)
+    serve(args.tcp)
     return 0
 
 

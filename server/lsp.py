@@ -165,6 +165,11 @@ class CodeBurnServer(LanguageServer):
 
     # -- status -----------------------------------------------------------------------------
 
+    def seed(self, payload: dict[str, Any]) -> None:
+        """The cached status the handshake already sent: not sent again unless it changes."""
+        self._last_key = payload_key(payload)
+        self.last_status = payload
+
     def publish(self, status: dict[str, Any], *, real: bool = True) -> dict[str, Any]:
         """Send `codeburn/status` unless it equals the last one (ignoring `generatedAt`)."""
         payload = with_env(status)
@@ -405,15 +410,27 @@ def _parse_tcp(tcp: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def run_server(tcp: str | None) -> None:
-    """Serve LSP over stdio (or TCP on `HOST:PORT`, for debugging) until the client exits."""
+def run_server(
+    tcp: str | None,
+    *,
+    stdin: Any = None,
+    stdout: Any = None,
+    early_status: dict[str, Any] | None = None,
+) -> None:
+    """Serve LSP over stdio (or TCP on `HOST:PORT`, for debugging) until the client exits.
+
+    `stdin`/`stdout`/`early_status` come from the hand-made handshake in `lsp_bootstrap`.
+    """
     server = build_server()
     setup_logging(server)
+    if early_status is not None:
+        server.seed(early_status)
     if tcp:
         host, port = _parse_tcp(tcp)
         server.start_tcp(host, port)
     else:
-        lsp_out = sys.stdout.buffer
+        lsp_in = stdin or sys.stdin.buffer
+        lsp_out = stdout or sys.stdout.buffer
         sys.stdout = sys.stderr  # a stray print() must never corrupt the LSP stream
-        server.start_io(sys.stdin.buffer, lsp_out)
+        server.start_io(lsp_in, lsp_out)
     _hard_exit(0 if server.shut_down else 1)
