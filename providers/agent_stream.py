@@ -6,7 +6,7 @@ import json
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -15,6 +15,8 @@ from codeburn.providers import cursor_scan as scan
 
 _COMMAND_SPLIT = re.compile(r"&&|\|\||[;|\n]")
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# The C scanner json.loads ends up in (typeshed does not declare the attribute).
+_SCAN_ONCE: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009
 
 
 def estimate_tokens(chars: int) -> int:
@@ -130,18 +132,30 @@ class StreamWalker:
     rows_seen: int = 0
     touched: set[str] = field(default_factory=set)
 
-    def feed(self, rows: Iterable[tuple[int, bytes | None]]) -> None:
+    def feed(self, rows: Iterable[tuple[int, Any]]) -> None:
         """Raw agent values in ROWID order; only JSON objects (first byte `{`) count."""
+        scan_once, apply = _SCAN_ONCE, self._apply
+        seen = 0
         for _rowid, raw in rows:
-            if raw is None or raw[:1] != b"{":
-                continue
+            if type(raw) is str:
+                if raw[:1] != "{":
+                    continue
+            elif type(raw) is bytes and raw[:1] == b"{":
+                raw = raw.decode("utf-8", "replace")  # noqa: PLW2901
+            else:
+                continue  # binary, numeric or NULL
+            # json.loads without its Python layers: the value starts with `{` (no leading
+            # whitespace), and anything but whitespace after the object is an error.
             try:
-                record = json.loads(bytes(raw).decode("utf-8", "replace"))
-            except ValueError:
+                record, end = scan_once(raw, 0)
+            except (StopIteration, ValueError):
                 continue
-            self.rows_seen += 1
-            if isinstance(record, dict):
-                self._apply(record)
+            if end != len(raw) and raw[end:].strip(" \t\n\r"):
+                continue
+            seen += 1
+            if type(record) is dict:
+                apply(record)
+        self.rows_seen += seen
 
     def _open(self, request_id: str) -> StreamRequest:
         request = self.requests.get(request_id)
@@ -155,48 +169,50 @@ class StreamWalker:
         return request
 
     def _apply(self, record: dict[str, Any]) -> None:
-        options = _cursor_options(record)
-        content = record.get("content")
-        role = record.get("role")
-        calls = _tool_calls(content) if role == "assistant" else ()
-        chars = content_chars(content)
-        self._step(role, options.get("requestId"), options.get("modelName"), chars, calls)
-
-    def _step(
-        self,
-        role: Any,
-        request_id: Any,
-        model: Any,
-        chars: int,
-        calls: Iterable[Sequence[Any]],
-    ) -> None:
-        if isinstance(request_id, str) and request_id:
-            self._open(request_id)
-        request = self.requests.get(self.current) if self.current else None
+        """One record (the hot loop of the walk: written for speed, see SPEC §2.6)."""
+        options = record.get("providerOptions")
+        cursor = options.get("cursor") if type(options) is dict else None
+        if type(cursor) is dict:
+            request_id, model = cursor.get("requestId"), cursor.get("modelName")
+            if type(request_id) is str and request_id:
+                self._open(request_id)
+        else:
+            model = None
+        current = self.current
+        request = self.requests.get(current) if current else None
         if request is not None:
             self.touched.add(request.request_id)
-        if request is not None and isinstance(model, str) and model and not request.model:
-            request.model = model
+            if type(model) is str and model and not request.model:
+                request.model = model
+        role = record.get("role")
         if role == "system":
-            self.pending_context += chars
+            self.pending_context += _chars(record.get("content"))
             self.current = None
         elif role == "user":
             if request is None:
-                self.pending_user += chars
+                self.pending_user += _chars(record.get("content"))
             else:
-                request.user_chars += chars
+                request.user_chars += _chars(record.get("content"))
         elif role == "tool" and request is not None:
-            request.context_chars += chars
+            request.context_chars += _chars(record.get("content"))
         elif role == "assistant" and request is not None:
-            request.assistant_chars += chars
-            for name, command in calls:
-                request.add_tool(name, command if isinstance(command, str) else None)
+            content = record.get("content")
+            request.assistant_chars += _chars(content)
+            for name, command in _tool_calls(content):
+                request.add_tool(name, command)
+
+
+def _chars(content: Any) -> int:
+    return len(content) if type(content) is str else content_chars(content)
 
 
 def walk_pages(
-    conn: sqlite3.Connection, walker: StreamWalker, rowids: Sequence[int], page_rows: int
+    conn: sqlite3.Connection, walker: StreamWalker, after: int, upto: int, page_rows: int
 ) -> None:
-    """Feed the agent rows with these ROWIDs (ascending) to `walker`, one short read per page."""
-    for start in range(0, len(rowids), page_rows):
-        page = rowids[start : start + page_rows]
-        walker.feed(scan.agent_page(conn, page[0], page[-1]))
+    """Feed the agent rows with after < ROWID <= upto to `walker`, one short read per page."""
+    while True:
+        rows = scan.agent_page(conn, after, upto, page_rows)
+        walker.feed(rows)
+        if len(rows) < page_rows:
+            return
+        after = rows[-1][0]

@@ -7,11 +7,12 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Final
 
 from codeburn.providers.agent_stream import StreamRequest, estimate_tokens
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
-from codeburn.providers.pricing import cost_of
+from codeburn.providers.pricing import cost_of, rates_for
 
 AUTO_MODEL: Final = "cursor-auto"
 USER_TYPE: Final = 1
@@ -30,6 +31,10 @@ B_MODEL: Final = 6
 B_CHARS: Final = 7
 B_LANGS: Final = 8
 B_REQ: Final = 9
+
+_IN_OF: Final = itemgetter(B_IN)
+_OUT_OF: Final = itemgetter(B_OUT)
+_MODEL_OF: Final = itemgetter(B_MODEL)
 
 SOURCE_BUBBLE_TOKENS: Final = "bubbleTokens"
 SOURCE_METER: Final = "meter"
@@ -67,7 +72,8 @@ class Conversation:
 
 def choose_source(conv: Conversation) -> tuple[str, int]:
     """The single input source of a conversation, and the input it credits."""
-    if any(b[B_IN] or b[B_OUT] for b in conv.bubbles):
+    bubbles = conv.bubbles
+    if any(map(_IN_OF, bubbles)) or any(map(_OUT_OF, bubbles)):
         return SOURCE_BUBBLE_TOKENS, 0
     if conv.meta is not None:
         total = as_int(conv.meta[1])
@@ -111,24 +117,19 @@ def _call(
     commands: tuple[str, ...] = (),
 ) -> Call:
     cost, priced = cost_of(model, inp, out)
-    # Positional: measurably cheaper than keywords for a frozen dataclass built per bubble.
     return Call(
         key, CURSOR, model, conv.project, conv.composer_id, ts, inp, out, 0, 0, cost, True,
         False, priced, tools, commands,
     )  # fmt: skip
 
 
-def emit_conversation(conv: Conversation) -> list[Call]:
-    """Calls of one conversation: per bubble, plus one conversation-level input record."""
-    source, credited_input = choose_source(conv)
-    bubbles = conv.bubbles
-    first_model = next((b[B_MODEL] for b in bubbles if b[B_MODEL]), None)
-    stream_model = next((r.model for r in conv.stream if r.model), None)
-    fallback = display_model(first_model or stream_model)
-    text_source = source == SOURCE_TEXT
+def _bubble_calls(conv: Conversation, fallback: str, text_source: bool) -> list[Call]:
+    """One call per bubble with tokens (the hot loop of a parse: kept lean on purpose)."""
     calls: list[Call] = []
     append = calls.append
-    for bubble in bubbles:
+    project, session = conv.project, conv.composer_id
+    prices: dict[str, tuple[float, float, bool]] = {}
+    for bubble in conv.bubbles:
         inp, out = bubble[B_IN], bubble[B_OUT]
         if not inp and not out:
             chars = bubble[B_CHARS]
@@ -140,9 +141,42 @@ def emit_conversation(conv: Conversation) -> list[Call]:
                 continue
         name = bubble[B_MODEL]
         model = display_model(name) if name else fallback
+        price = prices.get(model)
+        if price is None:
+            rates = rates_for(model)
+            price = prices[model] = (
+                (rates.input, rates.output, True) if rates is not None else (0.0, 0.0, False)
+            )
+        # = cost_of(model, inp, out): the cache terms it adds are exact zeros.
         append(
-            _call(bubble[B_KEY], model, conv, bubble[B_TS], inp, out, _tools_of(bubble[B_LANGS]))
+            Call(
+                bubble[B_KEY],
+                CURSOR,
+                model,
+                project,
+                session,
+                bubble[B_TS],
+                inp,
+                out,
+                0,
+                0,
+                inp * price[0] + out * price[1],
+                True,
+                False,
+                price[2],
+                _tools_of(bubble[B_LANGS]),
+                (),
+            )
         )
+    return calls
+
+
+def emit_conversation(conv: Conversation) -> list[Call]:
+    """Calls of one conversation: per bubble, plus one conversation-level input record."""
+    source, credited_input = choose_source(conv)
+    first_model = next(filter(None, map(_MODEL_OF, conv.bubbles)), None)
+    stream_model = next((r.model for r in conv.stream if r.model), None)
+    calls = _bubble_calls(conv, display_model(first_model or stream_model), source == SOURCE_TEXT)
     tools, commands = _stream_tools(conv)
     if source in (SOURCE_METER, SOURCE_STREAM):
         record = _conversation_record(conv, credited_input, first_model or stream_model)

@@ -16,6 +16,7 @@ import time
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final
 
@@ -46,6 +47,9 @@ BUDGET_WARNING: Final = (
     "the oldest sessions in range may be missing"
 )
 
+_ROWID_OF: Final = itemgetter(0)
+_REQUEST_OF: Final = itemgetter(B_REQ)
+_TS_OF: Final = itemgetter(B_TS)
 Progress = Callable[[int, int], None]
 Meta = tuple[Any, Any, Any]
 
@@ -297,15 +301,13 @@ class CursorReader:
         conn.execute("BEGIN")
         try:
             self._last_rowid, self._last_key = scan.last_row(conn)
-            rowids = scan.bubble_rowids(conn)
-            agent_rowids = scan.family_rowids(conn, scan.AGENT_LO, scan.AGENT_HI)
+            last = self._last_rowid
+            self._bubble_count = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last)
+            self._agent_count = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last)
         finally:
             conn.execute("COMMIT")
-        self._bubble_count = len(rowids)
-        self._agent_count = len(agent_rowids)
-        acc = self._scan_bubbles(conn, rowids, progress)
-        del rowids
-        walk_pages(conn, self._walker, agent_rowids, PAGE_ROWS)
+        acc = self._scan_bubbles(conn, progress)
+        walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS)
         self._walker.touched.clear()
         self._load_projects()
         meta = scan.composer_meta(conn, list(acc.bubbles))
@@ -319,20 +321,23 @@ class CursorReader:
         self._ready = True
         self._full_at = time.monotonic()
 
-    def _scan_bubbles(
-        self, conn: sqlite3.Connection, rowids: list[int], progress: Progress | None
-    ) -> _Scan:
+    def _scan_bubbles(self, conn: sqlite3.Connection, progress: Progress | None) -> _Scan:
         """Newest-first pages until the floor or the budget; remembers where it stopped."""
         acc = _Scan(self.floor_iso, None, self.budget)
-        total = len(rowids)
-        page_rows = PAGE_ROWS
-        for start in range(0, total, page_rows):
-            page = rowids[start : start + page_rows]
-            kept, before = acc.add(scan.bubble_page(conn, page[-1], page[0]))
+        total, done, below, page_rows = self._bubble_count, 0, self._last_rowid + 1, PAGE_ROWS
+        while True:
+            page = scan.bubble_page(conn, below, page_rows)
+            if not page:
+                break
+            kept, before = acc.add(page)
+            done += len(page)
+            below = page[-1][0]
             if progress is not None:
-                progress(start + len(page), total)
+                progress(min(done, total), total)
             if acc.budget_hit or (kept == 0 and before > 0):
-                self._scan_lo = page[-1]
+                self._scan_lo = below
+                break
+            if len(page) < page_rows:
                 break
         self._skipped_sub = acc.subcomposer
         self._other_requests = acc.other_requests
@@ -360,12 +365,12 @@ class CursorReader:
                 if not owners:
                     del self._request_conv[request]
         self._kept_total += len(bubbles) - len(state.kept)
-        state.kept = array("q", (b[0] for b in bubbles))
-        state.requests = list(dict.fromkeys(b[B_REQ] for b in bubbles if b[B_REQ]))
+        state.kept = array("q", map(_ROWID_OF, bubbles))
+        state.requests = list(dict.fromkeys(filter(None, map(_REQUEST_OF, bubbles))))
         for request in state.requests:
             self._request_conv.setdefault(request, []).append(composer)
         streams = self._walker.requests
-        state.newest_ms = max((b[B_TS] for b in bubbles), default=0)
+        state.newest_ms = max(map(_TS_OF, bubbles), default=0)
         if not bubbles:
             state.calls = []
             return
@@ -498,16 +503,11 @@ class CursorReader:
         if agents_le != self._agent_count:
             before = {r: q.signature() for r, q in self._walker.requests.items()}
             self._walker = StreamWalker()
-            conn.execute("BEGIN")
-            try:
-                rowids = scan.family_rowids(conn, scan.AGENT_LO, scan.AGENT_HI)
-            finally:
-                conn.execute("COMMIT")
-            walk_pages(conn, self._walker, [r for r in rowids if r <= limit], PAGE_ROWS)
+            walk_pages(conn, self._walker, 0, limit, PAGE_ROWS)
             after = {r: q.signature() for r, q in self._walker.requests.items()}
             touched = {r for r in before.keys() | after.keys() if before.get(r) != after.get(r)}
         elif new_agents:
-            walk_pages(conn, self._walker, new_agents, PAGE_ROWS)
+            walk_pages(conn, self._walker, new_agents[0] - 1, new_agents[-1], PAGE_ROWS)
             touched = set(self._walker.touched)
         else:
             touched = set()

@@ -23,7 +23,8 @@ CALL_KEY_PREFIX: Final = "cursor:bubble:"
 # One row per bubble: (rowid, call key, type, createdAt, epoch ms, requestId, input tokens,
 # output tokens, model, text, code-block languages). Languages: a JSON array of the blocks'
 # `languageId` strings (null for others), read by index for short arrays (json_each would parse
-# the value again); few distinct arrays exist, so decoding them is memoised. `text` is the
+# the value again; json_array_length is 0 for anything but an array); few distinct arrays
+# exist, so decoding them is memoised. `text` is the
 # character count when SQLite
 # counts as many characters as bytes, else the UTF-8 bytes for Python to decode with
 # replacement. The two counts agree exactly when no lead byte is followed by a continuation
@@ -49,15 +50,13 @@ BUBBLE_COLUMNS: Final = f"""
     json_extract(value, '$.modelInfo.modelName'),
     CASE WHEN length(CAST({_TEXT} AS BLOB)) = length({_TEXT}) THEN length(CAST({_TEXT} AS BLOB))
          ELSE CAST({_TEXT} AS BLOB) END,
-    CASE WHEN json_type(value, '$.codeBlocks') = 'array' THEN
-      CASE json_array_length(value, '$.codeBlocks')
-        WHEN 0 THEN NULL
-        WHEN 1 THEN json_array({_lang(0)})
-        WHEN 2 THEN json_array({_lang(0)}, {_lang(1)})
-        ELSE (SELECT json_group_array(CASE WHEN json_type(c.value, '$.languageId') = 'text'
-                                      THEN json_extract(c.value, '$.languageId') END)
-              FROM json_each(cursorDiskKV.value -> '$.codeBlocks') AS c WHERE c.type = 'object')
-      END
+    CASE coalesce(json_array_length(value, '$.codeBlocks'), 0)
+      WHEN 0 THEN NULL
+      WHEN 1 THEN json_array({_lang(0)})
+      WHEN 2 THEN json_array({_lang(0)}, {_lang(1)})
+      ELSE (SELECT json_group_array(CASE WHEN json_type(c.value, '$.languageId') = 'text'
+                                    THEN json_extract(c.value, '$.languageId') END)
+            FROM json_each(cursorDiskKV.value -> '$.codeBlocks') AS c WHERE c.type = 'object')
     END
 """
 _BUBBLE_FAMILY = "+key >= 'bubbleId:' AND +key < 'bubbleId;'"
@@ -92,30 +91,16 @@ def has_cursor_table(conn: sqlite3.Connection) -> bool:
     return row is not None
 
 
-def family_rowids(
-    conn: sqlite3.Connection, lo: str, hi: str, *, newest_first: bool = False
-) -> list[int]:
-    """Every ROWID of one key family (a walk of the key index only), sorted."""
-    rows = conn.execute(
-        "SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ?", (lo, hi)
-    ).fetchall()
-    rowids = [r[0] for r in rows]
-    rowids.sort(reverse=newest_first)
-    return rowids
+def bubble_page(conn: sqlite3.Connection, below: int, limit: int) -> list[BubbleRow]:
+    """Up to `limit` bubble rows with ROWID < below, newest first (one short read transaction).
 
-
-def bubble_rowids(conn: sqlite3.Connection) -> list[int]:
-    """Every bubble's ROWID, newest first."""
-    return family_rowids(conn, BUBBLE_LO, BUBBLE_HI, newest_first=True)
-
-
-def bubble_page(conn: sqlite3.Connection, lo: int, hi: int) -> list[BubbleRow]:
-    """Bubble rows with lo <= ROWID <= hi, newest first (one short read transaction)."""
+    Paging by ROWID needs no list of ROWIDs up front; SQLite walks the table backwards.
+    """
     return fetch(
         conn,
-        f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV WHERE rowid BETWEEN ? AND ?"
-        f" AND {_BUBBLE_FAMILY} AND json_valid(value) ORDER BY rowid DESC",
-        (lo, hi),
+        f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV WHERE rowid < ?"
+        f" AND {_BUBBLE_FAMILY} AND json_valid(value) ORDER BY rowid DESC LIMIT ?",
+        (below, limit),
     )
 
 
@@ -165,18 +150,26 @@ def composer_meta(
     return found
 
 
-def agent_page(conn: sqlite3.Connection, lo: int, hi: int) -> list[tuple[int, bytes | None]]:
-    """Raw agent values with lo <= ROWID <= hi, in ROWID order (one short read transaction).
+def agent_page(
+    conn: sqlite3.Connection, after: int, upto: int, limit: int
+) -> list[tuple[int, str | bytes | None]]:
+    """Up to `limit` raw agent values with after < ROWID <= upto, oldest first (one short read).
 
     Python's JSON decoder reads these faster than SQLite's JSON functions would extract the
-    same fields, and counts characters exactly (values whose first byte is not `{` are skipped
-    by the walker: binary blobs).
+    same fields, and counts characters exactly (the walker skips values whose first byte is
+    not `{`: binary blobs). Text comes back decoded; a page holding undecodable text is read
+    again as bytes, for the walker to decode with replacement.
     """
-    return conn.execute(
-        "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE rowid BETWEEN ? AND ?"
-        f" AND {_AGENT_FAMILY} ORDER BY rowid",
-        (lo, hi),
-    ).fetchall()
+    sql = (
+        "SELECT rowid, {} FROM cursorDiskKV WHERE rowid > ? AND rowid <= ?"
+        f" AND {_AGENT_FAMILY} ORDER BY rowid LIMIT ?"
+    )
+    try:
+        return conn.execute(sql.format("value"), (after, upto, limit)).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "decode" not in str(exc).lower():
+            raise
+    return conn.execute(sql.format("CAST(value AS BLOB)"), (after, upto, limit)).fetchall()
 
 
 def family_count(conn: sqlite3.Connection, lo: str, hi: str, max_rowid: int) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,19 @@ def _write_agents(tmp_path: Path, values: list[Any]) -> Path:
     return p.db_path
 
 
+def test_agent_values_stored_as_text_with_bad_bytes_or_as_numbers(tmp_path: Path) -> None:
+    db = _write_agents(tmp_path, AGENT_VALUES[:3])
+    conn = sqlite3.connect(db)
+    bad = json.dumps({"role": "tool", "content": "MARK"}).encode().replace(b"MARK", b"ab\xff\xfe")
+    conn.execute("INSERT INTO cursorDiskKV VALUES ('agentKv:blob:t', CAST(? AS TEXT))", (bad,))
+    conn.execute("INSERT INTO cursorDiskKV VALUES ('agentKv:blob:n', 42)")
+    conn.commit()
+    conn.close()
+    walker = _walk_paged(db)
+    assert _state(walker) == _state(_walk_raw(db))
+    assert walker.requests["R1"].context_chars == 50 + 4  # "ab" + two replacement characters
+
+
 def _state(walker: StreamWalker) -> tuple[Any, ...]:
     requests = {r: q.signature() for r, q in walker.requests.items()}
     return requests, walker.current, walker.pending_user, walker.pending_context, walker.rows_seen
@@ -108,8 +122,7 @@ def _state(walker: StreamWalker) -> tuple[Any, ...]:
 def _walk_paged(db: Path) -> StreamWalker:
     walker = StreamWalker()
     with open_readonly(db) as conn:
-        rowids = scan.family_rowids(conn, scan.AGENT_LO, scan.AGENT_HI)
-        walk_pages(conn, walker, rowids, 7)  # small pages: state carried across page edges
+        walk_pages(conn, walker, 0, 1 << 62, 7)  # small pages: state carried across page edges
     return walker
 
 
