@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import heapq
+import itertools
 import os
 import sqlite3
 import time
@@ -549,8 +551,11 @@ class CursorReader:
         if self._kept_total <= self.budget:
             # Fewer rows than the budget after a cut: older rows may qualify again.
             return self._cutoff is None or self._kept_total == self.budget
-        kept = sorted(r for s in self._convs.values() for r in s.kept)
-        cutoff = kept[-self.budget]
+        # The cutoff is the `excess`-th oldest kept ROWID: merge the conversations' sorted
+        # ROWIDs up to it instead of sorting all of them.
+        excess = self._kept_total - self.budget
+        oldest_first = heapq.merge(*(s.kept for s in self._convs.values() if s.kept))
+        cutoff = next(itertools.islice(oldest_first, excess, None))
         affected = {c for c, s in self._convs.items() if s.kept and s.kept[0] < cutoff}
         self._cutoff = cutoff
         return self._reread(conn, affected, 0)
