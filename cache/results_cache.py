@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.files import locked, read_json, write_json_atomic
+from codeburn.cache.files import locked, write_json_atomic
 from codeburn.providers.calls import Call
 
 VERSION: Final = 1
@@ -74,9 +76,43 @@ def results_path(cache_dir: Path) -> Path:
     return cache_dir / FILE
 
 
+# The file last read or written by this process, by identity (inode, mtime, size): a
+# long-lived service loads the results on every refresh, and mostly it wrote them itself.
+FileId = tuple[int, int, int]
+_memo: dict[Path, tuple[FileId, CachedResults | None]] = {}
+_memo_lock = threading.Lock()
+
+
+def _file_id(st: os.stat_result) -> FileId:
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def _read(path: Path) -> CachedResults | None:
+    try:
+        with path.open("rb") as handle:
+            file_id = _file_id(os.fstat(handle.fileno()))
+            with _memo_lock:
+                memo = _memo.get(path)
+            if memo is not None and memo[0] == file_id:
+                return memo[1]
+            data = handle.read()
+    except OSError:
+        return None
+    try:
+        cached = CachedResults.load(json.loads(data))
+    except ValueError:
+        cached = None
+    with _memo_lock:
+        _memo[path] = (file_id, cached)
+    return cached
+
+
 def load_results(cache_dir: Path, db_path: str) -> CachedResults | None:
-    """The cached results of this database (any fingerprint: the caller decides)."""
-    cached = CachedResults.load(read_json(results_path(cache_dir)))
+    """The cached results of this database (any fingerprint: the caller decides).
+
+    Callers must not modify what they get: it may be shared with the next caller.
+    """
+    cached = _read(results_path(cache_dir))
     return cached if cached is not None and cached.db_path == db_path else None
 
 
@@ -84,6 +120,12 @@ def save_results(cache_dir: Path, results: CachedResults) -> None:
     path = results_path(cache_dir)
     with locked(path):
         write_json_atomic(path, results.dump())
+        try:
+            file_id = _file_id(os.stat(path))
+        except OSError:
+            return
+    with _memo_lock:
+        _memo[path] = (file_id, results)
 
 
 def sweep_old_versions(cache_dir: Path) -> None:

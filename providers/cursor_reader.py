@@ -224,6 +224,7 @@ class CursorReader:
         self._last_rowid = 0
         self._last_key: str | None = None
         self._bubble_count = 0
+        self._total_count = 0
         self._ident: tuple[int, int] = (0, 0)
         self._full_at = 0.0
         self._skipped_sub = 0
@@ -306,6 +307,7 @@ class CursorReader:
             last = self._last_rowid
             self._bubble_count = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last)
             self._agent_count = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last)
+            self._total_count = scan.total_count(conn)
         finally:
             conn.execute("COMMIT")
         acc = self._scan_bubbles(conn, progress)
@@ -441,8 +443,14 @@ class CursorReader:
             if scan.key_at(conn, self._last_rowid) != self._last_key:
                 return False
             new_rows = scan.rows_after(conn, self._last_rowid)
-            bubbles_le = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, self._last_rowid)
-            agents_le = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, self._last_rowid)
+            total = scan.total_count(conn)
+            if total - len(new_rows) == self._total_count:
+                # No row at or below the last ROWID went away: the family counts still hold.
+                bubbles_le, agents_le = self._bubble_count, self._agent_count
+            else:
+                last = self._last_rowid
+                bubbles_le = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last)
+                agents_le = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last)
         finally:
             conn.execute("COMMIT")
         changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
@@ -466,6 +474,7 @@ class CursorReader:
             self._last_rowid, self._last_key = new_rows[-1]
         self._bubble_count = bubbles_le + new_bubbles
         self._agent_count = agents_le + len(new_agents)
+        self._total_count = total
         self._ident = self._stat()
         return True
 

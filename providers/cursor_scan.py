@@ -172,6 +172,11 @@ def agent_page(
     return conn.execute(sql.format("CAST(value AS BLOB)"), (after, upto, limit)).fetchall()
 
 
+def total_count(conn: sqlite3.Connection) -> int:
+    """Rows in the table: SQLite sums the cells of the key index's pages, nothing decoded."""
+    return int(conn.execute("SELECT count(*) FROM cursorDiskKV").fetchone()[0])
+
+
 def family_count(conn: sqlite3.Connection, lo: str, hi: str, max_rowid: int) -> int:
     row = conn.execute(
         "SELECT count(*) FROM cursorDiskKV WHERE key >= ? AND key < ? AND rowid <= ?",

@@ -1,0 +1,49 @@
+"""The results cache remembers the file it last read or wrote, and never serves a stale one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codeburn.cache.files import write_json_atomic
+from codeburn.cache.results_cache import CachedResults, load_results, results_path, save_results
+from codeburn.providers.calls import Call
+
+
+def _results(marker: str, calls: int = 3) -> CachedResults:
+    rows = [
+        Call(f"k{marker}{i}", "cursor", "gpt-5", "p", "s", 1_000 + i, 10, 20, cost=0.5)
+        for i in range(calls)
+    ]
+    return CachedResults("/db/a", f"fp-{marker}", 7, rows, [f"note {marker}"])
+
+
+def test_a_load_after_our_own_save_needs_no_parse(tmp_path: Path) -> None:
+    saved = _results("one")
+    save_results(tmp_path, saved)
+    assert load_results(tmp_path, "/db/a") is saved
+    assert load_results(tmp_path, "/db/other") is None
+
+
+def test_a_file_another_process_wrote_is_read_again(tmp_path: Path) -> None:
+    save_results(tmp_path, _results("one"))
+    other = _results("two", calls=5)
+    write_json_atomic(results_path(tmp_path), other.dump())  # a new file: a new inode
+    loaded = load_results(tmp_path, "/db/a")
+    assert loaded is not None and loaded is not other
+    assert (loaded.fingerprint, loaded.calls, loaded.warnings) == (
+        "fp-two",
+        other.calls,
+        ["note two"],
+    )
+    assert load_results(tmp_path, "/db/a") is loaded  # and remembered
+
+
+def test_corrupt_missing_and_old_files_are_misses(tmp_path: Path) -> None:
+    assert load_results(tmp_path, "/db/a") is None
+    results_path(tmp_path).write_text("{not json")
+    assert load_results(tmp_path, "/db/a") is None
+    write_json_atomic(results_path(tmp_path), {**_results("x").dump(), "version": 0})
+    assert load_results(tmp_path, "/db/a") is None
+    save_results(tmp_path, _results("three"))
+    loaded = load_results(tmp_path, "/db/a")
+    assert loaded is not None and loaded.fingerprint == "fp-three"
