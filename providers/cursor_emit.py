@@ -128,43 +128,46 @@ def _bubble_calls(conv: Conversation, fallback: str, text_source: bool) -> list[
     calls: list[Call] = []
     append = calls.append
     project, session = conv.project, conv.composer_id
-    prices: dict[str, tuple[float, float, bool]] = {}
-    for bubble in conv.bubbles:
-        inp, out = bubble[B_IN], bubble[B_OUT]
+    # Bubble model name → (shown model, input rate, output rate, priced), once per name.
+    models: dict[str | None, tuple[str, float, float, bool]] = {}
+    for _rowid, key, typ, ts, inp, out, name, chars, langs, _request in conv.bubbles:
         if not inp and not out:
-            chars = bubble[B_CHARS]
-            if bubble[B_TYPE] == USER_TYPE:
-                inp = (chars + 3) // 4 if text_source and chars > 0 else 0
+            if typ == USER_TYPE:
+                if not text_source or chars <= 0:
+                    continue
+                inp = (chars + 3) // 4  # noqa: PLW2901
+            elif chars > 0:
+                out = (chars + 3) // 4  # noqa: PLW2901
             else:
-                out = (chars + 3) // 4 if chars > 0 else 0
-            if not inp and not out:
                 continue
-        name = bubble[B_MODEL]
-        model = display_model(name) if name else fallback
-        price = prices.get(model)
-        if price is None:
+        entry = models.get(name)
+        if entry is None:
+            model = display_model(name) if name else fallback
             rates = rates_for(model)
-            price = prices[model] = (
-                (rates.input, rates.output, True) if rates is not None else (0.0, 0.0, False)
+            entry = models[name] = (
+                (model, rates.input, rates.output, True)
+                if rates is not None
+                else (model, 0.0, 0.0, False)
             )
-        # = cost_of(model, inp, out): the cache terms it adds are exact zeros.
+        model, rate_in, rate_out, priced = entry
+        # The cost is cost_of(model, inp, out): the cache terms it adds are exact zeros.
         append(
             Call(
-                bubble[B_KEY],
+                key,
                 CURSOR,
                 model,
                 project,
                 session,
-                bubble[B_TS],
+                ts,
                 inp,
                 out,
                 0,
                 0,
-                inp * price[0] + out * price[1],
+                inp * rate_in + out * rate_out,
                 True,
                 False,
-                price[2],
-                _tools_of(bubble[B_LANGS]),
+                priced,
+                _tools_of(langs) if langs else (),
                 (),
             )
         )

@@ -299,7 +299,11 @@ class CursorReader:
     # -- full parse -------------------------------------------------------------------------
 
     def _full(self, conn: sqlite3.Connection, progress: Progress | None) -> None:
+        # What the last full parse froze goes back to the collector; once the old state is
+        # dropped, one collection frees any cycles that died while frozen.
+        gc.unfreeze()
         self._reset()
+        gc.collect()
         self._ident = self._stat()
         conn.execute("BEGIN")
         try:
@@ -324,6 +328,9 @@ class CursorReader:
         self._rebuild_stream_calls(conn)
         self._ready = True
         self._full_at = time.monotonic()
+        # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
+        # the report that follows, or a server's next hour) from walking them again.
+        gc.freeze()
 
     def _scan_bubbles(self, conn: sqlite3.Connection, progress: Progress | None) -> _Scan:
         """Newest-first pages until the floor or the budget; remembers where it stopped."""

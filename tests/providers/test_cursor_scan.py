@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +207,24 @@ def test_code_block_languages_by_index_or_by_walk(
         p.put("bubbleId:c1:b", value)
     expected = ("cursor:edit", "lang:sql") if tools is None else tools
     assert read(p.db_path).calls[0].tools == expected
+
+
+def test_a_full_parse_freezes_its_objects_and_the_next_one_thaws_them(tmp_path: Path) -> None:
+    class Node:
+        other: Any = None
+
+    with profile(tmp_path) as p:
+        for i in range(50):
+            p.bubble("c1", f"b{i}", role="assistant", text="x" * 8, created_at=ago(5))
+    cycle = Node()
+    cycle.other = Node()
+    cycle.other.other = cycle  # garbage the reference count alone cannot free
+    alive = weakref.ref(cycle)
+    first = read(p.db_path)
+    assert len(first.calls) == 50 and gc.get_freeze_count() > 50
+    del cycle
+    gc.collect()
+    assert alive() is not None  # frozen: the collector does not look at it
+    read(p.db_path)
+    assert alive() is None  # thawed and collected by the next full parse
+    gc.unfreeze()
