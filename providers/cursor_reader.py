@@ -92,8 +92,8 @@ def composer_of(key: str) -> str | None:
 class ConvState:
     """What is remembered of one conversation between reads."""
 
-    seen: array[int] = field(default_factory=lambda: array("q"))  # every bubble ROWID seen
     kept: array[int] = field(default_factory=lambda: array("q"))  # inside floor and budget
+    unkept: array[int] = field(default_factory=lambda: array("q"))  # seen, but not kept
     requests: list[str] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
     newest_ms: int = 0
@@ -119,7 +119,7 @@ class _Scan:
     cutoff: int | None
     budget: int | None
     bubbles: dict[str, list[Bubble]] = field(default_factory=dict)
-    seen: dict[str, array[int]] = field(default_factory=dict)
+    unkept: dict[str, array[int]] = field(default_factory=dict)  # seen but not kept
     undated: dict[str, int] = field(default_factory=dict)
     other_requests: set[str] = field(default_factory=set)
     subcomposer: int = 0
@@ -133,9 +133,9 @@ class _Scan:
         low = self.cutoff if self.cutoff is not None else 0  # ROWIDs are positive
         room = self.budget - self.kept if self.budget is not None else 1 << 62
         budget_hit = self.budget_hit
-        bubbles, seen_by, other, undated = (
+        bubbles, unkept_by, other, undated = (
             self.bubbles,
-            self.seen,
+            self.unkept,
             self.other_requests,
             self.undated,
         )
@@ -145,10 +145,6 @@ class _Scan:
             if not composer or "\n" in composer or "\r" in composer or "\x00" in composer:
                 self.subcomposer += 1
             else:
-                seen = seen_by.get(composer)
-                if seen is None:
-                    seen = seen_by[composer] = array("q")
-                seen.append(rowid)
                 if type(created) is not str or ts is None:
                     undated[composer] = undated.get(composer, 0) + 1
                 elif created < floor_iso:
@@ -180,6 +176,10 @@ class _Scan:
                     else:
                         group.append(bubble)
                     continue
+                seen = unkept_by.get(composer)
+                if seen is None:
+                    seen = unkept_by[composer] = array("q")
+                seen.append(rowid)
             if type(req) is str and req:
                 other.add(req)
         self.kept += kept
@@ -319,8 +319,8 @@ class CursorReader:
         self._walker.touched.clear()
         self._load_projects()
         meta = scan.composer_meta(conn, list(acc.bubbles))
-        for composer, seen in acc.seen.items():
-            self._convs[composer] = ConvState(seen=seen, undated=acc.undated.get(composer, 0))
+        for composer, unkept in acc.unkept.items():
+            self._convs[composer] = ConvState(unkept=unkept, undated=acc.undated.get(composer, 0))
         bubbles_of = acc.bubbles
         for composer in list(bubbles_of):
             # Popping frees each conversation's rows as soon as its calls exist.
@@ -549,15 +549,17 @@ class CursorReader:
         for composer in changed:
             old = self._convs.get(composer)
             if old is not None:
-                now = set(acc.seen.get(composer, ()))
-                lost += sum(1 for r in old.seen if r <= self._last_rowid and r not in now)
+                now = set(acc.unkept.get(composer, ()))
+                now.update(b[0] for b in acc.bubbles.get(composer, ()))
+                seen = itertools.chain(old.kept, old.unkept)
+                lost += sum(1 for r in seen if r <= self._last_rowid and r not in now)
         if lost != disappeared:
             return False
         self._other_requests |= acc.other_requests
         meta = scan.composer_meta(conn, [c for c in changed if c in acc.bubbles])
         for composer in changed:
             state = self._convs.setdefault(composer, ConvState())
-            state.seen = acc.seen.get(composer, array("q"))
+            state.unkept = acc.unkept.get(composer, array("q"))
             state.undated = acc.undated.get(composer, 0)
             self._install(composer, acc.bubbles.get(composer, []), meta.get(composer))
         return True
