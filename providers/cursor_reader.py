@@ -336,8 +336,15 @@ class CursorReader:
         """Newest-first pages until the floor or the budget; remembers where it stopped."""
         acc = _Scan(self.floor_iso, None, self.budget)
         total, done, below, page_rows = self._bubble_count, 0, self._last_rowid + 1, PAGE_ROWS
+        guard = False  # until a value that is not JSON turns up
         while True:
-            page = scan.bubble_page(conn, below, page_rows)
+            try:
+                page = scan.bubble_page(conn, below, page_rows, guard=guard)
+            except sqlite3.OperationalError as exc:
+                if guard or not scan.is_malformed_json(exc):
+                    raise
+                guard = True
+                continue
             if not page:
                 break
             kept, before = acc.add(page)

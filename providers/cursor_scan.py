@@ -91,17 +91,27 @@ def has_cursor_table(conn: sqlite3.Connection) -> bool:
     return row is not None
 
 
-def bubble_page(conn: sqlite3.Connection, below: int, limit: int) -> list[BubbleRow]:
+def bubble_page(
+    conn: sqlite3.Connection, below: int, limit: int, *, guard: bool = True
+) -> list[BubbleRow]:
     """Up to `limit` bubble rows with ROWID < below, newest first (one short read transaction).
 
     Paging by ROWID needs no list of ROWIDs up front; SQLite walks the table backwards.
+    Unguarded (`guard=False`), the page skips `json_valid` (a value copy and a parse-cache
+    lookup per row) and raises on a value that is not JSON: read the page again guarded.
     """
+    valid = " AND json_valid(value)" if guard else ""
     return fetch(
         conn,
         f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV WHERE rowid < ?"
-        f" AND {_BUBBLE_FAMILY} AND json_valid(value) ORDER BY rowid DESC LIMIT ?",
+        f" AND {_BUBBLE_FAMILY}{valid} ORDER BY rowid DESC LIMIT ?",
         (below, limit),
     )
+
+
+def is_malformed_json(exc: sqlite3.Error) -> bool:
+    """A JSON function met a value that is not JSON (only unguarded queries raise this)."""
+    return "malformed json" in str(exc).lower()
 
 
 def conversation_bubbles(conn: sqlite3.Connection, composer_id: str) -> list[BubbleRow]:

@@ -228,3 +228,18 @@ def test_a_full_parse_freezes_its_objects_and_the_next_one_thaws_them(tmp_path: 
     read(p.db_path)
     assert alive() is None  # thawed and collected by the next full parse
     gc.unfreeze()
+
+
+def test_a_value_that_is_not_json_mid_scan_is_skipped_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("codeburn.providers.cursor_reader.PAGE_ROWS", 3)
+    with profile(tmp_path) as p:
+        for i in range(10):
+            if i == 4:
+                p.put(f"bubbleId:c1:{i:02d}", b"\xff{ not json")
+            else:
+                p.bubble("c1", f"{i:02d}", role="assistant", text="x" * 8, created_at=ago(9 - i))
+            p.flush()
+    calls = read(p.db_path).calls
+    assert sorted(c.key[-2:] for c in calls) == [f"{i:02d}" for i in range(10) if i != 4]
