@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+# The floor selects what the reader needs of every bubble and nothing else: the fields as they
+# are (the text as BLOB: Python's sqlite3 raises on undecodable TEXT), by the key index, one
+# statement, rows only iterated. It is the least any reader built on SQLite pays to get them.
 FLOOR_SQL: Final = """
 SELECT key,
        json_extract(value, '$.type'),
@@ -23,7 +26,7 @@ SELECT key,
        json_extract(value, '$.tokenCount.inputTokens'),
        json_extract(value, '$.tokenCount.outputTokens'),
        json_extract(value, '$.modelInfo.modelName'),
-       length(json_extract(value, '$.text')),
+       CAST(json_extract(value, '$.text') AS BLOB),
        json_extract(value, '$.codeBlocks')
 FROM cursorDiskKV WHERE key >= 'bubbleId:' AND key < 'bubbleId;'
 """

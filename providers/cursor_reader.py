@@ -156,8 +156,12 @@ class _Scan:
                 else:
                     room -= 1
                     kept += 1
-                    if type(text) is not int:
-                        text = len(text.decode("utf-8", "replace")) if text is not None else 0  # noqa: PLW2901
+                    if text is None:
+                        chars = 0
+                    elif text.isascii():
+                        chars = len(text)
+                    else:
+                        chars = len(text.decode("utf-8", "replace"))
                     bubble: Bubble = (
                         rowid,
                         key,
@@ -166,7 +170,7 @@ class _Scan:
                         (tin if type(tin) is int and tin > 0 else 0) if tin else 0,
                         (tout if type(tout) is int and tout > 0 else 0) if tout else 0,
                         model if type(model) is str and model else None,
-                        text,
+                        chars,
                         langs,
                         req if type(req) is str and req else None,
                     )

@@ -21,15 +21,12 @@ COMPOSER_PREFIX: Final = "composerData:"
 CALL_KEY_PREFIX: Final = "cursor:bubble:"
 
 # One row per bubble: (rowid, call key, type, createdAt, epoch ms, requestId, input tokens,
-# output tokens, model, text, code-block languages). Languages: a JSON array of the blocks'
-# `languageId` strings (null for others), read by index for short arrays (json_each would parse
-# the value again; json_array_length is 0 for anything but an array); few distinct arrays
-# exist, so decoding them is memoised. `text` is the
-# character count when SQLite
-# counts as many characters as bytes, else the UTF-8 bytes for Python to decode with
-# replacement. The two counts agree exactly when no lead byte is followed by a continuation
-# byte; otherwise SQLite folds invalid sequences (overlong, surrogates, extra continuation bytes)
-# into one character where Python sees several.
+# output tokens, model, text, code-block languages). `text` comes as UTF-8 bytes: Python counts
+# characters after decoding with replacement (SQLite's length() would fold invalid sequences
+# into one character), and for ASCII text len() is free while SQLite's length() walks every
+# byte. Languages: a JSON array of the blocks' `languageId` strings (null for others), read by
+# index for short arrays (json_each would parse the value again; json_array_length is 0 for
+# anything but an array); few distinct arrays exist, so decoding them is memoised.
 _TEXT = "json_extract(value, '$.text')"
 
 
@@ -48,8 +45,7 @@ BUBBLE_COLUMNS: Final = f"""
     json_extract(value, '$.tokenCount.inputTokens'),
     json_extract(value, '$.tokenCount.outputTokens'),
     json_extract(value, '$.modelInfo.modelName'),
-    CASE WHEN length(CAST({_TEXT} AS BLOB)) = length({_TEXT}) THEN length(CAST({_TEXT} AS BLOB))
-         ELSE CAST({_TEXT} AS BLOB) END,
+    CAST({_TEXT} AS BLOB),
     CASE coalesce(json_array_length(value, '$.codeBlocks'), 0)
       WHEN 0 THEN NULL
       WHEN 1 THEN json_array({_lang(0)})
