@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from codeburn.providers import cursor_scan as scan
-from codeburn.providers.agent_stream import StreamRequest, StreamWalker, walk_pages
+from codeburn.providers.agent_stream import (
+    StreamRequest,
+    StreamWalker,
+    WalkAside,
+    can_walk_aside,
+    walk_pages,
+)
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.cursor_emit import (
     B_REQ,
@@ -41,6 +47,8 @@ from codeburn.providers.workspaces import PROJECT_MAPS, ProjectMaps
 
 DEFAULT_BUDGET: Final = 250_000
 PAGE_ROWS: Final = 2_000
+# Agent rows worth a second process (forking and sending the result back cost ~50 ms).
+WALK_ASIDE_ROWS: Final = 20_000
 RECENT_MS: Final = 15 * 60_000
 FULL_PARSE_MAX_AGE_S: Final = 3600.0
 _COMPOSER_AT: Final = len(scan.CALL_KEY_PREFIX + scan.BUBBLE_LO)
@@ -318,8 +326,18 @@ class CursorReader:
             self._total_count = scan.total_count(conn)
         finally:
             conn.execute("COMMIT")
-        acc = self._scan_bubbles(conn, progress)
-        walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS)
+        aside = None
+        if self._agent_count >= WALK_ASIDE_ROWS and can_walk_aside():
+            aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS)
+        try:
+            acc = self._scan_bubbles(conn, progress)
+            if aside is not None:
+                self._walker, aside = aside.result(), None
+            else:
+                walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS)
+        finally:
+            if aside is not None:
+                aside.cancel()
         self._walker.touched.clear()
         self._load_projects()
         meta = scan.composer_meta(conn, list(acc.bubbles))

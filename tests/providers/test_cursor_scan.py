@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import sqlite3
 import weakref
 from pathlib import Path
@@ -11,11 +12,13 @@ from typing import Any
 
 import pytest
 
+from codeburn.providers import cursor_reader
 from codeburn.providers import cursor_scan as scan
-from codeburn.providers.agent_stream import StreamWalker, walk_pages
+from codeburn.providers.agent_stream import StreamWalker, WalkAside, walk_pages
 from codeburn.providers.cursor_emit import B_CHARS
+from codeburn.providers.sample_generator import SampleSpec, generate_sample_profile
 from codeburn.providers.sample_profile import ProfileWriter
-from codeburn.providers.sqlite_ro import open_readonly
+from codeburn.providers.sqlite_ro import DatabaseMissingError, open_readonly
 from tests.cursor_fixtures import ago, profile, read
 
 SHELL = {"type": "tool-call", "toolName": "Shell", "args": {"command": "cd x && npm test"}}
@@ -243,3 +246,39 @@ def test_a_value_that_is_not_json_mid_scan_is_skipped_not_fatal(
             p.flush()
     calls = read(p.db_path).calls
     assert sorted(c.key[-2:] for c in calls) == [f"{i:02d}" for i in range(10) if i != 4]
+
+
+def test_the_agent_walk_in_a_forked_child_equals_the_walk_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork on this platform")
+    spec = SampleSpec(seed=3, conversations=30, bubbles=(4, 10), days=5)
+    info = generate_sample_profile(tmp_path / "Cursor", spec)
+    serial = sorted(read(info.db_path).calls, key=lambda c: c.key)
+    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr(cursor_reader, "can_walk_aside", lambda: True)
+    forked: list[WalkAside] = []
+    monkeypatch.setattr(
+        cursor_reader, "WalkAside", lambda *a: forked.append(WalkAside(*a)) or forked[-1]
+    )
+    aside = sorted(read(info.db_path).calls, key=lambda c: c.key)
+    assert len(forked) == 1 and aside == serial
+    assert any(c.key.startswith("cursor:agentKv:") for c in aside)
+
+
+def test_a_failing_walk_in_the_child_raises_in_the_parent(tmp_path: Path) -> None:
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork on this platform")
+    with pytest.raises(DatabaseMissingError):
+        WalkAside(tmp_path / "missing.vscdb", 10, 100).result()
+
+
+def test_a_cancelled_walk_leaves_no_child_behind(tmp_path: Path) -> None:
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork on this platform")
+    db = _write_agents(tmp_path, AGENT_VALUES)
+    aside = WalkAside(db, 1 << 62, 5)
+    aside.cancel()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(aside._pid, os.WNOHANG)
