@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codeburn.cache.config import cursor_sync_enabled
 from codeburn.cache.files import LockTimeoutError
@@ -20,8 +20,10 @@ from codeburn.providers.localtime import DAY, local_day, local_midnight_ms
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.sync import store_bridge
 from codeburn.sync.auth import Credentials, credentials_for
-from codeburn.sync.client import BaseUrlError, CursorClient, RequestFailed, base_url
 from codeburn.sync.state import ErrorCode, SyncState, load_state, update_state
+
+if TYPE_CHECKING:
+    from codeburn.sync.client import RequestFailed
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +89,11 @@ def maybe_sync(
         return SyncOutcome(attempted=False, error_code="login")
     if not force and not cursor_sync_enabled():
         return SyncOutcome(attempted=False)
+    if not force and not is_due(load_state(), credentials, now):
+        return SyncOutcome(attempted=False)  # the common case; _claim_attempt checks it again
+    # The client (httpx) only once a request may follow: a status that syncs nothing stays fast.
+    from codeburn.sync.client import BaseUrlError, base_url  # noqa: PLC0415
+
     try:
         base = base_url()
     except BaseUrlError as exc:
@@ -177,6 +184,8 @@ def _run(
     budget = (
         budget_s if budget_s is not None else (FIRST_BUDGET_S if window.first else LATER_BUDGET_S)
     )
+    from codeburn.sync.client import CursorClient, RequestFailed  # noqa: PLC0415
+
     client = CursorClient(credentials, base=base)
     try:
         body = client.export_csv(window.start_ms, window.end_ms, budget_s=budget)
