@@ -355,30 +355,46 @@ class CursorReader:
         gc.freeze()
 
     def _scan_bubbles(self, conn: sqlite3.Connection, progress: Progress | None) -> _Scan:
-        """Newest-first pages until the floor or the budget; remembers where it stopped."""
+        """Newest-first pages until the floor or the budget; remembers where it stopped.
+
+        Rows are taken in small batches as SQLite yields them (each row's text is still in the
+        CPU cache when it is counted). A value that is not JSON, or text that is not UTF-8,
+        makes the page fail: the scan goes on from the last row taken, guarded or decoding
+        with replacement from then on.
+        """
         acc = _Scan(self.floor_iso, None, self.budget)
         total, done, below, page_rows = self._bubble_count, 0, self._last_rowid + 1, PAGE_ROWS
-        guard = False  # until a value that is not JSON turns up
-        while True:
-            try:
-                page = scan.bubble_page(conn, below, page_rows, guard=guard)
-            except sqlite3.OperationalError as exc:
-                if guard or not scan.is_malformed_json(exc):
-                    raise
-                guard = True
-                continue
-            if not page:
-                break
-            kept, before = acc.add(page)
-            done += len(page)
-            below = page[-1][0]
-            if progress is not None:
-                progress(min(done, total), total)
-            if acc.budget_hit or (kept == 0 and before > 0):
-                self._scan_lo = below
-                break
-            if len(page) < page_rows:
-                break
+        guard = replace = False
+        previous_factory = conn.text_factory
+        try:
+            while True:
+                taken = kept = before = 0
+                try:
+                    for batch in scan.bubble_batches(conn, below, page_rows, guard=guard):
+                        batch_kept, batch_before = acc.add(batch)
+                        kept += batch_kept
+                        before += batch_before
+                        taken += len(batch)
+                        below = batch[-1][0]
+                except sqlite3.OperationalError as exc:
+                    if not guard and scan.is_malformed_json(exc):
+                        guard = True
+                    elif not replace and scan.is_decode_error(exc):
+                        replace = True
+                        conn.text_factory = scan.decode_replace
+                    else:
+                        raise
+                    continue
+                done += taken
+                if progress is not None and taken:
+                    progress(min(done, total), total)
+                if acc.budget_hit or (kept == 0 and before > 0):
+                    self._scan_lo = below
+                    break
+                if taken < page_rows:
+                    break
+        finally:
+            conn.text_factory = previous_factory
         self._skipped_sub = acc.subcomposer
         self._other_requests = acc.other_requests
         if acc.budget_hit:

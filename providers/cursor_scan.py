@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 BUBBLE_LO: Final = "bubbleId:"
@@ -61,7 +61,8 @@ _AGENT_FAMILY = "+key >= 'agentKv:blob:' AND +key < 'agentKv:blob;'"
 BubbleRow = tuple[Any, ...]
 
 
-def _decode_replace(raw: bytes) -> str:
+def decode_replace(raw: bytes) -> str:
+    """A `text_factory` for TEXT that is not valid UTF-8."""
     return raw.decode("utf-8", "replace")
 
 
@@ -70,10 +71,10 @@ def fetch(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> lis
     try:
         return conn.execute(sql, params).fetchall()
     except sqlite3.OperationalError as exc:
-        if "decode" not in str(exc).lower():
+        if not is_decode_error(exc):
             raise
     previous = conn.text_factory
-    conn.text_factory = _decode_replace
+    conn.text_factory = decode_replace
     try:
         return conn.execute(sql, params).fetchall()
     finally:
@@ -87,22 +88,29 @@ def has_cursor_table(conn: sqlite3.Connection) -> bool:
     return row is not None
 
 
-def bubble_page(
-    conn: sqlite3.Connection, below: int, limit: int, *, guard: bool = True
-) -> list[BubbleRow]:
-    """Up to `limit` bubble rows with ROWID < below, newest first (one short read transaction).
+def bubble_batches(
+    conn: sqlite3.Connection, below: int, limit: int, *, guard: bool = True, batch: int = 100
+) -> Iterator[list[BubbleRow]]:
+    """Up to `limit` bubble rows with ROWID < below, newest first, in batches as SQLite yields
+    them (one statement: one short read transaction).
 
     Paging by ROWID needs no list of ROWIDs up front; SQLite walks the table backwards.
     Unguarded (`guard=False`), the page skips `json_valid` (a value copy and a parse-cache
-    lookup per row) and raises on a value that is not JSON: read the page again guarded.
+    lookup per row) and raises on a value that is not JSON: go on guarded.
     """
     valid = " AND json_valid(value)" if guard else ""
-    return fetch(
-        conn,
+    cursor = conn.execute(
         f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV WHERE rowid < ?"
         f" AND {_BUBBLE_FAMILY}{valid} ORDER BY rowid DESC LIMIT ?",
         (below, limit),
     )
+    while rows := cursor.fetchmany(batch):
+        yield rows
+
+
+def is_decode_error(exc: sqlite3.Error) -> bool:
+    """Python's sqlite3 could not decode a TEXT value as UTF-8."""
+    return "decode" in str(exc).lower()
 
 
 def is_malformed_json(exc: sqlite3.Error) -> bool:

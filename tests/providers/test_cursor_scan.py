@@ -282,3 +282,28 @@ def test_a_cancelled_walk_leaves_no_child_behind(tmp_path: Path) -> None:
     aside.cancel()
     with pytest.raises(ChildProcessError):
         os.waitpid(aside._pid, os.WNOHANG)
+
+
+def test_text_that_is_not_utf8_mid_scan_is_decoded_with_replacement_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("codeburn.providers.cursor_reader.PAGE_ROWS", 4)
+    with profile(tmp_path) as p:
+        for i in range(12):
+            p.bubble(
+                "c1", f"{i:02d}", role="assistant", text="x" * 8, created_at=ago(20 - i), model="m"
+            )
+            p.flush()
+    conn = sqlite3.connect(p.db_path)
+    raw = json.dumps(
+        ProfileWriter.bubble_value(role="assistant", text="y" * 8, created_at=ago(3), model="MM")
+    ).encode()
+    conn.execute(
+        "UPDATE cursorDiskKV SET value = CAST(? AS TEXT) WHERE key = 'bubbleId:c1:06'",
+        (raw.replace(b"MM", b"g\xffpt"),),
+    )
+    conn.commit()
+    conn.close()
+    calls = read(p.db_path).calls
+    assert len(calls) == 12 and len({c.key for c in calls}) == 12
+    assert {c.model for c in calls} == {"m", "g\ufffdpt"}
