@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -90,21 +91,13 @@ def ensure_profile(bubbles: int, seed: int, *, regenerate: bool = False) -> Prof
     building = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(building, ignore_errors=True)
     started = time.perf_counter()
-    info: SampleInfo = generate_sample_profile(
-        building / "Cursor", spec_for(bubbles, seed), progress=_progress
+    # In a child process: Linux reports a child's peak RSS as at least what its parent held
+    # when it forked, so the bench process itself must stay small.
+    subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), str(bubbles), str(seed), str(building)],
+        check=True,
     )
     elapsed = time.perf_counter() - started
-    sys.stderr.write("\r" + " " * 60 + "\r")
-    meta = {
-        "createdAt": time.time(),
-        "spec": {k: v for k, v in asdict(spec_for(bubbles, seed)).items() if k != "now_ms"},
-        "bubbles": info.bubbles,
-        "agentRows": info.agent_rows,
-        "conversations": info.conversations,
-        "sources": info.sources,
-        "generatedSeconds": elapsed,
-    }
-    (building / "profile.json").write_text(json.dumps(meta, indent=2))
     building.rename(folder)  # a half-written profile is never picked up
     profile = _load(folder, bubbles, seed)
     assert profile is not None
@@ -116,3 +109,25 @@ def working_copy(profile: Profile, into: Path) -> Path:
     target = into / "Cursor"
     shutil.copytree(profile.root, target)
     return target / "User" / "globalStorage" / "state.vscdb"
+
+
+def _generate(bubbles: int, seed: int, building: Path) -> None:
+    started = time.perf_counter()
+    info: SampleInfo = generate_sample_profile(
+        building / "Cursor", spec_for(bubbles, seed), progress=_progress
+    )
+    sys.stderr.write("\r" + " " * 60 + "\r")
+    meta = {
+        "createdAt": time.time(),
+        "spec": {k: v for k, v in asdict(spec_for(bubbles, seed)).items() if k != "now_ms"},
+        "bubbles": info.bubbles,
+        "agentRows": info.agent_rows,
+        "conversations": info.conversations,
+        "sources": info.sources,
+        "generatedSeconds": time.perf_counter() - started,
+    }
+    (building / "profile.json").write_text(json.dumps(meta, indent=2))
+
+
+if __name__ == "__main__":
+    _generate(int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]))

@@ -287,10 +287,13 @@ def generate_sample_profile(
     sample = _Sample(spec)
     planned = spec.conversations * (spec.bubbles[0] + spec.bubbles[1]) // 2
     with ProfileWriter(root, journal_mode=spec.journal_mode, bulk=True) as writer:
+        reported = 0
         for _, _, _, key, value in sample.rows():
             writer.put(key, value)
-            if progress is not None and sample.bubble_count % 20_000 == 0 and key[0] == "b":
-                progress(sample.bubble_count, max(planned, sample.bubble_count))
+            done = sample.bubble_count
+            if progress is not None and done % 20_000 == 0 and done != reported:
+                progress(done, max(planned, done))
+                reported = done
         writer.flush()
         _write_workspaces(writer, sample)
         info = SampleInfo(root=root, db_path=writer.db_path)
