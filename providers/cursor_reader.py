@@ -312,10 +312,14 @@ class CursorReader:
 
     def _full(self, conn: sqlite3.Connection, progress: Progress | None) -> None:
         # What the last full parse froze goes back to the collector; once the old state is
-        # dropped, one collection frees any cycles that died while frozen.
-        gc.unfreeze()
+        # dropped, one collection frees any cycles that died while frozen (a first parse has
+        # nothing to thaw: no collection).
+        thaw = gc.get_freeze_count() > 0
+        if thaw:
+            gc.unfreeze()
         self._reset()
-        gc.collect()
+        if thaw:
+            gc.collect()
         self._ident = self._stat()
         conn.execute("BEGIN")
         try:
