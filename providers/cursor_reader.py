@@ -16,8 +16,8 @@ import os
 import sqlite3
 import time
 from array import array
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final
@@ -40,18 +40,23 @@ from codeburn.providers.cursor_emit import (
     emit_conversation,
 )
 from codeburn.providers.cursor_paths import workspace_storage_dir
+from codeburn.providers.cursor_rows import (
+    BubbleScan,
+    ConvState,
+    composer_of,
+    gc_paused,
+    scan_budget,
+)
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.pricing import cost_of
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
 from codeburn.providers.workspaces import PROJECT_MAPS, ProjectMaps
 
-DEFAULT_BUDGET: Final = 250_000
 PAGE_ROWS: Final = 2_000
 # Agent rows worth a second process (forking and sending the result back cost ~50 ms).
 WALK_ASIDE_ROWS: Final = 20_000
 RECENT_MS: Final = 15 * 60_000
 FULL_PARSE_MAX_AGE_S: Final = 3600.0
-_COMPOSER_AT: Final = len(scan.CALL_KEY_PREFIX + scan.BUBBLE_LO)
 BUDGET_WARNING: Final = (
     "Cursor history in this range exceeds the scan budget of {budget:,} messages; "
     "the oldest sessions in range may be missing"
@@ -64,50 +69,6 @@ Progress = Callable[[int, int], None]
 Meta = tuple[Any, Any, Any]
 
 
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic GC while a parse builds hundreds of thousands of acyclic tuples and calls:
-    every collection would walk them all again."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def scan_budget() -> int:
-    """`CODEBURN_CURSOR_MAX_BUBBLES`, else 250,000."""
-    raw = os.environ.get("CODEBURN_CURSOR_MAX_BUBBLES", "").strip()
-    try:
-        value = int(raw)
-    except ValueError:
-        return DEFAULT_BUDGET
-    return value if value > 0 else DEFAULT_BUDGET
-
-
-def composer_of(key: str) -> str | None:
-    """Composer id of a bubble key, or None for sub-composer rows that are not sessions."""
-    end = key.find(":", 9)
-    composer = key[9:end] if end >= 0 else key[9:]
-    if not composer or "\n" in composer or "\r" in composer or "\x00" in composer:
-        return None
-    return composer
-
-
-@dataclass(slots=True)
-class ConvState:
-    """What is remembered of one conversation between reads."""
-
-    kept: array[int] = field(default_factory=lambda: array("q"))  # inside floor and budget
-    unkept: array[int] = field(default_factory=lambda: array("q"))  # seen, but not kept
-    requests: list[str] = field(default_factory=list)
-    calls: list[Call] = field(default_factory=list)
-    newest_ms: int = 0
-    undated: int = 0
-
-
 @dataclass(slots=True)
 class ReadResult:
     calls: list[Call]
@@ -117,86 +78,6 @@ class ReadResult:
     budget_hit: bool
     full: bool
     first_seen: dict[str, int]
-
-
-@dataclass(slots=True)
-class _Scan:
-    """Accumulator of bubble rows (fed newest first)."""
-
-    floor_iso: str
-    cutoff: int | None
-    budget: int | None
-    bubbles: dict[str, list[Bubble]] = field(default_factory=dict)
-    unkept: dict[str, array[int]] = field(default_factory=dict)  # seen but not kept
-    undated: dict[str, int] = field(default_factory=dict)
-    other_requests: set[str] = field(default_factory=set)
-    subcomposer: int = 0
-    kept: int = 0
-    budget_hit: bool = False
-
-    def add(self, rows: Iterable[tuple[Any, ...]]) -> tuple[int, int]:
-        """Take rows; returns (kept, dated before the floor) of this batch."""
-        kept = before = 0
-        floor_iso = self.floor_iso
-        low = self.cutoff if self.cutoff is not None else 0  # ROWIDs are positive
-        room = self.budget - self.kept if self.budget is not None else 1 << 62
-        budget_hit = self.budget_hit
-        bubbles, unkept_by, other, undated = (
-            self.bubbles,
-            self.unkept,
-            self.other_requests,
-            self.undated,
-        )
-        for rowid, key, typ, created, ts, req, tin, tout, model, text, langs in rows:
-            end = key.find(":", _COMPOSER_AT)
-            composer = key[_COMPOSER_AT:end] if end >= 0 else key[_COMPOSER_AT:]
-            if not composer or "\n" in composer or "\r" in composer or "\x00" in composer:
-                self.subcomposer += 1
-            else:
-                if type(created) is not str or ts is None:
-                    undated[composer] = undated.get(composer, 0) + 1
-                elif created < floor_iso:
-                    before += 1
-                elif budget_hit or rowid < low:
-                    pass
-                elif room <= 0:
-                    budget_hit = True
-                else:
-                    room -= 1
-                    kept += 1
-                    if text is None:
-                        chars = 0
-                    elif text.isascii():
-                        chars = len(text)
-                    else:
-                        chars = len(text.decode("utf-8", "replace"))
-                    bubble: Bubble = (
-                        rowid,
-                        key,
-                        typ,
-                        ts,
-                        (tin if type(tin) is int and tin > 0 else 0) if tin else 0,
-                        (tout if type(tout) is int and tout > 0 else 0) if tout else 0,
-                        model if type(model) is str and model else None,
-                        chars,
-                        langs,
-                        req if type(req) is str and req else None,
-                    )
-                    group = bubbles.get(composer)
-                    if group is None:
-                        bubbles[composer] = [bubble]
-                    else:
-                        group.append(bubble)
-                    continue
-                seen = unkept_by.get(composer)
-                if seen is None:
-                    seen = unkept_by[composer] = array("q")
-                seen.append(rowid)
-            if type(req) is str and req:
-                other.add(req)
-        self.kept += kept
-        self.budget_hit = budget_hit
-        return kept, before
 
 
 class CursorReader:
@@ -358,7 +239,7 @@ class CursorReader:
         # the report that follows, or a server's next hour) from walking them again.
         gc.freeze()
 
-    def _scan_bubbles(self, conn: sqlite3.Connection, progress: Progress | None) -> _Scan:
+    def _scan_bubbles(self, conn: sqlite3.Connection, progress: Progress | None) -> BubbleScan:
         """Newest-first pages until the floor or the budget; remembers where it stopped.
 
         Rows are taken in small batches as SQLite yields them (each row's text is still in the
@@ -366,7 +247,7 @@ class CursorReader:
         makes the page fail: the scan goes on from the last row taken, guarded or decoding
         with replacement from then on.
         """
-        acc = _Scan(self.floor_iso, None, self.budget)
+        acc = BubbleScan(self.floor_iso, None, self.budget)
         total, done, below, page_rows = self._bubble_count, 0, self._last_rowid + 1, PAGE_ROWS
         guard = replace = False
         previous_factory = conn.text_factory
@@ -591,7 +472,7 @@ class CursorReader:
 
     def _reread(self, conn: sqlite3.Connection, changed: set[str], disappeared: int) -> bool:
         """Re-read whole conversations; every row that vanished must be accounted for."""
-        acc = _Scan(self.floor_iso, self._cutoff, None)
+        acc = BubbleScan(self.floor_iso, self._cutoff, None)
         for composer in sorted(changed):
             acc.add(scan.conversation_bubbles(conn, composer))
         lost = 0

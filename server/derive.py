@@ -9,7 +9,7 @@ from typing import Any
 from codeburn.cache.import_store import CoverageIndex, ImportSnapshot, events_as_calls
 from codeburn.cache.usage_slices import DaySlices, Slice
 from codeburn.providers.calls import Call
-from codeburn.providers.cursor_reader import gc_paused
+from codeburn.providers.cursor_rows import gc_paused
 from codeburn.providers.localtime import DayIndex, local_midnight_ms
 
 ONE_DAY = timedelta(days=1)
