@@ -1,0 +1,57 @@
+"""Suite-wide guard: after every test has run, no file CodeBurn wrote and no log line holds a
+Cursor secret (the access token, the cookie built from it, the user id)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from tests.sync.fake_cursor import TEST_SUB, TEST_USER_ID, make_jwt
+
+OUR_FOLDERS = {"cache", "config"}  # every test points CODEBURN_CACHE_DIR/CONFIG_DIR at these
+
+
+def _needles() -> list[bytes]:
+    jwt_header = make_jwt().split(".", 1)[0]  # every test token starts with it
+    return [s.encode() for s in (jwt_header, TEST_SUB, TEST_USER_ID, "WorkosCursorSessionToken")]
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.lines.append(self.format(record))
+        except Exception:
+            self.lines.append(str(record.msg))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_secret_anywhere(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    collect = _Collect()
+    ours = logging.getLogger("codeburn")
+    level = ours.level
+    ours.setLevel(logging.DEBUG)
+    logging.getLogger().addHandler(collect)
+    yield
+    logging.getLogger().removeHandler(collect)
+    ours.setLevel(level)
+    base = tmp_path_factory.getbasetemp()
+    leaks = [
+        f"{path.relative_to(base)} holds {needle.decode()!r}"
+        for path in base.rglob("*")
+        if path.is_file() and OUR_FOLDERS & set(path.relative_to(base).parts)
+        for needle in _needles()
+        if needle in path.read_bytes()
+    ]
+    leaks += [
+        f"log line holds {needle.decode()!r}: {line[:120]}"
+        for line in collect.lines
+        for needle in _needles()
+        if needle.decode() in line
+    ]
+    assert not leaks, "secrets leaked:\n" + "\n".join(leaks)
