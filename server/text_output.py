@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from codeburn.providers.localtime import now_ms, parse_iso_ms
 from codeburn.server.formatting import format_money, format_tokens, local_estimate_note
 
 UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
@@ -92,12 +93,27 @@ def _print_sync(out: Console, block: dict[str, Any] | None) -> None:
         out.print(f"[{style}]{line}[/{style}]")
 
 
+def ago(iso: Any) -> str:
+    """`just now`, `12 min ago`, `3 h ago`, `2 days ago` (SPEC §8.1 wording)."""
+    ms = parse_iso_ms(iso) if isinstance(iso, str) else None
+    if ms is None:
+        return "at an unknown time"
+    minutes = max(0, (now_ms() - ms) // 60_000)
+    if minutes < 1:
+        return "just now"
+    if minutes < 60:
+        return f"{minutes} min ago"
+    if minutes < 48 * 60:
+        return f"{minutes // 60} h ago"
+    return f"{minutes // (24 * 60)} days ago"
+
+
 def sync_line(block: dict[str, Any] | None) -> str | None:
     if not block or block.get("state") == "off":
         return None
     state = block.get("state")
     if state == "ok":
-        return f"Synced from cursor.com (last {block.get('lastSuccessAt')})"
+        return f"Synced from cursor.com {ago(block.get('lastSuccessAt'))}"
     if state == "syncing-never":
         return "Not synced from cursor.com yet"
     return str(block.get("error") or "")

@@ -127,3 +127,9 @@ def test_no_secret_in_any_file_or_output(
         assert all(secret not in text for text in outputs), secret
         for path in files:
             assert secret.encode() not in path.read_bytes(), (secret, path)
+
+
+def test_text_status_says_when_it_synced(env: SyncEnv, capsys: pytest.CaptureFixture[str]) -> None:
+    env.fake.rows.extend(_rows())
+    assert main(["status"]) == 0
+    assert "Synced from cursor.com just now" in capsys.readouterr().out
