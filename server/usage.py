@@ -220,8 +220,11 @@ class UsageService:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
                 self._seal(zone, parse_from, now_day - ONE_DAY, derived)
-        elif self.db_path.is_file() is False and not (snapshot and snapshot.events):
+        elif not self.db_path.is_file():
             local = LocalState("no-data", f"No Cursor data found at {self.db_path}")
+        if local.state == "no-data" and snapshot is not None and snapshot.events:
+            # Imported or synced usage is data: show it, and say what is missing.
+            local = LocalState("ok", None, [f"{local.message}; showing imported usage only"])
         if store_error is not None and local.state == "ok":
             local = LocalState("error", store_error, local.warnings)
         self.local = local

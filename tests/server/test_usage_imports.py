@@ -148,3 +148,22 @@ def test_a_broken_row_names_its_line(
     assert main(["import", "cursor", str(csv), "--cursor-db", str(db)]) == 1
     err = capsys.readouterr().err
     assert "line 3" in err and err.count("\n") == 1
+
+
+def test_imported_usage_without_a_cursor_database_is_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    missing = tmp_path / "no-cursor" / "state.vscdb"
+    csv = write_export(tmp_path / "u.csv", spec_rows(days_ago(8)), mtime_ms=day_end_ms(today()))
+    argv = ["--format", "json", "--cursor-db", str(missing)]
+    assert main(["status", *argv]) == 0
+    assert json.loads(capsys.readouterr().out)["state"] == "no-data"
+    assert main(["import", "cursor", str(csv), *argv]) == 0
+    capsys.readouterr()
+    assert main(["report", "--period", "30days", *argv]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["totals"]["calls"] == 5
+    assert any(str(missing) in w and "imported usage only" in w for w in report["warnings"])
+    assert main(["status", *argv]) == 0
+    assert json.loads(capsys.readouterr().out)["state"] == "ok"
