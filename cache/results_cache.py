@@ -129,7 +129,11 @@ def save_results(cache_dir: Path, results: CachedResults) -> None:
 
 
 def sweep_old_versions(cache_dir: Path) -> None:
-    """Older versions of our own result files are ignored, then removed."""
-    for old in cache_dir.glob("cursor-results.v*.json"):
-        if old.name != FILE:
-            old.unlink(missing_ok=True)
+    """Older versions of our own cache files are ignored, then removed (never `imports/`)."""
+    from codeburn.cache.daily_cache import FILE as DAILY_FILE  # noqa: PLC0415
+
+    for pattern, current in (("cursor-results.v*.json", FILE), ("daily.v*.json", DAILY_FILE)):
+        for old in cache_dir.glob(pattern):
+            if old.name != current:
+                old.unlink(missing_ok=True)
+                Path(str(old) + ".lock").unlink(missing_ok=True)

@@ -161,6 +161,7 @@ class UsageService:
                 warnings=notes,
             ),
         )
+        sweep_old_versions(self.cache_dir)
         return calls, LocalState("ok", None, notes), True
 
     def _last_good(
@@ -373,9 +374,6 @@ class UsageService:
                 for r in result.ranges
             ],
         }
-
-    def sweep(self) -> None:
-        sweep_old_versions(self.cache_dir)
 
     def describe(self) -> dict[str, Any]:
         return {"dbPath": self.db_key, "cacheDir": str(self.cache_dir)}

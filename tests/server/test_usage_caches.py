@@ -225,3 +225,19 @@ def test_concurrent_writers_leave_a_valid_file(tmp_path: Path) -> None:
     loaded = CachedResults.load(json.loads(results_path(tmp_path).read_text()))
     assert loaded is not None and loaded.db_path in {"/db/1", "/db/2"} and len(loaded.calls) == 200
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_older_cache_versions_are_swept_but_never_the_import_store(
+    tmp_path: Path, env: Path
+) -> None:
+    db = _profile_with_today(tmp_path / "Cursor")
+    env.mkdir(parents=True)
+    (env / "imports").mkdir()
+    old_results = env / "cursor-results.v0.json"
+    old_daily = env / "daily.v0.json"
+    store = env / "imports" / "cursor-usage.v1.json"
+    for path in (old_results, old_daily, store):
+        path.write_text("{}")
+    _status(db)
+    assert not old_results.exists() and not old_daily.exists()
+    assert store.exists() and results_path(env).exists()
