@@ -28,6 +28,10 @@ def _local(iso: str | None) -> str:
     return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
 
 
+def _ranges(count: int) -> str:
+    return "1 range" if count == 1 else f"{count} ranges"
+
+
 def summary_text(summary: dict[str, Any], what: str) -> str:
     coverage = summary.get("coverage") or {}
     lines = [
@@ -62,7 +66,7 @@ def run_import(args: argparse.Namespace, service: UsageService) -> int:
         if args.remove:
             result = service.remove_import()
             text = (
-                f"Removed imported and synced Cursor usage ({len(result['ranges'])} ranges); "
+                f"Removed imported and synced Cursor usage ({_ranges(len(result['ranges']))}); "
                 "local estimates are shown again."
                 if result["removed"]
                 else "Nothing to remove: no Cursor usage has been imported."
