@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from codeburn.providers.calls import CURSOR, CURSOR_AGENT, Call
+from codeburn.providers.calls import CURSOR, CURSOR_AGENT
 
 LOCAL_ESTIMATE_PROVIDERS = frozenset({CURSOR, CURSOR_AGENT})
 
@@ -24,19 +24,6 @@ class Totals:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     sessions: set[str] = field(default_factory=set)
-
-    def add(self, call: Call) -> None:
-        self.cost += call.cost
-        if call.estimated:
-            self.estimated_cost += call.cost
-        if call.billed:
-            self.billed_cost += call.cost
-        self.calls += 1
-        self.input_tokens += call.input_tokens
-        self.output_tokens += call.output_tokens
-        self.cache_read_tokens += call.cache_read_tokens
-        self.cache_write_tokens += call.cache_write_tokens
-        self.sessions.add(call.session)
 
     def add_sums(
         self, cost: float, calls: int, tokens: list[Any], est: bool, billed: bool, session: str
@@ -127,23 +114,6 @@ class Slice:
     unpriced: dict[str, list[int]] = field(default_factory=dict)  # model → [calls, tokens]
     local_cost: float = 0.0  # locally estimated Cursor dollars that no import covers
 
-    def add(self, call: Call, *, local: bool) -> None:
-        self.totals.add(call)
-        model = self.models.get(call.model)
-        if model is None:
-            model = self.models[call.model] = Totals()
-        model.add(call)
-        project = self.projects.get(call.project)
-        if project is None:
-            project = self.projects[call.project] = Totals()
-        project.add(call)
-        if not call.priced:
-            entry = self.unpriced.setdefault(call.model, [0, 0])
-            entry[0] += 1
-            entry[1] += call.tokens
-        if local and call.provider in LOCAL_ESTIMATE_PROVIDERS:
-            self.local_cost += call.cost
-
     def add_group(
         self,
         provider: str,
@@ -157,7 +127,7 @@ class Slice:
         *,
         local: bool,
     ) -> None:
-        """Like `add` for each of several calls that share everything but their figures;
+        """Several calls that share everything but their figures, added at once;
         `sums` is [cost, calls, input, output, cache read, cache write]."""
         cost, calls, tokens = sums[0], sums[1], sums[2:]
         self.totals.add_sums(cost, calls, tokens, est, billed, session)
