@@ -114,7 +114,7 @@ def _cursor_options(record: dict[str, Any]) -> dict[str, Any]:
     return cursor if isinstance(cursor, dict) else {}
 
 
-def _tool_calls(content: Any) -> list[tuple[str, str | None]]:
+def tool_calls(content: Any) -> list[tuple[str, str | None]]:
     """(tool name, shell command) of each `tool-call` block of a message."""
     calls: list[tuple[str, str | None]] = []
     if not isinstance(content, list):
@@ -206,7 +206,7 @@ class StreamWalker:
         elif role == "assistant" and request is not None:
             content = record.get("content")
             request.assistant_chars += _chars(content)
-            for name, command in _tool_calls(content):
+            for name, command in tool_calls(content):
                 request.add_tool(name, command)
 
 

@@ -1,0 +1,242 @@
+"""Conversation graphs (Cursor 3.x roots + blobs) → turns → calls, with hand-computed figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeburn.providers import protobuf_wire as pb
+from codeburn.providers.agent_graph import (
+    Graph,
+    GraphTurn,
+    GraphUnreadable,
+    decode_root,
+    graph_calls,
+    spread_times,
+)
+from codeburn.providers.graph_writer import TurnSpec, build_graph, encrypted, json_message
+
+T1 = 1_772_000_000_000  # 2026-02-25T06:13:20Z
+T2 = T1 + 3_600_000
+
+TOOL_CALL = {"type": "tool-call", "toolName": "Shell", "args": {"command": "npm test && git st"}}
+PROMPTS = [
+    json_message("system", "S" * 40),
+    json_message("user", [{"type": "text", "text": "u" * 20}], request_id="r1"),
+    json_message(
+        "assistant",
+        [{"type": "text", "text": "a" * 30}, TOOL_CALL],
+        model="claude-4.6-sonnet",
+    ),
+    json_message("tool", "t" * 16),
+    json_message("user", "v" * 8, request_id="r2"),
+    json_message("assistant", "b" * 10, model="gpt-5"),
+]
+TURNS = [
+    TurnSpec(user="u" * 20, assistant=["a" * 30], timing_ms=T1),
+    TurnSpec(user="v" * 8, assistant=["b" * 10], user_ms=T2),
+]
+
+
+def _decode(root: bytes, blobs: dict[str, bytes]) -> Graph:
+    return decode_root(root, blobs.get)
+
+
+def _two_turns(**kw: object) -> tuple[bytes, dict[str, bytes]]:
+    return build_graph(TURNS, prompts=PROMPTS, workspace_uris=["file:///home/me/app"], **kw)  # type: ignore[arg-type]
+
+
+def test_turns_take_texts_from_turn_blobs_and_context_tools_models_from_the_history() -> None:
+    root, blobs = _two_turns(started_ms=T1 - 60_000)
+    graph = _decode(root, blobs)
+    assert graph.turns == (
+        GraphTurn(T1, 20, 40 + 16, 30, "claude-4.6-sonnet", ("Bash",), ("npm", "git")),
+        GraphTurn(T2, 8, 0, 10, "gpt-5", (), ()),
+    )
+    assert graph.used_tokens == 0 and graph.skipped_blobs == 0
+    assert graph.started_ms == T1 - 60_000
+    assert graph.workspace_uris == ("file:///home/me/app",)
+    assert graph.reached == frozenset(blobs)  # every stored blob is reachable from the root
+    assert graph.request_ids == frozenset({"r1", "r2"})
+
+
+def test_calls_estimate_each_turn_from_chars() -> None:
+    root, blobs = _two_turns()
+    calls = graph_calls(
+        _decode(root, blobs),
+        conversation_id="c1",
+        provider="cursor",
+        project="-home-me-app",
+        fallback_model=None,
+        created_ms=T1 - 60_000,
+        updated_ms=T2,
+        key_prefix="cursor:root:",
+    )
+    assert [(c.key, c.timestamp_ms, c.input_tokens, c.output_tokens, c.model) for c in calls] == [
+        # ceil((20 + 56) / 4) = 19, ceil(30 / 4) = 8; ceil(8 / 4) = 2, ceil(10 / 4) = 3
+        ("cursor:root:c1:0", T1, 19, 8, "claude-4.6-sonnet"),
+        ("cursor:root:c1:1", T2, 2, 3, "gpt-5"),
+    ]
+    assert calls[0].cost == pytest.approx(19 * 3e-6 + 8 * 15e-6)  # 0.000177
+    assert calls[1].cost == pytest.approx(2 * 1.25e-6 + 3 * 10e-6)  # 0.0000325
+    assert calls[0].tools == ("Bash",) and calls[0].commands == ("npm", "git")
+    assert {(c.provider, c.project, c.session, c.estimated) for c in calls} == {
+        ("cursor", "-home-me-app", "c1", True)
+    }
+
+
+def test_meter_credits_input_once_at_the_conversation_start() -> None:
+    root, blobs = _two_turns(used_tokens=5_000)
+    graph = _decode(root, blobs)
+    assert graph.used_tokens == 5_000
+    calls = graph_calls(
+        graph, conversation_id="c1", provider="cursor", project="p", fallback_model=None,
+        created_ms=T1 - 60_000, updated_ms=T2, key_prefix="cursor:root:", meter_tokens=9_999,
+    )  # fmt: skip
+    assert [(c.key, c.timestamp_ms, c.input_tokens, c.output_tokens) for c in calls] == [
+        ("cursor:root:c1:0", T1, 0, 8),
+        ("cursor:root:c1:1", T2, 0, 3),
+        ("cursor:root:c1:input", T1 - 60_000, 5_000, 0),  # the root's gauge wins over 9,999
+    ]
+    assert calls[2].model == "claude-4.6-sonnet"
+    assert calls[2].cost == pytest.approx(0.015)
+
+
+def test_composer_meter_is_used_when_the_root_has_none() -> None:
+    root, blobs = build_graph([TurnSpec(user="x" * 7, assistant=["y" * 9], timing_ms=T1)])
+    calls = graph_calls(
+        _decode(root, blobs), conversation_id="c2", provider="cursor", project="p",
+        fallback_model="default", created_ms=None, updated_ms=None, key_prefix="k:",
+        meter_tokens=1_200,
+    )  # fmt: skip
+    assert [(c.key, c.timestamp_ms, c.input_tokens, c.output_tokens, c.model) for c in calls] == [
+        ("k:c2:0", T1, 0, 3, "cursor-auto"),
+        ("k:c2:input", T1, 1_200, 0, "cursor-auto"),  # no created time: the first turn's
+    ]
+
+
+def test_undated_turns_are_spread_between_created_and_updated() -> None:
+    turns = [TurnSpec(user="q" * 4, assistant=["r" * 4]) for _ in range(3)]
+    root, blobs = build_graph(turns)
+    calls = graph_calls(
+        _decode(root, blobs), conversation_id="c3", provider="cursor", project="p",
+        fallback_model="gpt-5", created_ms=1_000_000, updated_ms=1_600_000, key_prefix="k:",
+    )  # fmt: skip
+    assert [c.timestamp_ms for c in calls] == [1_000_000, 1_300_000, 1_600_000]
+    assert {(c.input_tokens, c.output_tokens, c.model) for c in calls} == {(1, 1, "gpt-5")}
+
+
+def test_turns_with_no_date_at_all_are_left_out() -> None:
+    root, blobs = build_graph([TurnSpec(user="q" * 4, assistant=["r" * 4])])
+    calls = graph_calls(
+        _decode(root, blobs), conversation_id="c", provider="cursor", project="p",
+        fallback_model=None, created_ms=None, updated_ms=0, key_prefix="k:",
+    )  # fmt: skip
+    assert calls == []
+
+
+@pytest.mark.parametrize(
+    ("known", "lo", "hi", "expected"),
+    [
+        ([None, 500, None, None, 900], 100, 1000, [100, 500, 633, 766, 900]),
+        ([500, None, None], None, 800, [500, 650, 800]),
+        ([500, None], None, None, [500, 500]),
+        ([None, 500], 900, None, [500, 500]),  # a start after the first known time is ignored
+        ([None], None, 5, [5]),
+        ([None, None], 7, None, [7, 7]),
+        ([None], None, None, [None]),
+    ],
+)
+def test_spread_times(
+    known: list[int | None], lo: int | None, hi: int | None, expected: list[int | None]
+) -> None:
+    assert spread_times(known, lo, hi) == expected
+
+
+def test_history_only_graph_uses_json_segments_and_their_created_at() -> None:
+    prompts = [
+        json_message("user", "h" * 12),
+        json_message("assistant", "i" * 6, model="gpt-5", created_at="2026-03-02T10:00:00.000Z"),
+        json_message("user", "j" * 4),
+        json_message("assistant", "k" * 4, created_at=T2),
+    ]
+    root, blobs = build_graph(prompts=prompts)
+    graph = _decode(root, blobs)
+    assert graph.turns == (
+        GraphTurn(1_772_445_600_000, 12, 0, 6, "gpt-5", (), ()),
+        GraphTurn(T2, 4, 0, 4, None, (), ()),
+    )
+
+
+def test_user_text_blob_simulated_messages_and_tool_steps() -> None:
+    turns = [
+        TurnSpec(user="w" * 12, assistant=["z" * 5], text_in_blob=True, timing_ms=T1, tool_steps=2),
+        TurnSpec(user="injected context", simulated=True, timing_ms=T2),
+    ]
+    root, blobs = build_graph(turns)
+    graph = _decode(root, blobs)
+    assert graph.turns == (
+        GraphTurn(T1, 12, 0, 5, None, (), ()),
+        GraphTurn(T2, 0, 16, 0, None, (), ()),
+    )
+
+
+def test_missing_and_encrypted_blobs_are_skipped_and_counted() -> None:
+    root, blobs = _two_turns()
+    graph = _decode(root, blobs)
+    turn_refs = pb.all_bytes(pb.parse(root), 8)
+    damaged = dict(blobs)
+    del damaged[turn_refs[0].hex()]
+    damaged[turn_refs[1].hex()] = encrypted(blobs[turn_refs[1].hex()])
+    partial = _decode(root, damaged)
+    assert partial.skipped_blobs == 2
+    # Both turns survive through the prompt history, with its user and assistant chars.
+    assert [(t.user_chars, t.assistant_chars, t.timestamp_ms) for t in partial.turns] == [
+        (20, 30, T1),  # dated by the root's turn timing
+        (8, 10, None),  # its timestamp was in the encrypted blob
+    ]
+    assert graph.skipped_blobs == 0
+
+
+def test_everything_encrypted_is_unreadable_with_the_meter_kept() -> None:
+    root, blobs = _two_turns(used_tokens=777)
+    locked = {k: encrypted(v) for k, v in blobs.items()}
+    with pytest.raises(GraphUnreadable) as info:
+        _decode(root, locked)
+    assert info.value.reason == "encrypted" and info.value.used_tokens == 777
+
+
+def test_every_blob_missing_is_unreadable() -> None:
+    root, _blobs = _two_turns()
+    with pytest.raises(GraphUnreadable) as info:
+        decode_root(root, lambda _id: None)
+    assert info.value.reason == "missing-blobs"
+
+
+@pytest.mark.parametrize(
+    "root",
+    [
+        b"\xff\xff\xff",  # not protobuf
+        encrypted(b"\x42" * 64),  # an encrypted root
+        pb.varint_field(8, 3),  # turns must be blob references
+        pb.bytes_field(26, b"x"),  # the start time must be a number
+    ],
+)
+def test_undecodable_roots(root: bytes) -> None:
+    with pytest.raises(GraphUnreadable) as info:
+        decode_root(root, lambda _id: None)
+    assert info.value.reason == "undecodable"
+
+
+def test_an_empty_root_is_an_empty_conversation() -> None:
+    graph = decode_root(b"", lambda _id: None)
+    assert graph.turns == () and graph.used_tokens == 0 and graph.skipped_blobs == 0
+
+
+def test_hex_string_references_resolve_too() -> None:
+    user = pb.bytes_field(1, "hello") + pb.varint_field(25, T1)
+    user_id = "ab" * 32
+    turn = pb.bytes_field(1, pb.bytes_field(1, user_id))
+    turn_id = "cd" * 32
+    store = {user_id: user, turn_id: turn}
+    graph = decode_root(pb.bytes_field(8, turn_id), store.get)
+    assert graph.turns == (GraphTurn(T1, 5, 0, 0, None, (), ()),)
