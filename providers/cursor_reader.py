@@ -17,7 +17,7 @@ import sqlite3
 import time
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final
@@ -78,6 +78,11 @@ class ReadResult:
     budget_hit: bool
     full: bool
     first_seen: dict[str, int]
+    # Filled by the Cursor 3.x reader: composer id → "bubbles" | "root" | "meter" | "unreadable",
+    # what the IDE knows of each conversation, and reason → conversations it could not read.
+    conversations: dict[str, str] = field(default_factory=dict)
+    metas: dict[str, Any] = field(default_factory=dict)
+    unreadable: dict[str, int] = field(default_factory=dict)
 
 
 class CursorReader:
