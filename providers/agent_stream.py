@@ -215,12 +215,18 @@ def _chars(content: Any) -> int:
 
 
 def walk_pages(
-    conn: sqlite3.Connection, walker: StreamWalker, after: int, upto: int, page_rows: int
+    conn: sqlite3.Connection,
+    walker: StreamWalker,
+    after: int,
+    upto: int,
+    page_rows: int,
+    skip: frozenset[int] = frozenset(),
 ) -> None:
-    """Feed the agent rows with after < ROWID <= upto to `walker`, one short read per page."""
+    """Feed the agent rows with after < ROWID <= upto to `walker`, one short read per page;
+    rows in `skip` (blobs of decoded conversation graphs) are left out."""
     while True:
         rows = scan.agent_page(conn, after, upto, page_rows)
-        walker.feed(rows)
+        walker.feed([r for r in rows if r[0] not in skip] if skip else rows)
         if len(rows) < page_rows:
             return
         after = rows[-1][0]
@@ -241,12 +247,14 @@ class WalkAside:
     connection (never the parent's) and sends the finished walker back through a pipe.
     """
 
-    def __init__(self, db_path: Path, upto: int, page_rows: int) -> None:
+    def __init__(
+        self, db_path: Path, upto: int, page_rows: int, skip: frozenset[int] = frozenset()
+    ) -> None:
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child (its work is checked through result())
             os.close(read_fd)
-            _walk_in_child(db_path, upto, page_rows, write_fd)
+            _walk_in_child(db_path, upto, page_rows, skip, write_fd)
         os.close(write_fd)
         self._pid, self._read_fd = pid, read_fd
 
@@ -273,12 +281,14 @@ class WalkAside:
             os.close(self._read_fd)
 
 
-def _walk_in_child(db_path: Path, upto: int, page_rows: int, write_fd: int) -> NoReturn:
+def _walk_in_child(
+    db_path: Path, upto: int, page_rows: int, skip: frozenset[int], write_fd: int
+) -> NoReturn:
     try:
         try:
             walker = StreamWalker()
             with open_readonly(db_path) as conn:
-                walk_pages(conn, walker, 0, upto, page_rows)
+                walk_pages(conn, walker, 0, upto, page_rows, skip)
             payload = pickle.dumps((None, walker), pickle.HIGHEST_PROTOCOL)
         except BaseException as exc:  # handed to the parent, which raises it
             try:

@@ -68,6 +68,7 @@ class Conversation:
     meta: tuple[Any, Any, Any] | None  # composerData (createdAt, totalUsedTokens, context)
     stream: Sequence[StreamRequest]  # joined agent requests, in stream order
     project: str = UNMAPPED_PROJECT
+    fallback_model: str | None = None  # composerData.modelConfig (Cursor 3.x)
 
 
 def choose_source(conv: Conversation) -> tuple[str, int]:
@@ -178,7 +179,7 @@ def emit_conversation(conv: Conversation) -> list[Call]:
     """Calls of one conversation: per bubble, plus one conversation-level input record."""
     source, credited_input = choose_source(conv)
     first_model = next(filter(None, map(_MODEL_OF, conv.bubbles)), None)
-    stream_model = next((r.model for r in conv.stream if r.model), None)
+    stream_model = next((r.model for r in conv.stream if r.model), None) or conv.fallback_model
     calls = _bubble_calls(conv, display_model(first_model or stream_model), source == SOURCE_TEXT)
     tools, commands = _stream_tools(conv)
     if source in (SOURCE_METER, SOURCE_STREAM):

@@ -31,6 +31,7 @@ from codeburn.providers.agent_stream import (
     walk_pages,
 )
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.composer_headers import ConversationMeta
 from codeburn.providers.cursor_emit import (
     B_REQ,
     B_TS,
@@ -39,6 +40,7 @@ from codeburn.providers.cursor_emit import (
     display_model,
     emit_conversation,
 )
+from codeburn.providers.cursor_layout3 import BUBBLES, Layout3, layout3_present, read_layout3
 from codeburn.providers.cursor_paths import workspace_storage_dir
 from codeburn.providers.cursor_rows import (
     BubbleScan,
@@ -81,7 +83,7 @@ class ReadResult:
     # Filled by the Cursor 3.x reader: composer id → "bubbles" | "root" | "meter" | "unreadable",
     # what the IDE knows of each conversation, and reason → conversations it could not read.
     conversations: dict[str, str] = field(default_factory=dict)
-    metas: dict[str, Any] = field(default_factory=dict)
+    metas: dict[str, ConversationMeta] = field(default_factory=dict)
     unreadable: dict[str, int] = field(default_factory=dict)
 
 
@@ -128,6 +130,7 @@ class CursorReader:
         self._skipped_sub = 0
         self._projects_fp = ""
         self._projects: dict[str, str] = {}
+        self._l3 = Layout3()
 
     # -- public -----------------------------------------------------------------------------
 
@@ -159,6 +162,9 @@ class CursorReader:
             budget_hit=self._cutoff is not None,
             full=full,
             first_seen=dict(self.first_seen),
+            conversations=self.conversations(),
+            metas=dict(self._l3.metas),
+            unreadable=dict(self._l3.unreadable),
         )
 
     def calls(self) -> list[Call]:
@@ -166,7 +172,15 @@ class CursorReader:
         for conv in self._convs.values():
             out.extend(conv.calls)
         out.extend(self._stream_calls.values())
+        out.extend(self._l3.calls)
         return out
+
+    def conversations(self) -> dict[str, str]:
+        """How each conversation was read; bubbles first, then Cursor 3.x representations."""
+        found = {c: BUBBLES for c, s in self._convs.items() if s.kept or s.unkept or s.undated}
+        found.update(dict.fromkeys(self._l3.bubble_ids, BUBBLES))
+        found.update(self._l3.conversations)
+        return found
 
     def warnings(self) -> list[str]:
         return [BUDGET_WARNING.format(budget=self.budget)] if self._cutoff is not None else []
@@ -216,15 +230,16 @@ class CursorReader:
             self._total_count = scan.total_count(conn)
         finally:
             conn.execute("COMMIT")
-        aside = None
+        self._read_layout3(conn)
+        skip, aside = self._l3.skip_rowids, None
         if self._agent_count >= WALK_ASIDE_ROWS and can_walk_aside():
-            aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS)
+            aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS, skip)
         try:
             acc = self._scan_bubbles(conn, progress)
             if aside is not None:
                 self._walker, aside = aside.result(), None
             else:
-                walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS)
+                walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS, skip)
         finally:
             if aside is not None:
                 aside.cancel()
@@ -292,11 +307,21 @@ class CursorReader:
         return acc
 
     def _load_projects(self) -> bool:
-        """Refresh the workspace mapping; True when it changed."""
+        """Refresh the workspace mapping, with Cursor 3.x projects over it; True on a change."""
         fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
         changed = fingerprint != self._projects_fp
+        if self._l3.projects:
+            mapping = {**mapping, **self._l3.projects}
+            changed = changed or mapping != self._projects
         self._projects_fp, self._projects = fingerprint, mapping
         return changed
+
+    def _read_layout3(self, conn: sqlite3.Connection) -> frozenset[int]:
+        """The Cursor 3.x pass; returns the agent rows whose skipping changed."""
+        _fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
+        before = self._l3.skip_rowids
+        self._l3 = read_layout3(conn, self.db_path, mapping)
+        return before ^ self._l3.skip_rowids
 
     # -- conversations ----------------------------------------------------------------------
 
@@ -326,6 +351,7 @@ class CursorReader:
             meta=meta,
             stream=[streams[r] for r in state.requests if r in streams],
             project=self._projects.get(composer, UNMAPPED_PROJECT),
+            fallback_model=self._l3.models.get(composer),
         )
         state.calls = emit_conversation(conv)
 
@@ -359,7 +385,11 @@ class CursorReader:
         candidates: list[str] = []
         for request_id in self._walker.requests:
             self.first_seen.setdefault(request_id, mtime)
-            joined = request_id in self._request_conv or request_id in self._other_requests
+            joined = (
+                request_id in self._request_conv
+                or request_id in self._other_requests
+                or request_id in self._l3.request_ids
+            )
             if joined or self.first_seen[request_id] < self.floor_ms:
                 continue
             candidates.append(request_id)
@@ -397,6 +427,10 @@ class CursorReader:
             conn.execute("COMMIT")
         changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
         limit = new_rows[-1][0] if new_rows else self._last_rowid
+        if self._l3.present or layout3_present(conn, new_rows):
+            moved = self._read_layout3(conn)
+            if any(r <= self._last_rowid for r in moved):
+                return False  # rows already walked changed owner: walk them again
         if not self._update_stream(conn, agents_le, new_agents, limit, changed):
             return False
         recent = now_ms - self._recent_ms
@@ -456,11 +490,12 @@ class CursorReader:
         if agents_le != self._agent_count:
             before = {r: q.signature() for r, q in self._walker.requests.items()}
             self._walker = StreamWalker()
-            walk_pages(conn, self._walker, 0, limit, PAGE_ROWS)
+            walk_pages(conn, self._walker, 0, limit, PAGE_ROWS, self._l3.skip_rowids)
             after = {r: q.signature() for r, q in self._walker.requests.items()}
             touched = {r for r in before.keys() | after.keys() if before.get(r) != after.get(r)}
         elif new_agents:
-            walk_pages(conn, self._walker, new_agents[0] - 1, new_agents[-1], PAGE_ROWS)
+            first, last = new_agents[0] - 1, new_agents[-1]
+            walk_pages(conn, self._walker, first, last, PAGE_ROWS, self._l3.skip_rowids)
             touched = set(self._walker.touched)
         else:
             touched = set()

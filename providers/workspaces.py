@@ -57,7 +57,7 @@ def _read_workspace_composers(db: Path) -> list[str]:
     return ids
 
 
-def _folder_of(workspace_json: Path) -> str | None:
+def folder_of(workspace_json: Path) -> str | None:
     try:
         data = json.loads(workspace_json.read_bytes().decode("utf-8", "replace"))
     except (OSError, ValueError):
@@ -95,7 +95,7 @@ def read_project_map(root: Path) -> dict[str, str]:
     """composerId → project name for every single-folder workspace under `root`."""
     mapping: dict[str, str] = {}
     for folder in _workspace_dirs(root):
-        uri = _folder_of(folder / "workspace.json")
+        uri = folder_of(folder / "workspace.json")
         db = folder / "state.vscdb"
         if uri is None or not db.is_file():
             continue

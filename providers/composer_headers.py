@@ -1,0 +1,256 @@
+"""Which conversations a Cursor 3.x global database lists, and what it says about each.
+
+Sources (issue 8): the `composerHeaders` table (columns selected by name: builds have 9 or
+10, in different orders), the global `ItemTable['composer.composerHeaders']`, and the
+`composerData:<id>` rows. Per conversation: project, model, created/updated times, parent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from codeburn.providers import cursor_scan as scan
+from codeburn.providers.agent_graph import valid_ms
+from codeburn.providers.cursor_emit import display_model
+from codeburn.providers.cursor_paths import workspace_storage_dir
+from codeburn.providers.workspaces import folder_of, project_name
+
+HEADER_COLUMNS: Final = ("composerId", "workspaceId", "createdAt", "lastUpdatedAt", "value")
+DRAFT_IDS: Final = frozenset({"empty-state-draft"})
+_NO_FOLDER: Final = re.compile(r"^(empty-window|\d{13})$")
+
+# composerData fields, each guarded by the WHERE clause's json_valid (SPEC §2.1).
+_DATA_FIELDS: Final = (
+    "$._v", "$.createdAt", "$.lastUpdatedAt", "$.promptTokenBreakdown.totalUsedTokens",
+    "$.contextTokensUsed", "$.modelConfig.modelName", "$.workspaceIdentifier.uri.external",
+    "$.workspaceIdentifier.uri.fsPath", "$.workspaceIdentifier.id",
+    "$.trackedGitRepos[0].repoPath", "$.subagentInfo.parentComposerId",
+)  # fmt: skip
+_DATA_SQL: Final = (
+    "SELECT substr(key, 14), "
+    + ", ".join(f"json_extract(value, '{f}')" for f in _DATA_FIELDS)
+    + ", CASE json_type(value, '$.conversationState') WHEN 'text'"
+    " THEN json_extract(value, '$.conversationState') END,"
+    " coalesce(json_type(value, '$.blobEncryptionKey'), 'null') != 'null'"
+    " FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'"
+    " AND json_valid(value)"
+)
+_BAD_DATA_SQL: Final = (
+    "SELECT substr(key, 14) FROM cursorDiskKV WHERE key >= 'composerData:'"
+    " AND key < 'composerData;' AND value IS NOT NULL AND NOT json_valid(value)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationMeta:
+    """What the database says about one conversation, besides its messages."""
+
+    project: str | None
+    model: str | None  # composerData.modelConfig.modelName (`default` → cursor-auto)
+    created_ms: int | None
+    updated_ms: int | None
+    parent_id: str | None  # subagent → parent composer
+
+
+@dataclass(slots=True)
+class Composer:
+    """One listed conversation, merged from every source that names it."""
+
+    composer_id: str
+    listed: bool = False  # a header row or an ItemTable header
+    has_data: bool = False  # a JSON composerData row
+    bad_data: bool = False  # a composerData row that is not JSON
+    version: int | None = None
+    state: str | None = None  # conversationState when it is a string
+    encrypted: bool = False  # blobEncryptionKey is set
+    meter: int = 0  # totalUsedTokens, else contextTokensUsed
+    model: str | None = None
+    created_ms: int | None = None
+    updated_ms: int | None = None
+    folder: str | None = None  # project from a path or URI
+    workspace_id: str | None = None
+    tracked_repo: str | None = None
+    parent_id: str | None = None
+
+    def take_times(self, created: Any, updated: Any) -> None:
+        self.created_ms = self.created_ms or valid_ms(created)
+        self.updated_ms = self.updated_ms or valid_ms(updated)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def path_project(path: str) -> str:
+    """Project name of an absolute path, as of its folder URI (`/home/me/app` → `-home-me-app`)."""
+    path = path.replace("\\", "/")
+    return project_name("file://" + (path if path.startswith("/") else "/" + path))
+
+
+def _load(raw: Any) -> Any:
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    if not isinstance(raw, str):
+        return None
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _take_header(comp: Composer, head: Any) -> None:
+    """Fields of a header JSON (`{"type": "head", …}`)."""
+    if not isinstance(head, dict):
+        return
+    comp.take_times(head.get("createdAt"), head.get("lastUpdatedAt"))
+    ident = head.get("workspaceIdentifier")
+    if isinstance(ident, dict):
+        uri = ident.get("uri")
+        if isinstance(uri, dict) and comp.folder is None:
+            external, fs_path = _text(uri.get("external")), _text(uri.get("fsPath"))
+            comp.folder = (
+                project_name(external) if external else path_project(fs_path) if fs_path else None
+            )
+        comp.workspace_id = comp.workspace_id or _text(ident.get("id"))
+    info = head.get("subagentInfo")
+    if isinstance(info, dict):
+        comp.parent_id = comp.parent_id or _text(info.get("parentComposerId"))
+
+
+def _table_exists(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None
+
+
+def _header_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    if not _table_exists(conn, "composerHeaders"):
+        return []
+    present = {str(r[1]) for r in conn.execute("PRAGMA table_info(composerHeaders)")}
+    if "composerId" not in present:
+        return []
+    cols = [
+        ("CAST(value AS BLOB)" if c == "value" else f'"{c}"') if c in present else "NULL"
+        for c in HEADER_COLUMNS
+    ]
+    return scan.fetch(conn, f"SELECT {', '.join(cols)} FROM composerHeaders")
+
+
+def _item_headers(conn: sqlite3.Connection) -> list[Any]:
+    if not _table_exists(conn, "ItemTable"):
+        return []
+    rows = conn.execute(
+        "SELECT CAST(value AS BLOB) FROM ItemTable WHERE key = 'composer.composerHeaders'"
+    ).fetchall()
+    payload = _load(rows[0][0]) if rows else None
+    heads = payload.get("allComposers") if isinstance(payload, dict) else None
+    return heads if isinstance(heads, list) else []
+
+
+def has_index(conn: sqlite3.Connection) -> bool:
+    """A `composerHeaders` table or global ItemTable headers (Cursor 3.0 and later)."""
+    if _table_exists(conn, "composerHeaders"):
+        return True
+    if not _table_exists(conn, "ItemTable"):
+        return False
+    row = conn.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerHeaders'")
+    return row.fetchone() is not None
+
+
+def read_composers(conn: sqlite3.Connection) -> tuple[dict[str, Composer], bool]:
+    """Every conversation the database lists, and whether any Cursor 3.x index exists."""
+    found: dict[str, Composer] = {}
+
+    def get(cid: Any) -> Composer | None:
+        if not isinstance(cid, str) or not cid or cid in DRAFT_IDS:
+            return None
+        comp = found.get(cid)
+        if comp is None:
+            comp = found[cid] = Composer(cid)
+        return comp
+
+    headers = _header_rows(conn)
+    for cid, workspace_id, created, updated, value in headers:
+        comp = get(cid)
+        if comp is not None:
+            comp.listed = True
+            comp.workspace_id = _text(workspace_id)
+            comp.take_times(created, updated)
+            _take_header(comp, _load(value))
+    items = _item_headers(conn)
+    for head in items:
+        comp = get(head.get("composerId")) if isinstance(head, dict) else None
+        if comp is not None:
+            comp.listed = True
+            _take_header(comp, head)
+    for row in scan.fetch(conn, _DATA_SQL):
+        comp = get(row[0])
+        if comp is not None:
+            _take_data(comp, row)
+    for (cid,) in scan.fetch(conn, _BAD_DATA_SQL):
+        comp = found.get(cid) if isinstance(cid, str) else None
+        if comp is not None and not comp.has_data:
+            comp.bad_data = True
+    return found, bool(headers or items)
+
+
+def _take_data(comp: Composer, row: tuple[Any, ...]) -> None:
+    (_, version, created, updated, total, context, model, external, fs_path, workspace_id,
+     repo, parent, state, encrypted) = row  # fmt: skip
+    comp.has_data = True
+    comp.version = version if isinstance(version, int) and not isinstance(version, bool) else None
+    comp.take_times(created, updated)
+    comp.meter = _count(total) or _count(context)
+    comp.model = _text(model)
+    comp.state = state if isinstance(state, str) else None
+    comp.encrypted = bool(encrypted)
+    if comp.folder is None and (_text(external) or _text(fs_path)):
+        comp.folder = project_name(external) if _text(external) else path_project(fs_path)
+    comp.workspace_id = comp.workspace_id or _text(workspace_id)
+    comp.tracked_repo = _text(repo)
+    comp.parent_id = comp.parent_id or _text(parent)
+
+
+def _workspace_project(db_path: Path, workspace_id: str, memo: dict[str, str | None]) -> str | None:
+    if workspace_id not in memo:
+        folder = None
+        if not _NO_FOLDER.match(workspace_id) and "/" not in workspace_id:
+            folder = folder_of(workspace_storage_dir(db_path) / workspace_id / "workspace.json")
+        memo[workspace_id] = project_name(folder) if folder else None
+    return memo[workspace_id]
+
+
+def conversation_metas(
+    composers: dict[str, Composer], db_path: Path, workspace_projects: dict[str, str]
+) -> dict[str, ConversationMeta]:
+    """Project (issue 8 §4: header/composerData path → workspaceId's workspace.json →
+    trackedGitRepos → workspace databases; subagents take their parent's), model and times."""
+    memo: dict[str, str | None] = {}
+    own: dict[str, str | None] = {}
+    for cid, comp in composers.items():
+        project = comp.folder
+        if project is None and comp.workspace_id:
+            project = _workspace_project(db_path, comp.workspace_id, memo)
+        if project is None and comp.tracked_repo:
+            project = path_project(comp.tracked_repo)
+        own[cid] = project or workspace_projects.get(cid)
+    metas: dict[str, ConversationMeta] = {}
+    for cid, comp in composers.items():
+        project = own[cid]
+        if comp.parent_id is not None and comp.parent_id != cid:
+            project = own.get(comp.parent_id) or workspace_projects.get(comp.parent_id) or project
+        model = display_model(comp.model) if comp.model else None
+        metas[cid] = ConversationMeta(
+            project, model, comp.created_ms, comp.updated_ms, comp.parent_id
+        )
+    return metas

@@ -1,0 +1,223 @@
+"""Conversations of Cursor 3.x without bubbles: root graph, else meter, else unreadable.
+
+One representation per conversation (issue 8 §2): conversations with any `bubbleId:` row stay
+with the bubble reader; the others are read from their `conversationState` root (walking
+`agentKv:blob:*` rows), else from the composerData meter alone, else counted as unreadable
+with a reason. The agentKv rows a decoded root reaches belong to it: the reader leaves them
+out of the agent stream, so they never become stream-only calls dated by the file.
+"""
+
+from __future__ import annotations
+
+import binascii
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from codeburn.providers import cursor_scan as scan
+from codeburn.providers.agent_graph import Graph, GraphUnreadable, decode_root, graph_calls
+from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.composer_headers import (
+    Composer,
+    ConversationMeta,
+    conversation_metas,
+    has_index,
+    path_project,
+    read_composers,
+)
+from codeburn.providers.cursor_emit import display_model
+from codeburn.providers.pricing import cost_of
+from codeburn.providers.workspaces import project_name
+
+BUBBLES: Final = "bubbles"
+ROOT: Final = "root"
+METER: Final = "meter"
+UNREADABLE: Final = "unreadable"
+# The newest composerData `_v` whose layout is known (Cursor 3.22).
+KNOWN_VERSION: Final = 18
+FIRST_GRAPH_VERSION: Final = 17
+ROOT_KEY_PREFIX: Final = "cursor:root:"
+
+
+@dataclass(slots=True)
+class Layout3:
+    """What the 3.x pass found (all empty for a database of older builds)."""
+
+    conversations: dict[str, str] = field(default_factory=dict)  # non-bubble ones
+    bubble_ids: set[str] = field(default_factory=set)  # 3.x conversations with bubbles
+    metas: dict[str, ConversationMeta] = field(default_factory=dict)
+    unreadable: dict[str, int] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+    skip_rowids: frozenset[int] = frozenset()  # agentKv rows reached from decoded roots
+    request_ids: frozenset[str] = frozenset()
+    projects: dict[str, str] = field(default_factory=dict)  # from headers / composerData
+    models: dict[str, str] = field(default_factory=dict)  # composerData.modelConfig
+    indexed: bool = False  # a composerHeaders table or ItemTable headers exist
+
+    @property
+    def present(self) -> bool:
+        """Anything of Cursor 3.x in the database (a refresh then runs the pass again)."""
+        return self.indexed or bool(self.conversations or self.bubble_ids)
+
+
+def layout3_present(conn: sqlite3.Connection, new_rows: list[tuple[int, str]]) -> bool:
+    """Whether a refresh of a database that had nothing of Cursor 3.x must look again."""
+    if any(key.startswith(scan.COMPOSER_PREFIX) for _rowid, key in new_rows):
+        return True
+    return has_index(conn)
+
+
+def _is_candidate(comp: Composer) -> bool:
+    """Cursor 3.x conversations only: before 3.0 a composerData row alone meant nothing."""
+    version = comp.version or 0
+    return comp.listed or version >= FIRST_GRAPH_VERSION or (comp.state or "~") != "~"
+
+
+def _has_bubbles(conn: sqlite3.Connection, cid: str) -> bool:
+    prefix = f"{scan.BUBBLE_LO}{cid}"
+    row = conn.execute(
+        "SELECT 1 FROM cursorDiskKV WHERE key >= ? AND key < ? LIMIT 1",
+        (prefix + ":", prefix + ";"),
+    ).fetchone()
+    return row is not None
+
+
+def _root_bytes(state: str) -> bytes | None:
+    try:
+        return binascii.a2b_base64(state[1:], strict_mode=True)
+    except (binascii.Error, ValueError):
+        try:
+            return binascii.a2b_base64(state[1:].replace("-", "+").replace("_", "/") + "==")
+        except (binascii.Error, ValueError):
+            return None
+
+
+class _Blobs:
+    """Looks blobs up by hex id, remembering the ROWIDs it found."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.rowids: set[int] = set()
+
+    def __call__(self, blob_id: str) -> bytes | None:
+        rows = scan.fetch(
+            self.conn,
+            "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE key = ?",
+            (scan.AGENT_LO + blob_id,),
+        )
+        if not rows or rows[0][1] is None:
+            return None
+        self.rowids.add(int(rows[0][0]))
+        return bytes(rows[0][1])
+
+
+def _meter_call(cid: str, meta: ConversationMeta, meter: int, project: str) -> Call | None:
+    ts = meta.created_ms or meta.updated_ms
+    if ts is None:
+        return None
+    model = display_model(meta.model)
+    cost, priced = cost_of(model, meter, 0)
+    return Call(
+        f"cursor:composer-input:{cid}", CURSOR, model, project, cid, ts, meter, 0, 0, 0, cost,
+        True, False, priced,
+    )  # fmt: skip
+
+
+def _graph_project(graph: Graph) -> str | None:
+    for uri in graph.workspace_uris:
+        return project_name(uri) if "://" in uri else path_project(uri)
+    return None
+
+
+@dataclass(slots=True)
+class _Pass:
+    conn: sqlite3.Connection
+    out: Layout3
+    blobs: _Blobs
+    request_ids: set[str] = field(default_factory=set)
+
+    def unreadable(self, cid: str, reason: str) -> None:
+        self.out.conversations[cid] = UNREADABLE
+        self.out.unreadable[reason] = self.out.unreadable.get(reason, 0) + 1
+
+    def meter(self, cid: str, comp: Composer, meter: int, reason: str | None) -> None:
+        """The meter alone, else unreadable for `reason` (nothing at all: an empty chat)."""
+        meta = self.out.metas[cid]
+        call = _meter_call(cid, meta, meter, meta.project or UNMAPPED_PROJECT) if meter else None
+        if call is not None:
+            self.out.conversations[cid] = METER
+            self.out.calls.append(call)
+        elif meter:
+            self.unreadable(cid, "undated")
+        elif reason is not None:
+            self.unreadable(cid, reason)
+
+    def conversation(self, cid: str, comp: Composer) -> None:
+        newer = (comp.version or 0) > KNOWN_VERSION
+        state = comp.state
+        if comp.bad_data:
+            self.unreadable(cid, "undecodable")
+        elif state is not None and state.startswith("~") and len(state) > 1:
+            self.root(cid, comp, state, newer)
+        elif state not in (None, "~"):
+            self.meter(cid, comp, comp.meter, "unknown-version" if newer else "undecodable")
+        else:
+            self.meter(cid, comp, comp.meter, "unknown-version" if newer else None)
+
+    def root(self, cid: str, comp: Composer, state: str, newer: bool) -> None:
+        raw = _root_bytes(state)
+        try:
+            if raw is None:
+                raise GraphUnreadable("undecodable")
+            graph = decode_root(raw, self.blobs)
+        except GraphUnreadable as exc:
+            reason = "unknown-version" if newer else exc.reason
+            if comp.encrypted and reason in ("undecodable", "missing-blobs"):
+                reason = "encrypted"
+            self.meter(cid, comp, comp.meter or exc.used_tokens, reason)
+            return
+        self.request_ids.update(graph.request_ids)
+        if not graph.turns:
+            self.meter(cid, comp, comp.meter or graph.used_tokens, None)
+            return
+        meta = self.out.metas[cid]
+        project = meta.project or _graph_project(graph) or UNMAPPED_PROJECT
+        calls = graph_calls(
+            graph, conversation_id=cid, provider=CURSOR, project=project,
+            fallback_model=meta.model, created_ms=meta.created_ms, updated_ms=meta.updated_ms,
+            key_prefix=ROOT_KEY_PREFIX, meter_tokens=comp.meter,
+        )  # fmt: skip
+        if calls:
+            self.out.conversations[cid] = ROOT
+            self.out.calls.extend(calls)
+        elif any(t.user_chars or t.context_chars or t.assistant_chars for t in graph.turns):
+            self.unreadable(cid, "undated")
+        else:
+            self.meter(cid, comp, comp.meter, None)
+
+
+def read_layout3(
+    conn: sqlite3.Connection, db_path: Path, workspace_projects: dict[str, str]
+) -> Layout3:
+    """The 3.x pass over one database (one short read per query)."""
+    composers, indexed = read_composers(conn)
+    out = Layout3(indexed=indexed)
+    out.metas = conversation_metas(composers, db_path, workspace_projects)
+    for cid, meta in out.metas.items():
+        if meta.project is not None and meta.project != workspace_projects.get(cid):
+            out.projects[cid] = meta.project
+        if meta.model is not None:
+            out.models[cid] = meta.model
+    work = _Pass(conn, out, _Blobs(conn))
+    for cid in sorted(composers):
+        comp = composers[cid]
+        if not _is_candidate(comp):
+            continue
+        if _has_bubbles(conn, cid):
+            out.bubble_ids.add(cid)
+            continue
+        work.conversation(cid, comp)
+    out.skip_rowids = frozenset(work.blobs.rowids)
+    out.request_ids = frozenset(work.request_ids)
+    return out
