@@ -13,7 +13,7 @@ from typing import Any, Final
 from codeburn.cache.files import locked, write_json_atomic
 from codeburn.providers.calls import Call
 
-VERSION: Final = 1
+VERSION: Final = 2  # 2: Cursor 3.x conversations (issue 8)
 FILE: Final = f"cursor-results.v{VERSION}.json"
 
 

@@ -5,6 +5,7 @@ The figures of the mixed database were computed by hand before the reader was wr
 
 from __future__ import annotations
 
+import base64
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from codeburn.providers.calls import Call
 from codeburn.providers.composer_headers import ConversationMeta
 from codeburn.providers.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.cursor_reader import CursorReader, ReadResult
-from codeburn.providers.graph_writer import TurnSpec, json_message
+from codeburn.providers.graph_writer import TurnSpec, build_graph, json_message
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.sample_profile import ProfileWriter
 
@@ -300,3 +301,38 @@ def test_refresh_picks_up_a_new_root_conversation(tmp_path: Path) -> None:
         "cursor:bubble:bubbleId:c-old:u1", "cursor:root:c-18:0", "cursor:root:c-18:1",
     ]  # fmt: skip
     assert second.conversations == {"c-old": "bubbles", "c-18": "root"}
+
+
+def test_blobs_of_a_decoded_root_leave_the_stream_walked_aside_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("codeburn.providers.cursor_reader.WALK_ASIDE_ROWS", 0)
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        _root_18(Cursor3Writer(p))
+        p.agent("loose", role="user", content="z" * 8, request_id="req-loose")
+    keys = {c.key for c in read(p.db_path).calls}
+    assert keys == {"cursor:root:c-18:0", "cursor:root:c-18:1", "cursor:agentKv:req-loose"}
+
+
+def test_a_root_claiming_walked_blobs_makes_the_refresh_a_full_parse(tmp_path: Path) -> None:
+    root, blobs = build_graph(
+        [TurnSpec(user="n" * 8, timing_ms=T0 + HOUR)],
+        prompts=[json_message("user", "n" * 8, request_id="req-a")],
+    )
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    w.blobs(blobs)
+    p.flush()
+    reader = CursorReader(p.db_path, floor_ms=FLOOR, first_seen={"req-a": T0})
+    first = reader.read(now_ms=NOW)
+    # Without its root the blob is a stream-only request, dated when it was first seen.
+    assert rows(first.calls) == [
+        ("cursor:agentKv:req-a", T0, 2, 0, "cursor-auto", "cursor", "req-a")
+    ]
+    w.composer("c-a", state="~" + base64.b64encode(root).decode())
+    p.close()
+    second = reader.read(now_ms=NOW)
+    assert second.full
+    assert rows(second.calls) == [
+        ("cursor:root:c-a:0", T0 + HOUR, 2, 0, "cursor-auto", "cursor", "c-a")
+    ]
