@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from codeburn.cache.config import cursor_sync_enabled, set_config_value
@@ -27,6 +28,7 @@ from codeburn.server import VERSION
 from codeburn.server.lsp_commands import command_error, register_commands
 from codeburn.server.lsp_logging import setup_logging
 from codeburn.server.lsp_progress import ParseProgress, WorkProgress
+from codeburn.server.lsp_protocol import CheckedProtocol, QuietParseErrors
 from codeburn.server.lsp_settings import SECTION, Settings, changed_settings, parse_settings
 from codeburn.server.lsp_status import BudgetNotices, failed_status, payload_key, with_env
 from codeburn.server.usage import UsageService
@@ -45,7 +47,10 @@ class CodeBurnServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__(
-            "codeburn", VERSION, text_document_sync_kind=types.TextDocumentSyncKind.None_
+            "codeburn",
+            VERSION,
+            text_document_sync_kind=types.TextDocumentSyncKind.None_,
+            protocol_cls=CheckedProtocol,
         )
         self.settings = Settings()
         self.init_options: Any = None
@@ -71,6 +76,15 @@ class CodeBurnServer(LanguageServer):
         self._notices = BudgetNotices()
 
     # -- plumbing ---------------------------------------------------------------------------
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Failures outside a request go to the log (SPEC §9), never to `window/showMessage`."""
+        if source is FeatureRequestError:
+            return  # the request's error reply says it
+        if isinstance(error, ValueError) and isinstance(self.protocol, CheckedProtocol):
+            self.protocol.reject_unparsable(error)  # json.loads failed on a message body
+        else:
+            log.error("server error: %s", error)
 
     async def blocking(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """Run `fn` on a worker thread (never on the message loop)."""
@@ -423,6 +437,7 @@ def run_server(
     """
     server = build_server()
     setup_logging(server)
+    logging.getLogger("pygls.server").addFilter(QuietParseErrors())
     if early_status is not None:
         server.seed(early_status)
     if tcp:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final
 
 from codeburn.server import VERSION
+from codeburn.server.lsp_wire import FrameReader, FramingError, LineReader, read_frame
 
 log = logging.getLogger(__name__)
 
@@ -53,27 +54,15 @@ def position_encoding(params: dict[str, Any]) -> str:
     return "utf-16"
 
 
-def read_message(stream: BinaryIO) -> tuple[bytes, dict[str, Any]] | None:
+def read_message(stream: LineReader) -> tuple[bytes, dict[str, Any]] | None:
     """One framed message: its raw bytes (to replay) and its parsed body; None at EOF."""
-    raw = b""
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        raw += line
-        if line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode("ascii", "replace").partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value.strip())
-    if length is None:
-        return raw, {}
-    body = stream.read(length)
-    raw += body
+    frame = read_frame(stream)
+    if frame is None:
+        return None
+    raw, body = frame
     try:
         parsed = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         parsed = {}
     return raw, parsed if isinstance(parsed, dict) else {}
 
@@ -101,13 +90,15 @@ class ReplayReader:
         self._prefix = prefix
         self._stream = stream
 
-    def readline(self) -> bytes:
+    def readline(self, size: int = -1) -> bytes:
         if self._prefix:
             end = self._prefix.find(b"\n")
             end = len(self._prefix) if end < 0 else end + 1
+            if size >= 0:
+                end = min(end, size)
             line, self._prefix = self._prefix[:end], self._prefix[end:]
             return line
-        return self._stream.readline()
+        return self._stream.readline(size)
 
     def read(self, n: int) -> bytes:
         if self._prefix:
@@ -204,12 +195,17 @@ def serve(tcp: str | None) -> None:
         return
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() must never corrupt the LSP stream
-    replay = bootstrap(stdin, stdout)
+    try:
+        replay = bootstrap(stdin, stdout)
+    except FramingError as exc:
+        sys.stderr.write(f"codeburn serve: the client sent {exc} (LSP framing); exiting\n")
+        sys.stderr.flush()
+        raise SystemExit(1) from None
     from codeburn.server.lsp import run_server  # noqa: PLC0415
 
     run_server(
         None,
-        stdin=ReplayReader(replay.prefix, stdin),
+        stdin=FrameReader(ReplayReader(replay.prefix, stdin)),
         stdout=SwallowingWriter(stdout, replay.swallow_id),
         early_status=replay.early_status,
     )

@@ -13,8 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-
-from codeburn.server.lsp_commands import UserFacingError
+from pygls.exceptions import JsonRpcException
 
 if TYPE_CHECKING:
     from codeburn.server.lsp import CodeBurnServer
@@ -33,11 +32,14 @@ def _message_type(level: int) -> types.MessageType:
 
 
 class _NoUserFacingTracebacks(logging.Filter):
-    """A command error we raised on purpose is an answer, not a crash: no traceback for it."""
+    """A JSON-RPC error (ours, or pygls' for an unknown command) is an answer, not a crash.
+
+    Unexpected exceptions are logged where they happen (`command_error`, pygls' internal error).
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, UserFacingError)
+        return not isinstance(exc, JsonRpcException)
 
 
 class LspLogHandler(logging.Handler):
