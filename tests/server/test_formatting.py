@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import math
+from pathlib import Path
+
 import pytest
 
 from codeburn.providers.localtime import iso_utc, now_ms
@@ -9,24 +13,27 @@ from codeburn.server.formatting import format_money, format_tokens, local_estima
 from codeburn.server.text_output import ago, money, status_line
 
 
-@pytest.mark.parametrize(
-    ("usd", "text"),
-    [
-        (0, "$0.00"),
-        (0.0045, "$0.0045"),
-        (0.05, "$0.050"),
-        (0.999, "$0.999"),
-        (1.75, "$1.75"),
-        (1234.5, "$1,234.50"),
-        (-0.25, "-$0.250"),
-    ],
-)
-def test_money(usd: float, text: str) -> None:
+GOLDEN = json.loads((Path(__file__).parents[1] / "golden" / "formatting.json").read_text())
+
+
+# One rule with the extension (vscode-client/test/format.test.ts reads the same file).
+@pytest.mark.parametrize(("usd", "text"), GOLDEN["money"])
+def test_money_follows_the_shared_golden_file(usd: float, text: str) -> None:
     assert format_money(usd) == text
 
 
-def test_tokens() -> None:
-    assert [format_tokens(n) for n in (950, 14_770, 3_200_000)] == ["950", "14.8K", "3.2M"]
+@pytest.mark.parametrize("usd", [math.nan, math.inf, -math.inf])
+def test_money_that_is_not_a_number_is_never_shown_as_one(usd: float) -> None:
+    assert format_money(usd) == GOLDEN["moneyNotFinite"]
+
+
+@pytest.mark.parametrize(("count", "text"), GOLDEN["tokens"])
+def test_tokens_follow_the_shared_golden_file(count: int, text: str) -> None:
+    assert format_tokens(count) == text
+
+
+def test_the_golden_file_covers_both_rules() -> None:
+    assert len(GOLDEN["money"]) >= 20 and len(GOLDEN["tokens"]) >= 20
 
 
 def test_estimated_figures_carry_a_tilde() -> None:

@@ -1,8 +1,17 @@
 /** Text formatting shared by the status bar, tooltip, messages and the breakdown. No `vscode`. */
 
+/** Thousands separators in the integer part of a plain decimal string: `1234567.89` → `1,234,567.89`. */
+function grouped(text: string): string {
+  const [whole, decimals] = text.split(".");
+  const withCommas = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return decimals === undefined ? withCommas : `${withCommas}.${decimals}`;
+}
+
 /**
- * US dollars with as many decimals as the amount needs: `$123`, `$1,234`, `$1.75`, `$0.050`,
- * `$0.0045`; amounts too small for four decimals read `<$0.0001` (never a misleading `$0.00`).
+ * US dollars, the rule the Python side shares (tests/golden/formatting.json): rounded half up on
+ * the exact value, with as many decimals as the rounded amount needs — `$0.0045`, `$0.050`,
+ * `$1.75`, `$123`, `$1,235`; amounts that round to nothing at four decimals read `<$0.0001` (never a
+ * misleading `$0.00`).
  */
 export function formatMoney(value: number): string {
   if (!Number.isFinite(value)) {
@@ -13,20 +22,20 @@ export function formatMoney(value: number): string {
   if (abs === 0) {
     return "$0.00";
   }
-  if (abs < 0.00005) {
+  // toFixed rounds the exact binary value, ties away from zero: Python's Decimal ROUND_HALF_UP.
+  const four = abs.toFixed(4);
+  if (Number(four) === 0) {
     return `${sign}<$0.0001`;
   }
-  let text: string;
-  if (abs >= 99.995) {
-    text = Math.round(abs).toLocaleString("en-US");
-  } else if (abs >= 0.9995) {
-    text = abs.toFixed(2);
-  } else if (abs >= 0.00995) {
-    text = abs.toFixed(3);
-  } else {
-    text = abs.toFixed(4);
+  if (Number(four) < 0.01) {
+    return `${sign}$${four}`;
   }
-  return `${sign}$${text}`;
+  const three = abs.toFixed(3);
+  if (Number(three) < 1) {
+    return `${sign}$${three}`;
+  }
+  const cents = abs.toFixed(2);
+  return `${sign}$${grouped(Number(cents) < 100 ? cents : abs.toFixed(0))}`;
 }
 
 /** A money figure with `~` in front when any part of it is estimated. */
@@ -39,19 +48,44 @@ export function formatCount(value: number): string {
   return Math.round(value).toLocaleString("en-US");
 }
 
-/** Token counts the way people read them: `950`, `12.3k`, `4.5M`. */
+const TOKEN_UNITS: ReadonlyArray<readonly [number, string]> = [
+  [1_000, "K"],
+  [1_000_000, "M"],
+  [1_000_000_000, "B"],
+];
+
+/** `count / divisor` rounded half up, for non-negative integers. */
+function halfUpDiv(count: number, divisor: number): number {
+  return Math.floor((2 * count + divisor) / (2 * divisor));
+}
+
+/**
+ * Token counts in three significant figures at most, as the Python side writes them:
+ * `950`, `1.2K`, `14.8K`, `123K`, `3.2M`, `1.5B` (999.5K and up read `1.0M`).
+ */
 export function formatTokens(value: number): string {
-  const abs = Math.abs(value);
-  if (abs >= 1_000_000) {
-    return `${(value / 1_000_000).toFixed(1)}M`;
+  const sign = value < 0 ? "-" : "";
+  let count = Math.round(Math.abs(value));
+  if (count < 1000) {
+    return `${sign}${count}`;
   }
-  if (abs >= 10_000) {
-    return `${Math.round(value / 1000)}k`;
+  for (let n = 0; n < TOKEN_UNITS.length; n++) {
+    const [unit, suffix] = TOKEN_UNITS[n];
+    const last = n === TOKEN_UNITS.length - 1;
+    if (!last && count >= TOKEN_UNITS[n + 1][0]) {
+      continue;
+    }
+    const tenths = halfUpDiv(count * 10, unit);
+    if (tenths < 1000) {
+      return `${sign}${Math.floor(tenths / 10)}.${tenths % 10}${suffix}`;
+    }
+    const whole = halfUpDiv(count, unit);
+    if (whole < 1000 || last) {
+      return `${sign}${whole}${suffix}`;
+    }
+    count = whole * unit;
   }
-  if (abs >= 1000) {
-    return `${(value / 1000).toFixed(1)}k`;
-  }
-  return String(Math.round(value));
+  return `${sign}${count}`;
 }
 
 /** `1 call`, `2 calls`. */
