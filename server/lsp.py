@@ -87,7 +87,9 @@ class CodeBurnServer(LanguageServer):
             log.error("server error: %s", error)
 
     async def blocking(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        """Run `fn` on a worker thread (never on the message loop)."""
+        """Run `fn` on a worker thread (never on the message loop); after shutdown, cancelled."""
+        if self.shut_down:  # the pool is gone: the work is cancelled, it did not fail
+            raise asyncio.CancelledError
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, functools.partial(fn, *args, **kwargs))
 
