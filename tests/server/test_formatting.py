@@ -12,7 +12,6 @@ from codeburn.providers.localtime import iso_utc, now_ms
 from codeburn.server.formatting import format_money, format_tokens, local_estimate_note
 from codeburn.server.text_output import ago, money, status_line
 
-
 GOLDEN = json.loads((Path(__file__).parents[1] / "golden" / "formatting.json").read_text())
 
 
