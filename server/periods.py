@@ -8,7 +8,7 @@ from typing import Final
 
 from codeburn.providers.localtime import six_month_floor
 
-PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "all")
+PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "lastmonth", "all")
 
 
 class PeriodError(ValueError):
@@ -44,6 +44,9 @@ def named_period(name: str, today: date) -> Period:
         return Period(name, today - timedelta(days=30), today)
     if name == "month":
         return Period(name, today.replace(day=1), today)
+    if name == "lastmonth":  # the whole previous calendar month
+        last = today.replace(day=1) - timedelta(days=1)
+        return Period(name, last.replace(day=1), last)
     if name == "all":
         return Period(name, six_month_floor(today), today)
     raise PeriodError(f"unknown period {name!r}; use one of {', '.join(PERIODS)}")
