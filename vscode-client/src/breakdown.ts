@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 
 import * as vscode from "vscode";
 
-import { renderBreakdown, renderBreakdownError } from "./breakdownHtml";
+import { type BreakdownPeriod, isBreakdownPeriod, renderBreakdown, renderBreakdownError } from "./breakdownHtml";
 import type { Controller } from "./controller";
 import type { ReportPayload } from "./types";
 
@@ -12,6 +12,8 @@ export class BreakdownPanel {
   private static current: BreakdownPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private loading: Promise<void> | undefined;
+  private reloadAfter = false;
+  private period: BreakdownPeriod = "month";
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -19,9 +21,12 @@ export class BreakdownPanel {
   ) {
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
-      panel.webview.onDidReceiveMessage((message: { type?: string }) => {
+      panel.webview.onDidReceiveMessage((message: { type?: string; period?: unknown }) => {
         if (message?.type === "refresh") {
           void this.load();
+        } else if (message?.type === "period" && isBreakdownPeriod(message.period)) {
+          this.period = message.period;
+          void this.load({ fresh: true });
         }
       }),
       controller.onStatus(() => {
@@ -32,7 +37,7 @@ export class BreakdownPanel {
     );
   }
 
-  /** Opens the panel (or brings it forward) and loads this month's report. */
+  /** Opens the panel (or brings it forward) and loads the report of the period shown (this month first). */
   static async show(controller: Controller): Promise<BreakdownPanel> {
     if (BreakdownPanel.current) {
       BreakdownPanel.current.panel.reveal();
@@ -53,23 +58,39 @@ export class BreakdownPanel {
     return this.panel.webview.html;
   }
 
-  /** Fetches the month's report; a load already in flight is joined, not repeated. */
-  load(): Promise<void> {
-    this.loading ??= this.fetchAndRender().finally(() => {
-      this.loading = undefined;
-    });
+  get shownPeriod(): BreakdownPeriod {
+    return this.period;
+  }
+
+  /**
+   * Fetches the report of the chosen period; a load in flight is joined, not repeated. `fresh`
+   * (a new period was picked) asks for one more load after the one in flight.
+   */
+  async load(options: { fresh?: boolean } = {}): Promise<void> {
+    if (this.loading && options.fresh) {
+      this.reloadAfter = true;
+    }
+    this.loading ??= (async () => {
+      try {
+        do {
+          this.reloadAfter = false;
+          await this.fetchAndRender();
+        } while (this.reloadAfter);
+      } finally {
+        this.loading = undefined;
+      }
+    })();
     return this.loading;
   }
 
   private async fetchAndRender(): Promise<void> {
     const nonce = randomBytes(16).toString("base64");
     try {
-      const report = await this.controller.execute<ReportPayload>("codeburn.server.report", [
-        { period: "month" },
-      ]);
+      const period = this.period;
+      const report = await this.controller.execute<ReportPayload>("codeburn.server.report", [{ period }]);
       const status = this.controller.lastStatus;
       const notice = status && status.state !== "ok" ? (status.message ?? undefined) : undefined;
-      this.panel.webview.html = renderBreakdown(report, { nonce, notice });
+      this.panel.webview.html = renderBreakdown(report, { nonce, notice, period });
     } catch (error) {
       this.controller.log.error(`Breakdown: ${(error as Error).message}`);
       this.panel.webview.html = renderBreakdownError(

@@ -1,16 +1,30 @@
 /**
- * The "Show Spend Breakdown" page: a month of daily bars split exact/estimated, and tables by model
- * and by project, from the server's report object. Pure (HTML text); no remote resources, and a
+ * The "Show Spend Breakdown" page: daily bars split exact/estimated over the period picked (this
+ * month, last month, last 30 days), and tables by model and by project, from the server's report. Pure (HTML text); no remote resources, and a
  * Content-Security-Policy that allows only the page's own nonce-tagged style and script.
  */
 
 import { escapeHtml as h, formatCount, formatMoney, formatTokens, plural } from "./format";
 import type { ReportPayload, Totals } from "./types";
 
+/** The periods the page offers (server period names, SPEC §8 plus `lastmonth`). */
+export const BREAKDOWN_PERIODS = [
+  { period: "month", title: "This month" },
+  { period: "lastmonth", title: "Last month" },
+  { period: "30days", title: "Last 30 days" },
+] as const;
+export type BreakdownPeriod = (typeof BREAKDOWN_PERIODS)[number]["period"];
+
+export function isBreakdownPeriod(value: unknown): value is BreakdownPeriod {
+  return BREAKDOWN_PERIODS.some((p) => p.period === value);
+}
+
 export interface BreakdownOptions {
   nonce: string;
   /** Shown above the chart when the data is not fully available (status message). */
   notice?: string;
+  /** The period the picker shows as chosen (default: the report's own label, else `month`). */
+  period?: BreakdownPeriod;
 }
 
 /** Every local day from `from` to `to` inclusive, as `YYYY-MM-DD`. */
@@ -29,54 +43,94 @@ export function daysBetween(from: string, to: string): string[] {
   return days;
 }
 
+/** The last day of the month `day` is in. */
+export function monthEnd(day: string): string {
+  const [y, m] = day.split("-").map(Number);
+  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+}
+
+/**
+ * The days the chart spans: the whole period asked for. "This month" runs to the month's last day
+ * (days still to come stay empty), so the 1st of a month is one bar among 28–31, not a chart of one.
+ */
+export function chartDays(report: ReportPayload): string[] {
+  const { label, from, to } = report.period;
+  return daysBetween(from, label === "month" ? monthEnd(from) : to);
+}
+
+// Fixed sizes in CSS pixels: the SVG is drawn 1:1 (never scaled to the panel), so a bar is BAR
+// pixels wide and the text FONT pixels high whatever the number of days.
+export const BAR = 14;
+const GAP = 6;
+const SLOT = BAR + GAP;
 const CHART_HEIGHT = 160;
+const TOP = 18;
+const BOTTOM = 20;
+const FONT = 10;
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /** An SVG coordinate: two decimals, never `-0.00` from rounding noise. */
 function coord(value: number): string {
   return Math.max(0, value).toFixed(2);
 }
-const BAR = 14;
-const GAP = 6;
+
+function dayLabel(day: string, index: number, count: number): string | undefined {
+  const date = Number(day.slice(8));
+  if (date === 1) {
+    return `${MONTHS[Number(day.slice(5, 7)) - 1]} 1`;
+  }
+  return index === 0 || index === count - 1 || date % 5 === 0 ? String(date) : undefined;
+}
 
 function chart(report: ReportPayload): string {
   const byDay = new Map(report.days.map((d) => [d.date, d]));
-  const days = daysBetween(report.period.from, report.period.to);
+  const days = chartDays(report);
   const max = Math.max(0, ...report.days.map((d) => d.cost));
   const scale = max > 0 ? CHART_HEIGHT / max : 0;
-  const width = days.length * (BAR + GAP);
+  const width = days.length * SLOT;
   const bars = days.map((day, i) => {
     const row = byDay.get(day);
     const cost = row?.cost ?? 0;
     const estimated = Math.min(cost, row?.estimatedCost ?? 0);
     const exactHeight = (cost - estimated) * scale;
     const estimatedHeight = estimated * scale;
-    const x = i * (BAR + GAP);
-    const title =
-      `${day}: ${formatMoney(cost)}` +
-      (estimated > 0 ? ` (${formatMoney(estimated)} estimated)` : "") +
-      ` · ${plural(row?.calls ?? 0, "call")}`;
-    const label = Number(day.slice(8));
-    const showLabel = i === 0 || i === days.length - 1 || label % 5 === 0;
+    const x = i * SLOT;
+    const later = day > report.period.to;
+    const title = later
+      ? `${day}: still to come`
+      : `${day}: ${formatMoney(cost)}` +
+        (estimated > 0 ? ` (${formatMoney(estimated)} estimated)` : "") +
+        ` · ${plural(row?.calls ?? 0, "call")}`;
+    const label = dayLabel(day, i, days.length);
     return [
-      `<g class="day" data-date="${day}"><title>${h(title)}</title>`,
-      `<rect class="hit" x="${x}" y="0" width="${BAR + GAP}" height="${CHART_HEIGHT}"></rect>`,
+      `<g class="day${later ? " later" : ""}" data-date="${day}"><title>${h(title)}</title>`,
+      `<rect class="hit" x="${x}" y="0" width="${SLOT}" height="${CHART_HEIGHT}"></rect>`,
       `<rect class="exact" x="${x}" y="${coord(CHART_HEIGHT - exactHeight)}" width="${BAR}" height="${coord(exactHeight)}"></rect>`,
       `<rect class="estimated" x="${x}" y="${coord(CHART_HEIGHT - exactHeight - estimatedHeight)}" width="${BAR}" height="${coord(estimatedHeight)}"></rect>`,
-      showLabel
-        ? `<text x="${x + BAR / 2}" y="${CHART_HEIGHT + 14}" text-anchor="middle">${label}</text>`
-        : "",
+      label ? `<text x="${x + BAR / 2}" y="${CHART_HEIGHT + 14}" text-anchor="middle">${h(label)}</text>` : "",
       "</g>",
     ].join("");
   });
+  const svgWidth = width + 8;
+  const svgHeight = TOP + CHART_HEIGHT + BOTTOM;
   return [
-    `<svg class="chart" role="img" aria-label="Daily cost" viewBox="-4 -14 ${width + 8} ${CHART_HEIGHT + 32}" preserveAspectRatio="xMinYMin meet">`,
-    `<text class="axis" x="0" y="-4">${h(max > 0 ? `max ${formatMoney(max)} a day` : "no spend yet")}</text>`,
+    `<div class="chart-scroll">`,
+    `<svg class="chart" role="img" aria-label="Daily cost" width="${svgWidth}" height="${svgHeight}" viewBox="-4 -${TOP} ${svgWidth} ${svgHeight}">`,
+    `<text class="axis" x="0" y="-6">${h(max > 0 ? `max ${formatMoney(max)} a day` : "no spend in this period")}</text>`,
     `<line class="base" x1="0" y1="${CHART_HEIGHT}" x2="${width}" y2="${CHART_HEIGHT}"></line>`,
     ...bars,
     "</svg>",
+    "</div>",
     `<p class="legend"><span class="swatch exact"></span> exact (billed or imported) ` +
       `<span class="swatch estimated"></span> estimated</p>`,
   ].join("\n");
+}
+
+function picker(chosen: BreakdownPeriod): string {
+  const options = BREAKDOWN_PERIODS.map(
+    (p) => `<option value="${p.period}"${p.period === chosen ? " selected" : ""}>${h(p.title)}</option>`,
+  ).join("");
+  return `<label class="picker">Period <select id="period">${options}</select></label>`;
 }
 
 function money(row: Totals): string {
@@ -157,12 +211,14 @@ h2 { font-size: 1.1em; margin-top: 1.6em; }
 .totals { display: flex; gap: 24px; flex-wrap: wrap; margin: 12px 0; }
 .totals div { min-width: 90px; }
 .totals b { display: block; font-size: 1.3em; }
-.chart { width: 100%; max-width: 900px; height: auto; }
+.chart-scroll { overflow-x: auto; }
+.chart { display: block; }
 .chart .exact { fill: var(--vscode-charts-blue, #3794ff); }
 .chart .estimated { fill: var(--vscode-charts-orange, #d18616); }
 .chart .hit { fill: transparent; }
 .chart .day:hover .hit { fill: var(--vscode-list-hoverBackground, rgba(128,128,128,0.15)); }
-.chart text { fill: var(--vscode-descriptionForeground); font-size: 9px; }
+.chart text { fill: var(--vscode-descriptionForeground); font-size: ${FONT}px; }
+.chart .later .hit { fill: var(--vscode-editorWidget-background, rgba(128,128,128,0.06)); }
 .chart .base { stroke: var(--vscode-panel-border, #8884); }
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; }
 .swatch.exact { background: var(--vscode-charts-blue, #3794ff); }
@@ -171,6 +227,9 @@ table { border-collapse: collapse; min-width: 60%; }
 th, td { padding: 4px 10px; border-bottom: 1px solid var(--vscode-panel-border, #8884); text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .notice { padding: 8px 12px; border-left: 3px solid var(--vscode-editorWarning-foreground); }
+.picker { margin-left: 12px; }
+select { color: var(--vscode-dropdown-foreground); background: var(--vscode-dropdown-background);
+  border: 1px solid var(--vscode-dropdown-border, transparent); padding: 2px 4px; }
 button { color: var(--vscode-button-foreground); background: var(--vscode-button-background);
   border: none; padding: 4px 12px; cursor: pointer; }
 `;
@@ -178,12 +237,15 @@ button { color: var(--vscode-button-foreground); background: var(--vscode-button
 const SCRIPT = `
 const vscode = acquireVsCodeApi();
 document.getElementById("refresh").addEventListener("click", () => vscode.postMessage({ type: "refresh" }));
+document.getElementById("period")?.addEventListener("change", (event) =>
+  vscode.postMessage({ type: "period", period: event.target.value }));
 `;
 
 /** The whole page. */
 export function renderBreakdown(report: ReportPayload, options: BreakdownOptions): string {
   const { nonce } = options;
   const t = report.totals;
+  const chosen = options.period ?? (isBreakdownPeriod(report.period.label) ? report.period.label : "month");
   const csp = [
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,
@@ -201,7 +263,7 @@ export function renderBreakdown(report: ReportPayload, options: BreakdownOptions
 </head>
 <body>
 <h1>Cursor spend</h1>
-<p class="period">${h(report.period.from)} to ${h(report.period.to)} (${h(report.period.timezone)}) <button id="refresh">Refresh</button></p>
+<p class="period">${h(report.period.from)} to ${h(report.period.to)} (${h(report.period.timezone)}) ${picker(chosen)} <button id="refresh">Refresh</button></p>
 ${options.notice ? `<p class="notice">${h(options.notice)}</p>` : ""}
 <div class="totals">
 <div>Cost<b>${money(t)}</b></div>

@@ -268,6 +268,32 @@ test("Show Spend Breakdown opens one webview with this month's report", async ()
   shim.webviews[0].dispose();
   await run("codeburn.showBreakdown");
   assert.equal(shim.webviews.length, 2);
+  shim.webviews[1].dispose(); // the next test starts without a panel
+});
+
+test("the breakdown's period picker asks the server for that period and keeps it", async () => {
+  const { server, tick, run } = setup();
+  await tick();
+  server.events.onStatus(status());
+  server.results.set("codeburn.server.report", report());
+  await run("codeburn.showBreakdown");
+  const reports = () => server.calls.filter((c) => c.command === "codeburn.server.report").map((c) => c.args);
+  assert.deepEqual(reports(), [[{ period: "month" }]]);
+  const webview = shim.webviews[0].webview;
+  webview.messages.fire({ type: "period", period: "lastmonth" });
+  await tick();
+  assert.deepEqual(reports().at(-1), [{ period: "lastmonth" }]);
+  assert.match(webview.html, /<option value="lastmonth" selected>Last month<\/option>/);
+  webview.messages.fire({ type: "refresh" });
+  await tick();
+  assert.deepEqual(reports().at(-1), [{ period: "lastmonth" }]);
+  webview.messages.fire({ type: "period", period: "30days" });
+  await tick();
+  assert.deepEqual(reports().at(-1), [{ period: "30days" }]);
+  const before = reports().length;
+  webview.messages.fire({ type: "period", period: "all; rm -rf" }); // not a period the page offers
+  await tick();
+  assert.equal(reports().length, before);
 });
 
 test("changing the sync setting tells the server once; not on start-up; the env variable is explained", async () => {
