@@ -49,3 +49,12 @@ def canonical(path: Path) -> Path:
 def workspace_storage_dir(db_path: Path) -> Path:
     """`<db>/../../workspaceStorage`: follows a redirected data root."""
     return db_path.parent.parent / "workspaceStorage"
+
+
+def cursor_home() -> Path:
+    """Cursor's per-user folder (`~/.cursor`): agent transcripts and Cursor Agent CLI sessions.
+
+    Env `CODEBURN_CURSOR_HOME` overrides it (tests, or a copied home).
+    """
+    override = _nonblank_env("CODEBURN_CURSOR_HOME")
+    return Path(override).expanduser() if override else Path.home() / ".cursor"

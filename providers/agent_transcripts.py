@@ -1,0 +1,261 @@
+"""Agent transcripts under `~/.cursor/projects/*/agent-transcripts/` → turns of characters.
+
+Written by the IDE agent and by the Cursor Agent CLI. A transcript has no ids, models, usage or
+timestamps: each turn only says how much was said, which is estimated like the agent stream
+(SPEC §2.5 chars ÷ 4). A user message opens a turn; `turn_ended` closes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from codeburn.providers.agent_graph import GraphTurn
+from codeburn.providers.agent_stream import StreamRequest, content_chars
+
+TRANSCRIPTS_DIR: Final = "agent-transcripts"
+SUBAGENTS_DIR: Final = "subagents"
+JSONL: Final = ".jsonl"
+TXT: Final = ".txt"
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptFile:
+    """One transcript on disk: whose it is and where it was found."""
+
+    conversation_id: str
+    path: Path
+    slug: str  # the `projects/<slug>` folder: the workspace path with non-alphanumerics as `-`
+    parent_id: str | None = None  # a subagent's parent conversation
+
+    @property
+    def legacy(self) -> bool:
+        return self.path.suffix == TXT
+
+
+def _entries(folder: Path) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            yield from sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _candidates(slug: str, root: Path) -> Iterator[TranscriptFile]:
+    for entry in _entries(root):
+        name, suffix = os.path.splitext(entry.name)
+        if _is_file(entry) and suffix in (JSONL, TXT) and name:
+            yield TranscriptFile(name, Path(entry.path), slug)
+        elif _is_dir(entry):
+            folder = Path(entry.path)
+            for own in (folder / f"{entry.name}{JSONL}", folder / f"{entry.name}{TXT}"):
+                if own.is_file():
+                    yield TranscriptFile(entry.name, own, slug)
+            for child in _entries(folder / SUBAGENTS_DIR):
+                child_name, child_suffix = os.path.splitext(child.name)
+                if _is_file(child) and child_suffix in (JSONL, TXT) and child_name:
+                    yield TranscriptFile(child_name, Path(child.path), slug, entry.name)
+
+
+def _rank(found: TranscriptFile) -> tuple[bool, bool, str]:
+    # jsonl over legacy txt; a subagent's copy (it names the parent) over a loose one.
+    return found.legacy, found.parent_id is None, str(found.path)
+
+
+def find_transcripts(home: Path) -> dict[str, TranscriptFile]:
+    """One transcript per conversation id (`.jsonl` wins over `.txt`); never under `mcps/`."""
+    best: dict[str, TranscriptFile] = {}
+    for project in _entries(home / "projects"):
+        if not _is_dir(project):
+            continue
+        for found in _candidates(project.name, Path(project.path) / TRANSCRIPTS_DIR):
+            kept = best.get(found.conversation_id)
+            if kept is None or _rank(found) < _rank(kept):
+                best[found.conversation_id] = found
+    return best
+
+
+# -- parsing ------------------------------------------------------------------------------------
+
+
+class _Turns:
+    """Accumulates turns; the open one is a StreamRequest (it knows tools and commands)."""
+
+    def __init__(self) -> None:
+        self.done: list[GraphTurn] = []
+        self.open: StreamRequest | None = None
+
+    def current(self) -> StreamRequest:
+        if self.open is None:
+            self.open = StreamRequest("")
+        return self.open
+
+    def user_text(self, chars: int) -> None:
+        open_turn = self.open
+        if open_turn is not None and (open_turn.assistant_chars or open_turn.tools):
+            self.close()  # a new question without `turn_ended` in between
+        self.current().user_chars += chars
+
+    def close(self) -> None:
+        turn, self.open = self.open, None
+        if turn is not None and (turn.user_chars or turn.context_chars or turn.assistant_chars):
+            self.done.append(
+                GraphTurn(
+                    timestamp_ms=None,
+                    user_chars=turn.user_chars,
+                    context_chars=turn.context_chars,
+                    assistant_chars=turn.assistant_chars,
+                    model=None,
+                    tools=tuple(turn.tools),
+                    commands=tuple(turn.commands),
+                )
+            )
+
+    def finish(self) -> tuple[GraphTurn, ...]:
+        self.close()
+        return tuple(self.done)
+
+
+def _blocks(record: dict[str, Any]) -> list[Any]:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else record.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content if isinstance(content, list) else []
+
+
+def _text_of(block: dict[str, Any]) -> int:
+    kind = block.get("type")
+    if kind == "thinking":
+        value = block.get("thinking", block.get("text"))
+        return len(value) if isinstance(value, str) else 0
+    if kind in ("text", None):
+        value = block.get("text")
+        return len(value) if isinstance(value, str) else 0
+    return 0
+
+
+def _user(turns: _Turns, blocks: list[Any]) -> None:
+    text = results = 0
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_result":
+            results += content_chars(block.get("content"))
+        else:
+            text += _text_of(block)
+    if text:
+        turns.user_text(text)
+    if results:
+        turns.current().context_chars += results
+
+
+def _assistant(turns: _Turns, blocks: list[Any]) -> None:
+    turn = turns.current()
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_use":
+            name = block.get("name")
+            args = block.get("input")
+            command = args.get("command") if isinstance(args, dict) else None
+            if isinstance(name, str):
+                turn.add_tool(name, command if isinstance(command, str) else None)
+        elif block.get("type") == "tool_result":
+            turn.context_chars += content_chars(block.get("content"))
+        else:
+            turn.assistant_chars += _text_of(block)
+
+
+def parse_jsonl(data: bytes) -> tuple[GraphTurn, ...]:
+    """Turns of a JSONL transcript; lines that are not JSON objects are skipped."""
+    turns = _Turns()
+    for line in data.decode("utf-8", "replace").splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict):
+            continue
+        if record.get("type") == "turn_ended":
+            turns.close()
+            continue
+        role = record.get("role")
+        if role == "user":
+            _user(turns, _blocks(record))
+        elif role == "assistant":
+            _assistant(turns, _blocks(record))
+    return turns.finish()
+
+
+_TXT_MARKERS: Final = (
+    ("user:", "user"),
+    ("A:", "assistant"),
+    ("[Thinking]", "assistant"),
+    ("[Tool call]", "tool"),
+    ("[Tool result]", "result"),
+)
+
+
+def _marker(line: str) -> tuple[str | None, str]:
+    for marker, kind in _TXT_MARKERS:
+        if line.startswith(marker):
+            return kind, line[len(marker) :].strip()
+    return None, line
+
+
+def parse_txt(data: bytes) -> tuple[GraphTurn, ...]:
+    """Turns of a legacy `.txt` transcript (`user:`, `A:`, `[Thinking]`, `[Tool call]` lines).
+
+    A section's characters are those of its lines, without line ends and markers; a
+    `[Tool call] Shell` section's `command:` line names the commands run.
+    """
+    turns = _Turns()
+    section, tool = "user", ""
+    for raw in data.decode("utf-8", "replace").splitlines():
+        kind, line = _marker(raw)
+        if kind == "user":
+            turns.close()
+        elif kind == "tool":
+            tool = line.split()[0] if line else ""
+            if tool:
+                turns.current().add_tool(tool, None)
+            line = ""
+        section = kind or section
+        if not line:
+            continue
+        if section == "user":
+            turns.user_text(len(line))
+        elif section == "assistant":
+            turns.current().assistant_chars += len(line)
+        elif section == "result":
+            turns.current().context_chars += len(line)
+        elif tool in ("Shell", "Bash") and line.strip().startswith("command:"):
+            turns.current().add_tool(tool, line.strip()[len("command:") :].strip())
+    return turns.finish()
+
+
+def parse_transcript(path: Path) -> tuple[GraphTurn, ...]:
+    """Turns of one transcript file (raises OSError when it cannot be read)."""
+    data = path.read_bytes()
+    return parse_txt(data) if path.suffix == TXT else parse_jsonl(data)

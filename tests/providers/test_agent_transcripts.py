@@ -1,0 +1,109 @@
+"""Agent transcripts: where they are found, and their turns (real files in tmp_path)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from codeburn.providers.agent_graph import GraphTurn
+from codeburn.providers.agent_transcripts import find_transcripts, parse_jsonl, parse_txt
+from codeburn.providers.cursor_agent_writer import (
+    AgentHomeWriter,
+    assistant,
+    shell,
+    tool_result,
+    turn_ended,
+    user,
+)
+
+
+def turn(user_chars: int, context: int, answer: int, tools=(), commands=()) -> GraphTurn:
+    return GraphTurn(None, user_chars, context, answer, None, tuple(tools), tuple(commands))
+
+
+def jsonl(*records: object) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def test_jsonl_turns_count_user_context_and_assistant_characters() -> None:
+    data = jsonl(
+        user("q" * 40),
+        assistant("r" * 200, thinking="t" * 20, tools=[shell("cd x && npm test")]),
+        tool_result("o" * 80),
+        assistant("s" * 40),
+        turn_ended(),
+        turn_ended(),  # nothing open: no empty turn
+        user("w" * 8),
+        assistant("z" * 4),  # the file ends without turn_ended
+    )
+    data += b"not json\n[1, 2]\n"
+    assert parse_jsonl(data) == (
+        turn(40, 80, 260, ["Bash"], ["cd", "npm"]),
+        turn(8, 0, 4),
+    )
+
+
+def test_a_new_question_opens_a_turn_even_without_turn_ended() -> None:
+    data = jsonl(
+        user("a" * 4),
+        user("b" * 6),  # consecutive user messages belong to one turn
+        assistant("c" * 10),
+        user("d" * 3),
+        assistant("e" * 5),
+        {"role": "user", "message": {"content": "plain string content"}},
+    )
+    assert parse_jsonl(data) == (turn(10, 0, 10), turn(3, 0, 5), turn(20, 0, 0))
+
+
+def test_a_transcript_with_only_turn_ended_lines_has_no_turns() -> None:
+    assert parse_jsonl(jsonl(turn_ended(), turn_ended("aborted"))) == ()
+
+
+def test_legacy_txt_sections() -> None:
+    text = (
+        "user:\n"
+        "hello there\n"
+        "A:\n"
+        "world\n"
+        "[Tool call] Shell\n"
+        "  command: ls -la\n"
+        "[Tool result]\n"
+        "abc\n"
+        "[Thinking] hmm\n"
+        "user: again\n"
+        "A: ok\n"
+    )
+    assert parse_txt(text.encode()) == (
+        turn(11, 3, 8, ["Bash"], ["ls"]),
+        turn(5, 0, 2),
+    )
+
+
+def test_discovery_prefers_jsonl_walks_only_agent_transcripts_and_finds_subagents(
+    tmp_path: Path,
+) -> None:
+    home = AgentHomeWriter(tmp_path)
+    nested = home.transcript("c1", [user("x")])
+    home.legacy_transcript("c1", "user:\nx\n")
+    legacy = home.legacy_transcript("c2", "user:\ny\n")
+    flat = home.transcript("c3", [user("z")], flat=True)
+    home.legacy_transcript("c3", "user:\nz\n", slug="other-project")
+    child = home.transcript("k1", [user("sub")], parent_id="c1")
+    loose_child = home.transcript("k1", [user("sub")], slug="other-project", flat=True)
+    mcp = tmp_path / "projects" / "home-me-app" / "mcps" / "m1" / "m1.jsonl"
+    mcp.parent.mkdir(parents=True)
+    mcp.write_text(json.dumps(user("tool log")) + "\n")
+    found = find_transcripts(tmp_path)
+    assert {cid: f.path for cid, f in found.items()} == {
+        "c1": nested,
+        "c2": legacy,
+        "c3": flat,
+        "k1": child,
+    }
+    assert found["k1"].parent_id == "c1" and found["c1"].parent_id is None
+    assert found["c1"].slug == "home-me-app"
+    assert loose_child.is_file()  # found, but the subagent's copy names the parent
+
+
+def test_no_cursor_home_is_no_transcripts(tmp_path: Path) -> None:
+    assert find_transcripts(tmp_path / "missing") == {}
