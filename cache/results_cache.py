@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -45,6 +45,7 @@ class CachedResults:
     floor_ms: int
     calls: list[Call]
     warnings: list[str]
+    unreadable: dict[str, int] = field(default_factory=dict)  # reason → conversations
 
     def dump(self) -> dict[str, Any]:
         return {
@@ -53,6 +54,7 @@ class CachedResults:
             "fingerprint": self.fingerprint,
             "floorMs": self.floor_ms,
             "warnings": self.warnings,
+            "unreadable": self.unreadable,
             "calls": [c.to_row() for c in self.calls],
         }
 
@@ -67,8 +69,9 @@ class CachedResults:
                 floor_ms=int(raw["floorMs"]),
                 calls=[Call.from_row(row) for row in raw["calls"]],
                 warnings=[str(w) for w in raw["warnings"]],
+                unreadable={str(k): int(v) for k, v in raw.get("unreadable", {}).items()},
             )
-        except (KeyError, TypeError, ValueError):
+        except (AttributeError, KeyError, TypeError, ValueError):
             return None
 
 

@@ -22,6 +22,7 @@ from codeburn.providers.workspaces import project_name
 # IDE representations that win over everything outside the database.
 IDE_FULL: Final = frozenset({"bubbles", "root"})
 CLI_KEY_PREFIX: Final = "cursor-agent:"
+BUBBLE_KEY_PREFIX: Final = "cursor:bubble:"
 _NOT_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
 
 
@@ -87,6 +88,8 @@ class _Combiner:
         self.ide, self.agent = ide, agent
         self.first_seen = dict(first_seen)
         self.taken = {c for c, rep in ide.conversations.items() if rep in IDE_FULL}
+        # A conversation with bubble calls is read from its bubbles, whatever else it has.
+        self.taken.update(c.session for c in ide.calls if c.key.startswith(BUBBLE_KEY_PREFIX))
         self.represented: set[str] = set()
         known = {c.project for c in ide.calls}
         known.update(m.project for m in ide.metas.values() if m.project)
@@ -183,7 +186,7 @@ class _Combiner:
         unreadable = Counter(r for c, r in pending.items() if c not in self.represented)
         unreadable.update(self._ide_unreadable())
         reps = self.ide.conversations
-        replaced = {c for c in self.represented if reps.get(c) not in IDE_FULL}
+        replaced = {c for c in self.represented if reps.get(c) not in IDE_FULL} - self.taken
         ide_calls = [c for c in self.ide.calls if c.session not in replaced]
         return Combined(ide_calls + calls, dict(sorted(unreadable.items())), self.first_seen)
 

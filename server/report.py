@@ -156,6 +156,8 @@ def build_status(
     budget: Budget,
     quota: dict[str, Any] | None,
     cursor_sync: dict[str, Any] | None,
+    warnings: list[str] | None = None,
+    unreadable: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     today_slices = merge_days([days.get(today, {})])
     month_slices = merge_days(
@@ -176,4 +178,12 @@ def build_status(
         "budget": budget_block(budget, today_total, month_total),
         "quota": quota,
         "cursorSync": cursor_sync,
+        "warnings": list(warnings or []),
+        "unreadable": unreadable_block(unreadable or {}),
     }
+
+
+def unreadable_block(unreadable: dict[str, int]) -> dict[str, Any]:
+    """Conversations that exist but could not be read: how many, and why (never a silent $0)."""
+    reasons = {reason: n for reason, n in sorted(unreadable.items()) if n > 0}
+    return {"count": sum(reasons.values()), "reasons": reasons}

@@ -45,6 +45,7 @@ from codeburn.providers.sqlite_ro import (
     DatabaseUnrecognizedError,
 )
 from codeburn.providers.workspaces import storage_fingerprint
+from codeburn.server.agent_side import AgentSide, local_notices
 from codeburn.server.derive import derive_days
 from codeburn.server.periods import Period
 from codeburn.server.report import build_report, build_status, providers_for
@@ -53,6 +54,7 @@ log = logging.getLogger(__name__)
 
 SYNCED_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT, GROKBOT})
 ONE_DAY: Final = timedelta(days=1)
+AGENT_ONLY: Final = "showing agent transcripts and Cursor Agent CLI sessions only"
 Progress = Callable[[int, int], None]
 
 
@@ -67,6 +69,7 @@ class LocalState:
     state: str = "ok"
     message: str | None = None
     warnings: list[str] = field(default_factory=list)
+    unreadable: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -74,17 +77,6 @@ class Collected:
     days: dict[date, DaySlices]
     local: LocalState
     snapshot: ImportSnapshot | None
-
-
-def _notices(result: ReadResult) -> list[str]:
-    notes = list(result.warnings)
-    if result.skipped_subcomposer:
-        notes.append(
-            f"skipped {result.skipped_subcomposer} Cursor tool-call rows that are not sessions"
-        )
-    if result.skipped_undated:
-        notes.append(f"skipped {result.skipped_undated} Cursor messages without a usable date")
-    return notes
 
 
 class UsageService:
@@ -103,15 +95,21 @@ class UsageService:
         self.progress = progress
         self._lock = threading.RLock()
         self._reader: CursorReader | None = None
+        self._agent = AgentSide(self.cache_dir)
         self.local = LocalState()
 
     # -- inputs -----------------------------------------------------------------------------
 
     def fingerprint(self) -> str:
-        """Changes whenever a figure could: database, WAL, workspaces, import store."""
+        """Changes whenever a figure could: database, WAL, workspaces, transcripts, CLI stores,
+        import store."""
         store = import_store.fingerprint()
         workspaces = storage_fingerprint(workspace_storage_dir(self.db_path))
-        return db_fingerprint(self.db_path, f"{workspaces}|{store}")
+        agent = self._agent.snapshot().fingerprint
+        return db_fingerprint(self.db_path, f"{workspaces}|{agent}|{store}")
+
+    def _no_data(self, detail: str = "") -> LocalState:
+        return LocalState("no-data", f"No Cursor data found at {self.db_path}{detail}")
 
     def _snapshot(self) -> tuple[ImportSnapshot | None, str | None]:
         try:
@@ -127,29 +125,41 @@ class UsageService:
         `cached_only` answers from the results cache even when it is stale (never parses), so a
         starting editor shows figures at once and refines them right after.
         """
-        if not self.db_path.is_file():
-            message = f"No Cursor data found at {self.db_path}"
-            return [], LocalState("no-data", message), True
+        snapshot = self._agent.snapshot()
+        db_exists = self.db_path.is_file()
+        if not db_exists and not snapshot.idents:
+            return [], self._no_data(), True
         workspaces = storage_fingerprint(workspace_storage_dir(self.db_path))
-        fingerprint = db_fingerprint(self.db_path, workspaces)
+        fingerprint = db_fingerprint(self.db_path, f"{workspaces}|{snapshot.fingerprint}")
         cached = load_results(self.cache_dir, self.db_key)
         if cached and cached.fingerprint == fingerprint and cached.floor_ms <= floor_ms:
-            calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms]
-            return calls, LocalState("ok", None, cached.warnings), True
+            return (*self._from_cache(cached, floor_ms), True)
         if cached_only:
             if cached is None:
                 raise NoCachedFigures
-            calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms]
-            return calls, LocalState("ok", None, cached.warnings), False
-        try:
-            result = self._reader_for(floor_ms).read(self.progress)
-        except DatabaseMissingError as exc:
-            return [], LocalState("no-data", f"No Cursor data found at {self.db_path}: {exc}"), True
-        except (DatabaseLockedError, DatabaseUnrecognizedError, CursorDbError) as exc:
-            return self._last_good(cached, floor_ms, exc)
-        save_first_seen(self.cache_dir, self.db_key, result.first_seen)
-        calls = [c for c in result.calls if c.timestamp_ms >= floor_ms]
-        notes = _notices(result)
+            return (*self._from_cache(cached, floor_ms), False)
+        result: ReadResult | None = None
+        missing = ""
+        if db_exists:
+            try:
+                result = self._reader_for(floor_ms).read(self.progress)
+            except DatabaseMissingError as exc:
+                missing = f": {exc}"
+            except (DatabaseLockedError, DatabaseUnrecognizedError, CursorDbError) as exc:
+                return self._last_good(cached, floor_ms, exc)
+            else:
+                save_first_seen(self.cache_dir, self.db_key, result.first_seen)
+        agent = self._agent.read(snapshot)
+        if result is None and not agent.has_data:
+            return [], self._no_data(missing), True
+        combined = self._agent.combine(result, agent)
+        calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
+        notes = local_notices(result, combined.unreadable)
+        if result is None:
+            notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
+        local = LocalState("ok", None, notes, combined.unreadable)
+        if agent.busy:
+            return calls, local, False  # a locked CLI store: nothing cached, nothing sealed
         keep_from = local_midnight_ms(today())
         save_results(
             self.cache_dir,
@@ -159,10 +169,16 @@ class UsageService:
                 floor_ms=max(floor_ms, keep_from),
                 calls=[c for c in calls if c.timestamp_ms >= keep_from],
                 warnings=notes,
+                unreadable=combined.unreadable,
             ),
         )
         sweep_old_versions(self.cache_dir)
-        return calls, LocalState("ok", None, notes), True
+        return calls, local, True
+
+    @staticmethod
+    def _from_cache(cached: CachedResults, floor_ms: int) -> tuple[list[Call], LocalState]:
+        calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms]
+        return calls, LocalState("ok", None, cached.warnings, cached.unreadable)
 
     def _last_good(
         self, cached: CachedResults | None, floor_ms: int, exc: CursorDbError
@@ -176,8 +192,10 @@ class UsageService:
         else:
             state = LocalState("error", str(exc))
         log.warning("reading %s failed: %s", self.db_path, state.message)
-        calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms] if cached else []
-        return calls, state, False
+        if cached is not None:
+            state.unreadable = cached.unreadable
+            return self._from_cache(cached, floor_ms)[0], state, False
+        return [], state, False
 
     def _reader_for(self, floor_ms: int) -> CursorReader:
         reader = self._reader
@@ -221,8 +239,8 @@ class UsageService:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
                 self._seal(zone, parse_from, now_day - ONE_DAY, derived)
-        elif not self.db_path.is_file():
-            local = LocalState("no-data", f"No Cursor data found at {self.db_path}")
+        elif not self.db_path.is_file() and not self._agent.snapshot().idents:
+            local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
             # Imported or synced usage is data: show it, and say what is missing.
             local = LocalState("ok", None, [f"{local.message}; showing imported usage only"])
@@ -308,6 +326,8 @@ class UsageService:
             budget=budget,
             quota=self.quota() if quota else None,
             cursor_sync=self.cursor_sync_block(),
+            warnings=collected.local.warnings,
+            unreadable=collected.local.unreadable,
         )
 
     # -- cursor.com -------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,9 @@ def no_secret_anywhere(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Non
         if needle.decode() in line
     ]
     assert not leaks, "secrets leaked:\n" + "\n".join(leaks)
+
+
+@pytest.fixture(autouse=True)
+def no_real_cursor_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Transcripts and CLI sessions come only from what a test writes, never the real ~/.cursor."""
+    monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(tmp_path / "cursor-home"))

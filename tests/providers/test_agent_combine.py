@@ -67,6 +67,12 @@ def test_bubbles_win_over_a_transcript_of_the_same_id(tmp_path: Path) -> None:
     assert combined.unreadable == {}
 
 
+def test_bubble_calls_mark_a_conversation_read_from_bubbles(tmp_path: Path) -> None:
+    AgentHomeWriter(tmp_path).transcript("c1", exchange(40, 80), mtime_ms=T0)
+    bubbles = [ide_call("cursor:bubble:bubbleId:c1:b1", "c1", 10, 20)]
+    assert read(tmp_path, IdeSide(bubbles, {}, {}, {})).calls == bubbles
+
+
 def test_a_cli_only_session_is_cursor_agent_dated_from_its_meta(tmp_path: Path) -> None:
     home = AgentHomeWriter(tmp_path)
     home.cli_session(

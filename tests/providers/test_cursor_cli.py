@@ -55,7 +55,7 @@ def test_a_session_without_a_root_is_empty_not_unreadable(tmp_path: Path) -> Non
 
 
 def test_meta_as_hex_or_plain_json() -> None:
-    assert decode_meta('{"agentId": "a"}'.encode().hex()) == {"agentId": "a"}
+    assert decode_meta(b'{"agentId": "a"}'.hex()) == {"agentId": "a"}
     assert decode_meta(b'{"agentId": "b"}') == {"agentId": "b"}
     assert decode_meta("zz not json") is None
     assert decode_meta("5b315d") is None  # hex of [1]: not an object

@@ -94,8 +94,10 @@ def test_status_shape_and_month_figures(
     status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(db))
     assert set(status) == {
         "schema", "generatedAt", "state", "message", "today", "month", "localEstimateNote",
-        "topModels", "budget", "quota", "cursorSync",
+        "topModels", "budget", "quota", "cursorSync", "warnings", "unreadable",
     }  # fmt: skip
+    assert status["unreadable"] == {"count": 0, "reasons": {}}
+    assert status["warnings"] == []
     assert status["schema"] == "codeburn.status/1" and status["state"] == "ok"
     assert status["today"] == {"cost": 0, "estimatedCost": 0, "calls": 0}
     same_month = d1[:7] == d2[:7] == status["generatedAt"][:7]

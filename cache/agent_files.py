@@ -1,0 +1,34 @@
+"""Parsed agent transcripts and CLI stores, per file and keyed on its size + mtime (SPEC §4).
+
+One file for one Cursor home: `{"version", "home", "entries": {path: entry}}`. The entries are
+the reader's own JSON form; a file that is missing, corrupt or for another home is a miss and
+is rebuilt silently.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+from codeburn.cache.files import locked, read_json, write_json_atomic
+
+VERSION: Final = 1
+FILE: Final = f"cursor-agent-files.v{VERSION}.json"
+
+
+def agent_files_path(cache_dir: Path) -> Path:
+    return cache_dir / FILE
+
+
+def load_agent_files(cache_dir: Path, home: str) -> dict[str, Any]:
+    data = read_json(agent_files_path(cache_dir))
+    if not isinstance(data, dict) or data.get("version") != VERSION or data.get("home") != home:
+        return {}
+    entries = data.get("entries")
+    return entries if isinstance(entries, dict) else {}
+
+
+def save_agent_files(cache_dir: Path, home: str, entries: dict[str, Any]) -> None:
+    path = agent_files_path(cache_dir)
+    with locked(path):
+        write_json_atomic(path, {"version": VERSION, "home": home, "entries": entries})

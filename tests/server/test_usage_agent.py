@@ -1,0 +1,189 @@
+"""Transcripts and Cursor Agent CLI sessions through the usage service and the CLI.
+
+Hand-computed: tokens = ceil(chars / 4). s1 (gpt-5, $1.25 / $10 per M): user 20 chars → 5,
+answer 50 → 13, cost 0.00013625. t1 (cursor-auto, $3 / $15): two turns of 40 / 80 chars →
+10 / 20 each, cost 2 × 0.00033 = 0.00066.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codeburn.cache.agent_files import agent_files_path
+from codeburn.providers import cursor_agent
+from codeburn.providers.cursor_agent_writer import (
+    AgentHomeWriter,
+    TurnSpec,
+    assistant,
+    turn_ended,
+    user,
+)
+from codeburn.providers.localtime import today
+from codeburn.server.cli import main
+from codeburn.server.periods import Period
+from codeburn.server.usage import UsageService
+from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
+
+COST_S1 = 5 * 1.25e-6 + 13 * 10e-6
+COST_T1 = 2 * (10 * 3e-6 + 20 * 15e-6)
+UNREADABLE_ONE = (
+    "1 conversation in a newer Cursor format could not be read (1 encrypted) "
+    "— sync or import for exact figures"
+)
+
+
+def exchange(question: int, answer: int) -> list[dict[str, object]]:
+    return [user("q" * question), assistant("a" * answer), turn_ended()]
+
+
+class Machine:
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.env = isolated_env(tmp_path, monkeypatch)
+        self.home = AgentHomeWriter(tmp_path / "dot-cursor")
+        monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(self.home.home))
+        self.d1, self.d2 = days_ago(3), days_ago(2)
+        self.db = tmp_path / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+
+    def write_sessions(self) -> None:
+        self.home.cli_session(
+            "s1",
+            [TurnSpec("hi" * 10, ["hello" * 10])],
+            created_ms=at(self.d1, 9),
+            model="gpt-5",
+            workspace="/home/me/cli",
+        )
+        self.home.transcript("t1", exchange(40, 80) * 2, mtime_ms=at(self.d2, 10))
+
+    def args(self) -> list[str]:
+        span = ["--from", self.d1.isoformat(), "--to", self.d2.isoformat()]
+        return [*span, "--format", "json", "--cursor-db", str(self.db), "--no-sync"]
+
+    def service(self) -> UsageService:
+        return UsageService(self.db, cache_dir=self.env.cache)
+
+    def period(self) -> Period:
+        return Period("custom", self.d1, self.d2)
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
+    return Machine(tmp_path, monkeypatch)
+
+
+def test_transcripts_and_cli_sessions_alone_are_data(
+    machine: Machine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    machine.write_sessions()
+    report = run_json(capsys, "report", *machine.args())
+    totals = report["totals"]
+    assert (totals["calls"], totals["sessions"]) == (3, 2)
+    assert (totals["inputTokens"], totals["outputTokens"]) == (25, 53)
+    assert totals["cost"] == pytest.approx(COST_S1 + COST_T1)
+    assert totals["estimatedCost"] == pytest.approx(COST_S1 + COST_T1)
+    assert [(p["id"], p["calls"]) for p in report["providers"]] == [("cursor-agent", 3)]
+    assert [(p["project"], p["calls"]) for p in report["projects"]] == [
+        ("-home-me-app", 2),
+        ("-home-me-cli", 1),
+    ]
+    assert [(d["date"], d["calls"]) for d in report["days"]] == [
+        (machine.d1.isoformat(), 1),
+        (machine.d2.isoformat(), 2),
+    ]
+    assert [(m["model"], m["calls"]) for m in report["models"]] == [
+        ("cursor-auto", 2),
+        ("gpt-5", 1),
+    ]
+    assert report["warnings"] == [
+        f"No Cursor database found at {machine.db}; showing agent transcripts and Cursor "
+        "Agent CLI sessions only"
+    ]
+    status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(machine.db))
+    assert status["state"] == "ok" and status["unreadable"] == {"count": 0, "reasons": {}}
+
+
+def test_nothing_anywhere_is_still_no_data(
+    machine: Machine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(machine.db))
+    assert status["state"] == "no-data"
+    assert status["message"] == f"No Cursor data found at {machine.db}"
+
+
+def test_unreadable_conversations_are_reported_never_silent(
+    machine: Machine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    machine.write_sessions()
+    machine.home.cli_session(
+        "s2", [TurnSpec("secret", ["x"])], created_ms=at(machine.d1, 9), encrypt_blobs=True
+    )
+    report = run_json(capsys, "report", *machine.args())
+    assert report["totals"]["calls"] == 3
+    assert UNREADABLE_ONE in report["warnings"]
+    status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(machine.db))
+    assert status["unreadable"] == {"count": 1, "reasons": {"encrypted": 1}}
+    assert UNREADABLE_ONE in status["warnings"]
+
+
+def test_a_changed_transcript_changes_the_fingerprint_and_the_figures(machine: Machine) -> None:
+    machine.write_sessions()
+    service = machine.service()
+    before = service.fingerprint()
+    assert service.report(machine.period(), sync=False)["totals"]["calls"] == 3
+    assert service.fingerprint() == before
+    machine.home.transcript("t1", exchange(40, 80) * 3)  # written now
+    assert service.fingerprint() != before
+    report = service.report(Period("custom", machine.d1, today()), sync=False)
+    assert report["totals"]["calls"] == 4
+    # The two turns seen before keep their day; the new one is dated when it was first seen.
+    assert [(d["date"], d["calls"]) for d in report["days"]] == [
+        (machine.d1.isoformat(), 1),
+        (machine.d2.isoformat(), 2),
+        (today().isoformat(), 1),
+    ]
+
+
+def test_unchanged_files_are_not_parsed_again_and_a_corrupt_cache_is_rebuilt(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    machine.write_sessions()
+    upto_today = Period("custom", machine.d1, today())
+    first = machine.service().report(upto_today, sync=False)
+    cache_file = agent_files_path(machine.env.cache)
+    assert json.loads(cache_file.read_bytes())["version"] == 1
+    parsed: list[str] = []
+    real = cursor_agent.parse_transcript
+
+    def spy(path: Path) -> object:
+        parsed.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(cursor_agent, "parse_transcript", spy)
+    machine.home.transcript("t2", exchange(4, 4))  # written now
+    second = machine.service().report(upto_today, sync=False)  # a new process, say
+    assert parsed == ["t2.jsonl"]
+    assert second["totals"]["calls"] == first["totals"]["calls"] + 1
+    cache_file.write_bytes(b"{not json")
+    machine.home.transcript("t3", exchange(4, 4))
+    third = machine.service().report(upto_today, sync=False)
+    assert third["totals"]["calls"] == first["totals"]["calls"] + 2
+    assert json.loads(cache_file.read_bytes())["version"] == 1
+
+
+def test_a_transcript_of_a_bubble_conversation_is_counted_once(
+    machine: Machine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    machine.db = write_hand_profile(machine.db.parents[2], machine.d1, machine.d2)
+    without = run_json(capsys, "report", *machine.args())
+    machine.home.transcript("conv-a", exchange(400, 800), mtime_ms=at(machine.d2, 10))
+    machine.home.transcript("conv-c", exchange(400, 800), mtime_ms=at(machine.d2, 10))
+    with_transcripts = run_json(capsys, "report", *machine.args())
+    assert with_transcripts["totals"] == without["totals"]
+    assert with_transcripts["days"] == without["days"]
