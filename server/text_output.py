@@ -142,11 +142,26 @@ def budget_line(status: dict[str, Any]) -> str | None:
     return f"{word[budget['level']].capitalize()}: {', '.join(parts)}"
 
 
+def unreadable_line(status: dict[str, Any]) -> str | None:
+    """Conversations that exist but could not be read: said, never a silent $0."""
+    count = int((status.get("unreadable") or {}).get("count") or 0)
+    if count <= 0:
+        return None
+    noun = "conversation" if count == 1 else "conversations"
+    return (
+        f"{count} {noun} in a newer Cursor format could not be read "
+        "— sync or import for exact figures"
+    )
+
+
 def print_status(status: dict[str, Any], console: Console | None = None) -> None:
     out = console or make_console()
     out.print(status_line(status))
     if status.get("localEstimateNote"):
         out.print(f"[dim]{status['localEstimateNote']}[/dim]")
+    unreadable = unreadable_line(status)
+    if unreadable:
+        out.print(f"[yellow]{unreadable}[/yellow]")
     line = budget_line(status)
     if line:
         style = {"ok": "dim", "warning": "yellow", "over": "red"}[status["budget"]["level"]]

@@ -130,6 +130,11 @@ def test_unreadable_conversations_are_reported_never_silent(
     status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(machine.db))
     assert status["unreadable"] == {"count": 1, "reasons": {"encrypted": 1}}
     assert UNREADABLE_ONE in status["warnings"]
+    assert main(["status", "--cursor-db", str(machine.db), "--no-sync"]) == 0
+    assert (
+        "1 conversation in a newer Cursor format could not be read — sync or import for exact "
+        "figures"
+    ) in capsys.readouterr().out.replace("\n", " ")
 
 
 def test_a_changed_transcript_changes_the_fingerprint_and_the_figures(machine: Machine) -> None:

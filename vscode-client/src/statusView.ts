@@ -162,6 +162,18 @@ function budgetLine(status: StatusPayload): string | undefined {
   return level === "warning" ? `$(warning) ${text} — over 80 %` : text;
 }
 
+/** Never a silent $0: conversations that exist locally but could not be read are said. */
+export function unreadableLine(status: StatusPayload): string | undefined {
+  const count = status.unreadable?.count ?? 0;
+  if (!(count > 0)) {
+    return undefined;
+  }
+  return warningText(
+    `${plural(count, "conversation")} in a newer Cursor format could not be read — ` +
+      "sync or import for exact figures",
+  );
+}
+
 const UNAVAILABLE: Record<string, { label: string; background: Background }> = {
   "no-data": { label: "no Cursor data", background: "warning" },
   "db-unrecognized": { label: "Cursor data not recognized", background: "error" },
@@ -189,7 +201,12 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
     }
     lines.push("");
   }
-  const extra = [syncLine(status.cursorSync, input.now), ...quotaLines(status, input.now), budgetLine(status)];
+  const extra = [
+    unreadableLine(status),
+    syncLine(status.cursorSync, input.now),
+    ...quotaLines(status, input.now),
+    budgetLine(status),
+  ];
   if (status.env?.cursorSyncDisabledByEnv && input.syncSetting) {
     extra.push("Sync from cursor.com is turned off by CODEBURN\\_CURSOR\\_SYNC=0");
   }

@@ -24,6 +24,12 @@ export interface CursorSyncBlock {
   error?: string;
 }
 
+export interface UnreadableBlock {
+  count: number;
+  /** reason (e.g. "encrypted") → conversations */
+  reasons: Record<string, number>;
+}
+
 export interface StatusPayload {
   schema: string;
   generatedAt: string;
@@ -37,6 +43,10 @@ export interface StatusPayload {
   /** §7 summary; its shape is read defensively (see quota.ts). */
   quota: unknown;
   cursorSync: CursorSyncBlock | null;
+  /** Notices of the local read (skipped rows, unreadable conversations…); absent from older servers. */
+  warnings?: string[];
+  /** Conversations that exist but could not be read (a newer Cursor format); absent from older servers. */
+  unreadable?: UnreadableBlock;
   /** Beyond SPEC, optional: whether CODEBURN_CURSOR_SYNC=0 is set for the server. */
   env?: { cursorSyncDisabledByEnv?: boolean };
 }

@@ -181,3 +181,21 @@ test("quota: binding pool in the text, pools in the tooltip, 'quota unavailable'
   assert.doesNotMatch(bad.text, /%/);
   assert.doesNotMatch(view().tooltip, /quota/i);
 });
+
+test("unreadable conversations are said in the tooltip, in the warning colour", () => {
+  const two = status({ unreadable: { count: 2, reasons: { encrypted: 1, undecodable: 1 } } });
+  const tooltip = view({ state: { kind: "status", status: two } }).tooltip;
+  assert.match(
+    tooltip,
+    /\$\(warning\) <span style="color:var\(--vscode-editorWarning-foreground\);">2 conversations in a newer Cursor format could not be read — sync or import for exact figures<\/span>/,
+  );
+  const one = status({ unreadable: { count: 1, reasons: { encrypted: 1 } } });
+  assert.match(
+    view({ state: { kind: "status", status: one } }).tooltip,
+    /1 conversation in a newer Cursor format could not be read/,
+  );
+  // None, or a server that does not send the block: no line.
+  const none = status({ unreadable: { count: 0, reasons: {} } });
+  assert.doesNotMatch(view({ state: { kind: "status", status: none } }).tooltip, /could not be read/);
+  assert.doesNotMatch(view().tooltip, /could not be read/);
+});
