@@ -205,4 +205,7 @@ class _Combiner:
 
 def combine(ide: IdeSide, agent: AgentRead, first_seen: dict[str, int]) -> Combined:
     """All local calls, each conversation once, and what could not be read."""
+    if not agent.transcripts and not agent.sessions:  # the common case: nothing to combine
+        unreadable = {r: n for r, n in sorted(ide.unreadable.items()) if n > 0}
+        return Combined(ide.calls, unreadable, dict(first_seen))
     return _Combiner(ide, agent, first_seen).run()

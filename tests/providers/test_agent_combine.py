@@ -176,3 +176,11 @@ def test_a_legacy_txt_and_a_jsonl_of_one_id_count_the_jsonl_only(tmp_path: Path)
     assert [(c.key, c.input_tokens, c.output_tokens) for c in combined.calls] == [
         ("cursor-agent:transcript:c6:0", 10, 20),
     ]
+
+
+def test_without_agent_files_the_ide_answer_passes_through(tmp_path: Path) -> None:
+    calls = [ide_call("cursor:composer-input:c7", "c7", 500)]
+    ide = IdeSide(calls, {"c7": "meter", "c8": "unreadable"}, {}, {"encrypted": 1, "other": 0})
+    combined = read(tmp_path / "no-home", ide)
+    assert combined.calls == calls
+    assert combined.unreadable == {"encrypted": 1}
