@@ -10,11 +10,11 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Final, Protocol
 
 from codeburn.providers.agent_graph import Graph, graph_calls
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, UNMAPPED_PROJECT, Call
+from codeburn.providers.composer_headers import path_project
 from codeburn.providers.cursor_agent import AgentRead, TranscriptRead
 from codeburn.providers.cursor_cli import CliSession
 from codeburn.providers.workspaces import project_name
@@ -66,12 +66,8 @@ def slug_key(text: str) -> str:
     return _NOT_ALNUM.sub("-", text).strip("-")
 
 
-def _path_project(path: str) -> str | None:
-    if "://" in path:
-        return project_name(path)
-    if Path(path).is_absolute():
-        return project_name(Path(path).as_uri())
-    return None
+def _path_project(path: str) -> str:
+    return project_name(path) if "://" in path else path_project(path)
 
 
 def _session_project(session: CliSession) -> str | None:

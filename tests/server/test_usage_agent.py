@@ -14,6 +14,7 @@ import pytest
 
 from codeburn.cache.agent_files import agent_files_path
 from codeburn.providers import cursor_agent
+from codeburn.providers.cursor3_writer import Cursor3Writer
 from codeburn.providers.cursor_agent_writer import (
     AgentHomeWriter,
     TurnSpec,
@@ -22,6 +23,7 @@ from codeburn.providers.cursor_agent_writer import (
     user,
 )
 from codeburn.providers.localtime import today
+from codeburn.providers.sample_profile import ProfileWriter
 from codeburn.server.cli import main
 from codeburn.server.periods import Period
 from codeburn.server.usage import UsageService
@@ -192,3 +194,48 @@ def test_a_transcript_of_a_bubble_conversation_is_counted_once(
     with_transcripts = run_json(capsys, "report", *machine.args())
     assert with_transcripts["totals"] == without["totals"]
     assert with_transcripts["days"] == without["days"]
+
+
+def test_ide_3x_conversations_and_transcripts_count_each_id_once(
+    machine: Machine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """r1 root (10 in / 20 out, cursor-auto) beats its transcript; m1's transcript (3 × 10 / 20,
+    gpt-5) replaces its 10,000-token meter; e1's transcript (4 / 8) recovers its encrypted root;
+    e2 stays unreadable."""
+    d1, d2 = machine.d1, machine.d2
+    with ProfileWriter(machine.db.parents[2]) as profile:
+        w = Cursor3Writer(profile)
+        turn = TurnSpec("u" * 40, ["a" * 80], timing_ms=at(d1, 10))
+        w.conversation("r1", [turn], created_ms=at(d1, 10), folder="/home/me/alpha")
+        w.composer(
+            "m1",
+            created_ms=at(d2, 9),
+            updated_ms=at(d2, 11),
+            folder="/home/me/beta",
+            model="gpt-5",
+            total_used_tokens=10_000,
+        )
+        secret = [TurnSpec("x" * 8, ["y" * 8])]
+        w.conversation("e1", secret, encrypt_blobs=True, created_ms=at(d1, 12))
+        w.conversation("e2", secret, encrypt_blobs=True, created_ms=at(d1, 12))
+    home = machine.home
+    home.transcript("r1", exchange(400, 800), mtime_ms=at(d2, 20))
+    home.transcript("m1", exchange(40, 80) * 3, mtime_ms=at(d2, 20))
+    home.transcript("e1", exchange(16, 32), mtime_ms=at(d2, 20))
+    report = run_json(capsys, "report", *machine.args())
+    totals = report["totals"]
+    assert (totals["calls"], totals["sessions"]) == (5, 3)
+    assert (totals["inputTokens"], totals["outputTokens"]) == (44, 88)
+    cost = (10 * 3e-6 + 20 * 15e-6) + 3 * (10 * 1.25e-6 + 20 * 10e-6) + (4 * 3e-6 + 8 * 15e-6)
+    assert totals["cost"] == pytest.approx(cost)
+    assert [p["id"] for p in report["providers"]] == ["cursor"]
+    assert [(d["date"], d["calls"]) for d in report["days"]] == [
+        (d1.isoformat(), 2),
+        (d2.isoformat(), 3),
+    ]
+    assert {(p["project"], p["calls"]) for p in report["projects"]} == {
+        ("-home-me-alpha", 1),
+        ("-home-me-beta", 3),
+        ("-home-me-app", 1),  # e1: no project in the IDE, so the transcript folder's
+    }
+    assert UNREADABLE_ONE in report["warnings"]
