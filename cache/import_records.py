@@ -9,12 +9,12 @@ import bisect
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Final
 
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT
-from codeburn.providers.cursor_csv import UsageRow, normalise_model
+from codeburn.providers.cursor_csv import UsageRow, billed_amount, identity, normalise_model
 from codeburn.providers.localtime import (
     EPOCH,
     day_end_ms,
@@ -24,7 +24,8 @@ from codeburn.providers.localtime import (
     parse_iso_ms,
 )
 
-VERSION: Final = 1
+VERSION: Final = 2
+V1: Final = 1
 SOURCE_IMPORT: Final = "import"
 SOURCE_SYNC: Final = "sync"
 REMOVE_FIX: Final = "codeburn import cursor --remove"
@@ -63,9 +64,12 @@ class Range:
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
+    """A stored row; `exported_at_ms` (when its export was made) decides which rendering wins."""
+
     row: UsageRow
     source: str
     account: str | None = None
+    exported_at_ms: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         r = self.row
@@ -83,9 +87,12 @@ class StoredEvent:
             "output": r.output,
             "totalTokens": r.total,
             "cost": r.cost,
+            "requests": r.requests,
+            "tokensOnly": r.tokens_only,
             "hash": r.hash,
             "source": self.source,
             "account": self.account,
+            "exportedAt": _iso(self.exported_at_ms),
         }
 
 
@@ -120,6 +127,8 @@ class ImportSummary:
     window_start_ms: int | None = None  # sync only
     window_end_ms: int | None = None
     empty: bool | None = None
+    future: int = 0  # rows dated after now + 1 day: refused, not stored
+    user_api_key: int = 0  # rows billed by the user's own API key (stored, listed apart)
 
     @property
     def is_sync(self) -> bool:
@@ -138,6 +147,8 @@ class ImportSummary:
             },
             "tokens": self.tokens,
             "replaced": list(self.replaced),
+            "future": self.future,
+            "userApiKey": self.user_api_key,
         }
         if self.is_sync:
             out["window"] = {"start": _iso(self.window_start_ms), "end": _iso(self.window_end_ms)}
@@ -183,14 +194,36 @@ class CoverageIndex:
 # --- the file format ---------------------------------------------------------------------------
 
 
-def decode_store(raw: bytes) -> ImportSnapshot:
-    """Parse the store's bytes; ValueError/TypeError/KeyError/... when they are not a v1 store."""
+def decode_store(raw: bytes, version: int = VERSION) -> ImportSnapshot:
+    """Parse the store's bytes; ValueError/TypeError/KeyError/... when they are not one.
+
+    A version 1 store (events keyed by a hash of every cell) is read into version 2 events:
+    each gets its identity, and v1 events that are one event re-rendered become one (`merge_v1`).
+    """
     doc = json.loads(raw)
-    if not isinstance(doc, dict) or doc.get("version") != VERSION:
-        raise ValueError("not a version 1 store")
+    if not isinstance(doc, dict) or doc.get("version") != version:
+        raise ValueError(f"not a version {version} store")
     ranges = tuple(_range_from(item) for item in _list(doc["ranges"]))
-    events = tuple(_event_from(item) for item in _list(doc["events"]))
+    if version == V1:
+        events = merge_v1(_event_from(item, v1=True) for item in _list(doc["events"]))
+    else:
+        events = tuple(_event_from(item) for item in _list(doc["events"]))
     return ImportSnapshot(exists=True, ranges=ranges, events=events)
+
+
+def merge_v1(events: Iterable[StoredEvent]) -> tuple[StoredEvent, ...]:
+    """One event per identity; of re-renders the richest is kept (manual, billed, most digits)."""
+    best: dict[str, StoredEvent] = {}
+    for event in events:
+        old = best.get(event.row.hash)
+        if old is None or _richness(event) > _richness(old):
+            best[event.row.hash] = event
+    return tuple(best.values())
+
+
+def _richness(event: StoredEvent) -> tuple[bool, bool, int]:
+    cost = event.row.cost.strip()
+    return event.source == SOURCE_IMPORT, billed_amount(cost) is not None, len(cost)
 
 
 def encode_store(ranges: Sequence[Range], events: Iterable[StoredEvent]) -> dict[str, Any]:
@@ -247,7 +280,14 @@ def _range_from(item: Any) -> Range:
     return Range(start, end, source, account)
 
 
-def _event_from(item: Any) -> StoredEvent:
+def _bool(item: dict[str, Any], key: str) -> bool:
+    value = item[key]
+    if not isinstance(value, bool):
+        raise ValueError(f"{key} is not true/false")
+    return value
+
+
+def _event_from(item: Any, *, v1: bool = False) -> StoredEvent:
     source, account = _source(item)
     row = UsageRow(
         date=_str(item, "date"),
@@ -264,10 +304,19 @@ def _event_from(item: Any) -> StoredEvent:
         total=_int(item, "totalTokens"),
         cost=_str(item, "cost"),
         hash=_str(item, "hash"),
+        requests="" if v1 else _str(item, "requests"),
+        tokens_only=False if v1 else _bool(item, "tokensOnly"),
     )
     if not _HASH.fullmatch(row.hash):
         raise ValueError("hash is not 32 hex digits")
-    return StoredEvent(row, source, account)
+    if v1:
+        tokens = (row.cache_write, row.input, row.cache_read, row.output)
+        return StoredEvent(
+            replace(row, hash=identity(row.timestamp_ms, row.model, tokens)), source, account
+        )
+    exported = item["exportedAt"]
+    exported_ms = None if exported is None else _time(item, "exportedAt")
+    return StoredEvent(row, source, account, exported_ms)
 
 
 # --- coverage ----------------------------------------------------------------------------------

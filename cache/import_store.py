@@ -1,24 +1,29 @@
-"""The store of imported and synced Cursor usage: `<cache>/imports/cursor-usage.v1.json`.
+"""The store of imported and synced Cursor usage: `<cache>/imports/cursor-usage.v2.json`.
 
 Manual imports and the sync client both write here, always under the store's lock around the whole
 read-modify-write; the usage service reads a snapshot and serves the events as calls. The store is
-never swept and never silently replaced: a file we cannot read is an `ImportStoreError`.
+never swept and never silently replaced: a file we cannot read is an `ImportStoreError`. A version 1
+store is migrated on first read (its file kept as `cursor-usage.v1.migrated.json`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 from collections.abc import Iterable, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Final
 
 from codeburn.cache.dirs import imports_dir
-from codeburn.cache.files import locked, write_json_atomic
+from codeburn.cache.files import LockTimeoutError, locked, write_json_atomic
 from codeburn.cache.import_records import (
     ACCOUNT_PATTERN,
     REMOVE_FIX,
     SOURCE_IMPORT,
     SOURCE_SYNC,
+    V1,
     VERSION,
     CoverageError,
     CoverageIndex,
@@ -36,10 +41,14 @@ from codeburn.cache.import_records import (
     replaced_providers,
 )
 from codeburn.providers.calls import Call
-from codeburn.providers.cursor_csv import UsageRow, parse_csv, row_to_call
-from codeburn.providers.localtime import day_end_ms, local_day, local_midnight_ms, now_ms
+from codeburn.providers.cursor_csv import UsageRow, is_user_api_key, parse_csv, row_to_call
+from codeburn.providers.export_file import read_export
+from codeburn.providers.localtime import DAY, day_end_ms, local_day, local_midnight_ms, now_ms
 
-STORE_FILE: Final = "cursor-usage.v1.json"
+STORE_FILE: Final = "cursor-usage.v2.json"
+V1_FILE: Final = "cursor-usage.v1.json"
+MIGRATED_V1_FILE: Final = "cursor-usage.v1.migrated.json"
+FUTURE_SLACK_MS: Final = DAY // timedelta(milliseconds=1)
 
 
 def store_path() -> Path:
@@ -47,17 +56,30 @@ def store_path() -> Path:
 
 
 def fingerprint(path: Path | None = None) -> tuple[int, int] | None:
-    """(mtime_ns, size) of the store, or None when there is none: a cheap cache key."""
-    try:
-        st = (path or store_path()).stat()
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size
+    """(mtime_ns, size) of the store (or of a v1 store not migrated yet); None when none."""
+    store = path or store_path()
+    for candidate in (store, store.with_name(V1_FILE)):
+        try:
+            st = candidate.stat()
+        except OSError:
+            continue
+        return st.st_mtime_ns, st.st_size
+    return None
 
 
 def load(path: Path | None = None) -> ImportSnapshot:
     """The stored ranges and events; ImportStoreError when the file exists but cannot be read."""
-    return _read(path or store_path())
+    store = path or store_path()
+    snap = _read(store)
+    if snap.exists and not store.exists():
+        try:
+            with locked(store):
+                if not store.exists():  # another process may have migrated it meanwhile
+                    snap = _read(store)
+                    _write(store, snap.ranges, snap.events)
+        except LockTimeoutError:
+            pass  # served from the v1 file now, migrated on a later read
+    return snap
 
 
 def events_as_calls(snapshot: ImportSnapshot) -> list[Call]:
@@ -82,16 +104,19 @@ def other_accounts_coverage_end(account: str, path: Path | None = None) -> int |
 
 
 def _read(path: Path) -> ImportSnapshot:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return ImportSnapshot(exists=False)
-    except OSError as exc:
-        raise _unreadable(path, exc.strerror or "cannot be opened") from exc
-    try:
-        return decode_store(raw)
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
-        raise _unreadable(path, "it is damaged or from another version") from exc
+    """The v2 store, else a v1 store read into v2 events, else an empty snapshot."""
+    for candidate, version in ((path, VERSION), (path.with_name(V1_FILE), V1)):
+        try:
+            raw = candidate.read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise _unreadable(candidate, exc.strerror or "cannot be opened") from exc
+        try:
+            return decode_store(raw, version)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            raise _unreadable(candidate, "it is damaged or from another version") from exc
+    return ImportSnapshot(exists=False)
 
 
 def _unreadable(path: Path, why: str) -> ImportStoreError:
@@ -103,21 +128,51 @@ def _unreadable(path: Path, why: str) -> ImportStoreError:
 
 def _write(path: Path, ranges: Sequence[Range], events: Iterable[StoredEvent]) -> None:
     write_json_atomic(path, encode_store(ranges, events))
+    legacy = path.with_name(V1_FILE)
+    if legacy.exists():
+        # Kept, not deleted: the migration must never be the reason a row is gone.
+        os.replace(legacy, path.with_name(MIGRATED_V1_FILE))
+
+
+def _heal(
+    ranges: Sequence[Range], events: dict[str, StoredEvent], now: int
+) -> tuple[tuple[Range, ...], int]:
+    """Clip coverage to `now` and drop events dated after now + 1 day (a store damaged by
+    future-dated rows would otherwise hide local usage until then); returns the dropped count."""
+    clipped = tuple(
+        Range(r.start_ms, min(r.end_ms, now), r.source, r.account)
+        for r in ranges
+        if r.start_ms <= now
+    )
+    future = [k for k, e in events.items() if e.row.timestamp_ms > now + FUTURE_SLACK_MS]
+    for key in future:
+        del events[key]
+    return merge_ranges(clipped) if clipped != tuple(ranges) else tuple(ranges), len(future)
+
+
+def _split_future(rows: Sequence[UsageRow], now: int) -> tuple[list[UsageRow], int]:
+    kept = [r for r in rows if r.timestamp_ms <= now + FUTURE_SLACK_MS]
+    return kept, len(rows) - len(kept)
 
 
 # --- writing -----------------------------------------------------------------------------------
 
 
 def import_file(
-    csv_path: Path, *, start: str | None = None, end: str | None = None, path: Path | None = None
+    csv_path: Path,
+    *,
+    start: str | None = None,
+    end: str | None = None,
+    user: str | None = None,
+    signed_in: str | None = None,
+    path: Path | None = None,
 ) -> ImportSummary:
-    """`codeburn import cursor FILE.csv [--from X] [--to Y]`: parse, check, merge into the store."""
-    try:
-        data = csv_path.read_bytes()
-        mtime_ms = csv_path.stat().st_mtime_ns // 1_000_000
-    except OSError as exc:
-        raise CoverageError(f"cannot read {csv_path}: {exc.strerror or exc}") from exc
-    return import_rows(parse_csv(data), mtime_ms=mtime_ms, start=start, end=end, path=path)
+    """`codeburn import cursor FILE.csv [--from X] [--to Y] [--user EMAIL]`: parse, check, merge."""
+    from codeburn.providers.team_export import one_persons_rows  # noqa: PLC0415
+
+    data, mtime_ms = read_export(csv_path)
+    rows = one_persons_rows(parse_csv(data), user=user, signed_in=signed_in)
+    return import_rows(rows, mtime_ms=mtime_ms, start=start, end=end, path=path)
 
 
 def import_rows(
@@ -127,35 +182,48 @@ def import_rows(
     start: str | None = None,
     end: str | None = None,
     path: Path | None = None,
+    now: int | None = None,
 ) -> ImportSummary:
-    """Merge parsed export rows as a manual import; coverage ends no later than `mtime_ms`."""
+    """Merge parsed export rows as a manual import; coverage ends no later than `mtime_ms`.
+
+    The same event imported again replaces the stored row when its export is at least as new
+    (`mtime_ms`), so overlapping exports give the same store in any order.
+    """
+    now = now_ms() if now is None else now
+    exported = now if mtime_ms is None else mtime_ms
     start_ms = parse_boundary(start, end=False) if start is not None else None
     end_ms = parse_boundary(end, end=True) if end is not None else None
     if start_ms is not None and end_ms is not None and start_ms > end_ms:
         raise CoverageError(f"--from {start} is later than --to {end}")
+    rows, future = _split_future(rows, now)
     _refuse_outside(rows, start_ms, end_ms)
-    coverage = _import_coverage(rows, start_ms, end_ms, now_ms() if mtime_ms is None else mtime_ms)
+    coverage = _import_coverage(rows, start_ms, end_ms, min(exported, now))
     store = path or store_path()
     with locked(store):
         snap = _read(store)
         events = {e.row.hash: e for e in snap.events}
+        ranges, healed = _heal(snap.ranges, events, now)
         added = skipped = 0
         touched: list[int] = []
+        bumped = False
         for row in rows:
             old = events.get(row.hash)
+            new = StoredEvent(row, SOURCE_IMPORT, None, exported)
             if old is None:
                 added += 1
             else:
                 skipped += 1
-                if old.source == SOURCE_IMPORT:
+                keep = _keeps_stored(old, new)
+                if keep is not None:
+                    bumped = bumped or keep != old
+                    events[row.hash] = keep
                     continue
-            events[row.hash] = StoredEvent(row, SOURCE_IMPORT, None)
+            events[row.hash] = new
             touched.append(row.timestamp_ms)
-        ranges = snap.ranges
         if coverage is not None:
             ranges = merge_ranges((*ranges, Range(*coverage, SOURCE_IMPORT, None)))
-        changed = ranges != snap.ranges or bool(touched)
-        if changed:
+        changed = ranges != snap.ranges or bool(touched) or bool(healed)
+        if changed or bumped:
             _write(store, ranges, events.values())
     first, last = days_of((*touched, *(coverage or ()))) if changed else (None, None)
     return ImportSummary(
@@ -170,7 +238,31 @@ def import_rows(
         replaced=replaced_providers(ranges, events.values()),
         first_day=first,
         last_day=last,
+        future=future,
+        user_api_key=sum(1 for r in rows if is_user_api_key(r.kind)),
     )
+
+
+def _keeps_stored(old: StoredEvent, new: StoredEvent) -> StoredEvent | None:
+    """What stays of a stored manual event when an export brings it again; None: take `new`.
+
+    The newer export's rendering wins; an equal rendering only records the newer export time;
+    two renderings from exports of the same time are ordered by content, so that importing
+    overlapping exports in any order gives the same store.
+    """
+    if old.source != SOURCE_IMPORT:
+        return None  # a manual import claims a synced row
+    old_at = -1 if old.exported_at_ms is None else old.exported_at_ms
+    new_at = -1 if new.exported_at_ms is None else new.exported_at_ms
+    if old.row == new.row:
+        return new if new_at > old_at else old
+    if old_at != new_at:
+        return old if old_at > new_at else None
+    return old if _content_key(old) >= _content_key(new) else None
+
+
+def _content_key(event: StoredEvent) -> str:
+    return json.dumps(event.to_json(), sort_keys=True)
 
 
 def _refuse_outside(rows: Sequence[UsageRow], start_ms: int | None, end_ms: int | None) -> None:
@@ -210,17 +302,26 @@ def apply_sync(
     *,
     path: Path | None = None,
 ) -> ImportSummary:
-    """Store one sync of `account`: its synced events from the window start on are replaced."""
+    """Store one sync of `account`: its synced events from the window start on are replaced.
+
+    The window end is the sync's own time: rows after it + 1 day are refused (counted in
+    `future`), coverage never ends after it, and a store damaged by such rows heals.
+    """
     if not ACCOUNT_PATTERN.fullmatch(account):
         raise ValueError("account must be 16 lowercase hex digits")
     store = path or store_path()
+    rows, future = _split_future(rows, window_end_ms)
     in_window = [r for r in rows if r.timestamp_ms >= window_start_ms]
     with locked(store):
         snap = _read(store)
-        manual = CoverageIndex(r for r in snap.ranges if r.source == SOURCE_IMPORT)
-        kept = [e for e in snap.events if not _replaced_by_sync(e, account, window_start_ms)]
+        current = {e.row.hash: e for e in snap.events}
+        healed_ranges, healed = _heal(snap.ranges, current, window_end_ms)
+        manual = CoverageIndex(r for r in healed_ranges if r.source == SOURCE_IMPORT)
+        kept = [e for e in current.values() if not _replaced_by_sync(e, account, window_start_ms)]
         dropped = {
-            e.row.hash: e for e in snap.events if _replaced_by_sync(e, account, window_start_ms)
+            e.row.hash: e
+            for e in current.values()
+            if _replaced_by_sync(e, account, window_start_ms)
         }
         events = {e.row.hash: e for e in kept}
         added = skipped = 0
@@ -228,16 +329,22 @@ def apply_sync(
             if manual.covers_time(row.timestamp_ms) or row.hash in events:
                 skipped += 1
                 continue
-            events[row.hash] = StoredEvent(row, SOURCE_SYNC, account)
+            events[row.hash] = StoredEvent(row, SOURCE_SYNC, account, window_end_ms)
             if row.hash in dropped:
                 skipped += 1
             else:
                 added += 1
         newest = max((r.timestamp_ms for r in in_window), default=None)
-        ranges = snap.ranges
         if newest is not None:
+            newest = min(newest, window_end_ms)
+        ranges = healed_ranges
+        if newest is not None and newest >= window_start_ms:
             ranges = merge_ranges((*ranges, Range(window_start_ms, newest, SOURCE_SYNC, account)))
-        changed = ranges != snap.ranges or _event_set(snap.events) != _event_set(events.values())
+        changed = (
+            ranges != snap.ranges
+            or bool(healed)
+            or _event_set(snap.events) != _event_set(events.values())
+        )
         if changed or not snap.exists:
             _write(store, ranges, events.values())
     touched = [r.timestamp_ms for r in in_window] + [e.row.timestamp_ms for e in dropped.values()]
@@ -257,6 +364,8 @@ def apply_sync(
         window_start_ms=window_start_ms,
         window_end_ms=window_end_ms,
         empty=not in_window,
+        future=future,
+        user_api_key=sum(1 for r in in_window if is_user_api_key(r.kind)),
     )
 
 
@@ -268,8 +377,8 @@ def _replaced_by_sync(event: StoredEvent, account: str, window_start_ms: int) ->
     )
 
 
-def _event_set(events: Iterable[StoredEvent]) -> set[tuple[str, str, str | None]]:
-    return {(e.row.hash, e.source, e.account) for e in events}
+def _event_set(events: Iterable[StoredEvent]) -> set[tuple[UsageRow, str, str | None]]:
+    return {(e.row, e.source, e.account) for e in events}
 
 
 def remove(path: Path | None = None) -> RemoveResult:
@@ -280,9 +389,11 @@ def remove(path: Path | None = None) -> RemoveResult:
             snap = _read(store)
         except ImportStoreError:
             snap = ImportSnapshot(exists=True)
-        existed = store.exists()
-        if existed:
-            os.unlink(store)
+        files = [store, store.with_name(V1_FILE), store.with_name(MIGRATED_V1_FILE)]
+        existed = any(f.exists() for f in files)
+        for f in files:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f)
     first, last = days_of(
         [r.start_ms for r in snap.ranges]
         + [r.end_ms for r in snap.ranges]

@@ -24,11 +24,20 @@ class Totals:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     sessions: set[str] = field(default_factory=set)
+    not_charged: int = 0  # calls Cursor did not charge (errored, aborted): counted, cost $0
 
     def add_sums(
-        self, cost: float, calls: int, tokens: list[Any], est: bool, billed: bool, session: str
+        self,
+        cost: float,
+        calls: int,
+        tokens: list[Any],
+        est: bool,
+        billed: bool,
+        session: str,
+        not_charged: int = 0,
     ) -> None:
         """`calls` calls of one session with these summed cost and [in, out, cr, cw] tokens."""
+        self.not_charged += not_charged
         self.cost += cost
         if est:
             self.estimated_cost += cost
@@ -51,6 +60,7 @@ class Totals:
         self.cache_read_tokens += other.cache_read_tokens
         self.cache_write_tokens += other.cache_write_tokens
         self.sessions |= other.sessions
+        self.not_charged += other.not_charged
 
     @property
     def tokens(self) -> int:
@@ -73,6 +83,7 @@ class Totals:
             "outputTokens": self.output_tokens,
             "cacheReadTokens": self.cache_read_tokens,
             "cacheWriteTokens": self.cache_write_tokens,
+            "notCharged": self.not_charged,
         }
 
     def dump(self) -> list[Any]:
@@ -86,11 +97,15 @@ class Totals:
             self.cache_read_tokens,
             self.cache_write_tokens,
             sorted(self.sessions),
+            self.not_charged,
         ]
 
     @classmethod
     def load(cls, raw: list[Any]) -> Totals:
-        cost, est, billed, calls, inp, out, cr, cw, sessions = raw
+        # Days sealed before `notCharged` existed have 9 fields; they had no such calls.
+        cost, est, billed, calls, inp, out, cr, cw, sessions, *rest = raw
+        if len(rest) > 1:
+            raise ValueError("not a totals row")
         return cls(
             float(cost),
             float(est),
@@ -101,6 +116,7 @@ class Totals:
             int(cr),
             int(cw),
             {str(s) for s in sessions},
+            int(rest[0]) if rest else 0,
         )
 
 
@@ -128,17 +144,18 @@ class Slice:
         local: bool,
     ) -> None:
         """Several calls that share everything but their figures, added at once;
-        `sums` is [cost, calls, input, output, cache read, cache write]."""
-        cost, calls, tokens = sums[0], sums[1], sums[2:]
-        self.totals.add_sums(cost, calls, tokens, est, billed, session)
+        `sums` is [cost, calls, input, output, cache read, cache write, not charged?]."""
+        cost, calls, tokens = sums[0], sums[1], sums[2:6]
+        free = sums[6] if len(sums) > 6 else 0
+        self.totals.add_sums(cost, calls, tokens, est, billed, session, free)
         totals = self.models.get(model)
         if totals is None:
             totals = self.models[model] = Totals()
-        totals.add_sums(cost, calls, tokens, est, billed, session)
+        totals.add_sums(cost, calls, tokens, est, billed, session, free)
         totals = self.projects.get(project)
         if totals is None:
             totals = self.projects[project] = Totals()
-        totals.add_sums(cost, calls, tokens, est, billed, session)
+        totals.add_sums(cost, calls, tokens, est, billed, session, free)
         if not priced:
             entry = self.unpriced.setdefault(model, [0, 0])
             entry[0] += calls

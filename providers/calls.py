@@ -8,6 +8,8 @@ from typing import Any, Final
 CURSOR: Final = "cursor"
 CURSOR_AGENT: Final = "cursor-agent"
 GROKBOT: Final = "grokbot"
+# Not a provider of Cursor spend: export rows billed by the user's own API key, listed apart.
+USER_API_KEY: Final = "user-api-key"
 
 PROVIDER_NAMES: Final[dict[str, str]] = {
     CURSOR: "Cursor",
@@ -43,6 +45,7 @@ class Call:
     priced: bool = True
     tools: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
+    not_charged: bool = False  # an exported row Cursor did not charge (cost 0, still a call)
 
     @property
     def tokens(self) -> int:

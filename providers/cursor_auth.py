@@ -13,6 +13,7 @@ from typing import Any
 from codeburn.providers.sqlite_ro import CursorDbError, open_readonly
 
 ACCESS_TOKEN_KEY = "cursorAuth/accessToken"
+CACHED_EMAIL_KEY = "cursorAuth/cachedEmail"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +47,20 @@ def decode_jwt_payload(token: str) -> dict[str, Any] | None:
 
 def read_access_token(db_path: Path) -> str | None:
     """`cursorAuth/accessToken` from the global database's ItemTable, or None when absent."""
+    return read_item(db_path, ACCESS_TOKEN_KEY)
+
+
+def signed_in_email(db_path: Path) -> str | None:
+    """The e-mail Cursor's login state caches (to pick one's rows of a team export)."""
+    value = read_item(db_path, CACHED_EMAIL_KEY)
+    return value if value and "@" in value else None
+
+
+def read_item(db_path: Path, key: str) -> str | None:
+    """A string value of the global database's ItemTable, or None when absent."""
     try:
         with open_readonly(db_path) as conn:
-            row = conn.execute(
-                "SELECT value FROM ItemTable WHERE key = ?", (ACCESS_TOKEN_KEY,)
-            ).fetchone()
+            row = conn.execute("SELECT value FROM ItemTable WHERE key = ?", (key,)).fetchone()
     except (CursorDbError, sqlite3.Error):
         return None
     if row is None:

@@ -1,7 +1,8 @@
-"""Cursor's usage export (CSV): parsing, row hashes, and the calls an exported row stands for.
+"""Cursor's usage export (CSV): parsing, event identity, and the calls an exported row stands for.
 
 The same bytes arrive from a manual `codeburn import cursor FILE.csv` and from the sync client, so
 both go through `parse_csv`; the store keeps the rows, and `row_to_call` prices them at serve time.
+Header variants of real exports are read by name (`Output`, `Cost ($)`, `Requests`, `Tokens`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import hashlib
 import io
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Final
 
@@ -21,6 +22,7 @@ from codeburn.providers.calls import (
     GROKBOT,
     GROKBOT_IMPORTED_PROJECT,
     IMPORTED_PROJECT,
+    USER_API_KEY,
     Call,
 )
 from codeburn.providers.localtime import EPOCH, local_day, local_midnight_ms
@@ -38,8 +40,10 @@ CACHE_READ: Final = "Cache Read"
 OUTPUT: Final = "Output Tokens"
 TOTAL: Final = "Total Tokens"
 COST: Final = "Cost"
+REQUESTS: Final = "Requests"
+TOKENS: Final = "Tokens"
 
-# The order the row hash is computed in; `User` is never part of it.
+# The columns of the current export, in its order.
 CANONICAL_COLUMNS: Final = (
     DATE,
     CLOUD_AGENT_ID,
@@ -56,9 +60,14 @@ CANONICAL_COLUMNS: Final = (
 )
 TOKEN_COLUMNS: Final = (CACHE_WRITE, INPUT, CACHE_READ, OUTPUT)
 REQUIRED_COLUMNS: Final = (DATE, MODEL, *TOKEN_COLUMNS)
+KNOWN_COLUMNS: Final = (*CANONICAL_COLUMNS, USER, REQUESTS, TOKENS)
+# Other spellings of the same column in real exports (older layouts).
+COLUMN_ALIASES: Final = {"output": OUTPUT, "cost ($)": COST}
 HASH_SEPARATOR: Final = "\x1f"
 KEY_PREFIX: Final = "cursor-import:"
 CURSOR_AUTO: Final = "cursor-auto"
+# Models the export names without saying which model served them: priced, but estimated.
+UNNAMED_MODELS: Final = frozenset({CURSOR_AUTO, "agent_review"})
 
 _EXPORT_HINT = "export it at cursor.com/dashboard → Usage → Export CSV"
 _MAX_TOKEN_DIGITS = 15
@@ -69,7 +78,7 @@ _DATE_TIME = re.compile(
     r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?", re.IGNORECASE
 )
 _EPOCH_MS = re.compile(r"\d{12,14}")
-_TOKENS = re.compile(r"\d+")
+_TOKENS = re.compile(r"\d+|\d{1,3}(,\d{3})+")
 _DOLLARS = re.compile(r"\$?\s*(\d+(\.\d*)?|\.\d+)")
 
 
@@ -83,7 +92,12 @@ class CsvFormatError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class UsageRow:
-    """One export row: the non-personal cells, tokens as numbers, and the row's hash."""
+    """One export row: the non-personal cells, tokens as numbers, and the event's identity.
+
+    `hash` is the identity (see `identity`), not a hash of every cell: Cursor re-renders Kind and
+    Cost of the same event between exports. `user` (a team export's e-mail) is kept in memory
+    only, to pick one person's rows; it is never stored.
+    """
 
     date: str
     timestamp_ms: int
@@ -99,7 +113,10 @@ class UsageRow:
     total: int
     cost: str
     hash: str
+    requests: str = ""
+    tokens_only: bool = False
     line: int = field(default=0, compare=False)
+    user: str = field(default="", compare=False, repr=False)
 
     @property
     def tokens(self) -> int:
@@ -107,9 +124,33 @@ class UsageRow:
 
 
 def row_hash(cells: Sequence[str]) -> str:
-    """First 32 hex digits of sha256 over the canonical cells joined with U+001F."""
+    """First 32 hex digits of sha256 over the cells joined with U+001F."""
     joined = HASH_SEPARATOR.join(cells)
     return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def identity(timestamp_ms: int, model: str, tokens: Sequence[int], occurrence: int = 1) -> str:
+    """An event's identity across re-exports: its time (ms), Model and four token cells.
+
+    The n-th identical row of one file (n > 1) is a distinct event and gets n in its identity.
+    """
+    cells = [str(timestamp_ms), model.strip(), *map(str, tokens)]
+    if occurrence > 1:
+        cells.append(f"#{occurrence}")
+    return row_hash(cells)
+
+
+def is_not_charged(kind: str, cost: str) -> bool:
+    """Rows Cursor did not charge: `Not Charged`/`No Charge`, `Aborted`, `Errored` with `-`."""
+    lowered = kind.casefold()
+    if "not charged" in lowered or "no charge" in lowered or lowered.startswith("aborted"):
+        return True
+    return "errored" in lowered and cost.strip() in ("-", "")
+
+
+def is_user_api_key(kind: str) -> bool:
+    """Rows billed by the user's own provider key, not by Cursor."""
+    return kind.strip().casefold() == "user api key"
 
 
 def parse_export_date(text: str) -> int | None:
@@ -184,6 +225,7 @@ def _rows(text: str) -> Iterator[UsageRow]:
     columns = _header(reader)
     width = len(columns)
     last_line = reader.line_num
+    seen: dict[str, int] = {}
     for cells in reader:
         line = last_line + 1
         last_line = reader.line_num
@@ -195,7 +237,19 @@ def _rows(text: str) -> Iterator[UsageRow]:
                 "the file looks cut short or damaged, nothing was imported",
                 line,
             )
-        yield _row(dict(zip(columns, cells, strict=True)), line)
+        row = _row(dict(zip(columns, cells, strict=True)), line)
+        occurrence = seen[row.hash] = seen.get(row.hash, 0) + 1
+        if occurrence > 1:
+            row = replace(
+                row,
+                hash=identity(
+                    row.timestamp_ms,
+                    row.model,
+                    (row.cache_write, row.input, row.cache_read, row.output),
+                    occurrence,
+                ),
+            )
+        yield row
 
 
 def _header(reader: Iterator[list[str]]) -> list[str]:
@@ -205,14 +259,15 @@ def _header(reader: Iterator[list[str]]) -> list[str]:
             break
     else:
         raise CsvFormatError(f"not a Cursor usage export: the file is empty; {_EXPORT_HINT}")
-    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
+    required = REQUIRED_COLUMNS if TOKENS not in columns else (DATE, MODEL)
+    missing = [name for name in required if name not in columns]
     if missing:
         raise CsvFormatError(
             f"not a Cursor usage export: no {', '.join(missing)} column; {_EXPORT_HINT}", 1
         )
     seen: set[str] = set()
     for name in columns:
-        if name in seen and name in CANONICAL_COLUMNS:
+        if name in seen and name in KNOWN_COLUMNS:
             raise CsvFormatError(f"not a Cursor usage export: column {name} appears twice", 1)
         seen.add(name)
     return columns
@@ -220,10 +275,11 @@ def _header(reader: Iterator[list[str]]) -> list[str]:
 
 def _canonical_name(cell: str) -> str:
     name = " ".join(cell.split())
-    for known in (*CANONICAL_COLUMNS, USER):
-        if name.casefold() == known.casefold():
+    folded = name.casefold()
+    for known in KNOWN_COLUMNS:
+        if folded == known.casefold():
             return known
-    return name
+    return COLUMN_ALIASES.get(folded, name)
 
 
 def _row(cells: dict[str, str], line: int) -> UsageRow:
@@ -234,6 +290,10 @@ def _row(cells: dict[str, str], line: int) -> UsageRow:
     if not cells.get(MODEL, "").strip():
         raise CsvFormatError(f"line {line}: the {MODEL} cell is empty", line)
     tokens = {name: _token_cell(cells.get(name, ""), name, line) for name in TOKEN_COLUMNS}
+    tokens_only = TOKENS in cells and not any(name in cells for name in TOKEN_COLUMNS)
+    if tokens_only:
+        # Older exports give one total: counted as input tokens, priced as an estimate.
+        tokens[INPUT] = _token_cell(cells[TOKENS], TOKENS, line)
     total_cell = cells.get(TOTAL, "")
     total = sum(tokens.values())
     if total_cell.strip():
@@ -257,8 +317,11 @@ def _row(cells: dict[str, str], line: int) -> UsageRow:
         output=tokens[OUTPUT],
         total=total,
         cost=cells.get(COST, ""),
-        hash=row_hash([cells.get(name, "") for name in CANONICAL_COLUMNS]),
+        hash=identity(ts, cells.get(MODEL, ""), [tokens[name] for name in TOKEN_COLUMNS]),
+        requests=cells.get(REQUESTS, ""),
+        tokens_only=tokens_only,
         line=line,
+        user=cells.get(USER, "").strip(),
     )
 
 
@@ -268,7 +331,7 @@ def _token_cell(cell: str, column: str, line: int) -> int:
         return 0
     if not _TOKENS.fullmatch(value) or len(value) > _MAX_TOKEN_DIGITS:
         raise CsvFormatError(f"line {line}: {column} {_show(cell)} is not a whole number", line)
-    return int(value)
+    return int(value.replace(",", ""))
 
 
 def _show(cell: str) -> str:
@@ -283,16 +346,24 @@ def session_id(row: UsageRow, provider: str, day: date) -> str:
 
 
 def row_to_call(row: UsageRow) -> Call:
-    """The call an exported row stands for: billed when Cost is an amount, else priced."""
+    """The call an exported row stands for: $0 when not charged, billed when Cost is an amount,
+    else priced at API rates; a User API Key row belongs to the `user-api-key` pseudo-provider."""
     provider, model = normalise_model(row.model)
-    billed = billed_amount(row.cost)
-    if billed is not None:
+    not_charged = is_not_charged(row.kind, row.cost or row.requests)
+    if is_user_api_key(row.kind):
+        provider = USER_API_KEY
+    billed = None if not_charged else billed_amount(row.cost)
+    if not_charged:
+        cost, priced, estimated = 0.0, True, False
+    elif billed is not None:
         cost, priced, estimated = billed, True, False
     else:
         cost, priced = pricing.cost_of(
             model, row.input, row.output, row.cache_write, row.cache_read
         )
-        estimated = provider == GROKBOT or model == CURSOR_AUTO
+        estimated = (
+            provider in (GROKBOT, USER_API_KEY) or model in UNNAMED_MODELS or row.tokens_only
+        )
     return Call(
         key=KEY_PREFIX + row.hash,
         provider=provider,
@@ -308,4 +379,5 @@ def row_to_call(row: UsageRow) -> Call:
         estimated=estimated,
         billed=billed is not None,
         priced=priced,
+        not_charged=not_charged,
     )

@@ -7,6 +7,7 @@ callers price every call record.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Final
@@ -48,6 +49,15 @@ _TABLE_PER_MILLION: Final[dict[str, tuple[float, float, float | None, float | No
     "gpt-5.2": (1.75, 14, None, 0.175),
     "grok-code-fast-1": (0.20, 1.50, None, 0.02),
     "grok-4.6": (2, 6, None, 0.50),
+    # Older models real exports name that the snapshot's first-party entries no longer carry
+    # (Anthropic's and xAI's published list prices).
+    "claude-3-7-sonnet": (3, 15, 3.75, 0.30),
+    "claude-3-5-sonnet": (3, 15, 3.75, 0.30),
+    "claude-opus-4": (15, 75, 18.75, 1.50),
+    "claude-opus-4-1": (15, 75, 18.75, 1.50),
+    "grok-4": (3, 15, None, 0.75),
+    # Cursor's stealth model, free while it was offered.
+    "code-supernova": (0, 0, 0, 0),
 }
 
 # Cursor names that are not a model name of their own.
@@ -57,17 +67,29 @@ _ALIASES: Final = {
     "default": "claude-sonnet-4-5",
     "cursor-auto": "claude-sonnet-4-5",
     "gemini-3-pro": "gemini-3-pro-preview",
+    # Cursor's review agent: the export does not name the model behind it.
+    "agent_review": "claude-sonnet-4-5",
 }
 
 # Table rows written as "name…": variants we cannot strip to the base still price as the base.
-_FAMILIES: Final = ("claude-opus-4-5", "gpt-5.1-codex", "grok-4.6")
+_FAMILIES: Final = (
+    "claude-opus-4-5",
+    "gpt-5.1-codex",
+    "grok-4.6",
+    "grok-4",
+    "code-supernova",
+    "gemini-2.5-pro",
+)
 _GROK_BOT_PREFIX: Final = "grok-bot-"
 _GROK_BOT_MODEL: Final = "grok-4.6"
 
 # Reasoning-effort and mode suffixes Cursor appends; stripped from the end, in any combination.
 _SUFFIXES: Final = frozenset(
-    {"high", "low", "medium", "xhigh", "minimal", "thinking", "fast", "max", "1m"}
+    {"high", "low", "medium", "xhigh", "extra", "minimal", "thinking", "fast", "max", "1m"}
 )
+# Cloud-provider spellings of a model (User API Key rows): `us.anthropic.claude-opus-4-6-v1`.
+_CLOUD_PREFIX: Final = re.compile(r"^(?:[a-z]{2,6}\.)?(?:anthropic|openai|google|xai)\.")
+_CLOUD_VERSION: Final = re.compile(r"(?:-\d{8})?-v\d+(?::\d+)?$")
 _CLAUDE_FAMILIES: Final = frozenset({"sonnet", "opus", "haiku"})
 
 _DISPLAY_NAMES: Final = {
@@ -137,18 +159,25 @@ def catalogue_provenance() -> dict[str, Any]:
 def _canonical(model: str) -> str:
     """Cursor's spelling -> the catalogue's: drop provider/`cursor-` prefixes, reorder Claude."""
     name = model.rsplit("/", 1)[-1]
+    if _CLOUD_PREFIX.match(name):
+        name = _CLOUD_VERSION.sub("", _CLOUD_PREFIX.sub("", name))
     if name.startswith("cursor-") and name not in _TABLE_PER_MILLION:
         name = name.removeprefix("cursor-")
     name = _ALIASES.get(name, name)
     parts = name.split("-")
-    # claude-4.5-sonnet-thinking -> claude-sonnet-4-5-thinking
+    # claude-4.5-sonnet-thinking -> claude-sonnet-4-5-thinking; before 4, Anthropic's own order
+    # is claude-3-7-sonnet.
     if (
         len(parts) >= 3
         and parts[0] == "claude"
         and parts[1].replace(".", "").isdigit()
         and parts[2] in _CLAUDE_FAMILIES
     ):
-        parts = ["claude", parts[2], *parts[1].split("."), *parts[3:]]
+        version = parts[1].split(".")
+        if int(version[0] or 0) >= 4:
+            parts = ["claude", parts[2], *version, *parts[3:]]
+        else:
+            parts = ["claude", *version, parts[2], *parts[3:]]
     return "-".join(parts)
 
 
@@ -188,7 +217,7 @@ def _resolve(model: str) -> Rates | None:
     # After the snapshot, so that a distinct model it knows (gpt-5.1-codex-mini) keeps its price.
     for family in _FAMILIES:
         if name.startswith(f"{family}-"):
-            return table[family]
+            return table.get(family) or load_catalogue().get(family)
     return None
 
 

@@ -58,6 +58,7 @@ def _group(
                 call.output_tokens,
                 call.cache_read_tokens,
                 call.cache_write_tokens,
+                1 if call.not_charged else 0,
             ]
         else:
             sums[0] += call.cost
@@ -66,6 +67,8 @@ def _group(
             sums[3] += call.output_tokens
             sums[4] += call.cache_read_tokens
             sums[5] += call.cache_write_tokens
+            if call.not_charged:
+                sums[6] += 1
 
 
 def derive_days(

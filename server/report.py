@@ -9,7 +9,7 @@ from typing import Any, Final
 from codeburn.cache.config import Budget
 from codeburn.cache.import_store import ImportSnapshot
 from codeburn.cache.usage_slices import DaySlices, Totals, merge_days
-from codeburn.providers.calls import PROVIDER_NAMES
+from codeburn.providers.calls import CURSOR, PROVIDER_NAMES, USER_API_KEY
 from codeburn.providers.localtime import day_end_ms, iso_utc, local_midnight_ms, now_ms
 from codeburn.providers.pricing import display_name
 from codeburn.server.formatting import local_estimate_note
@@ -44,6 +44,32 @@ def _total(slices: DaySlices) -> Totals:
     for part in slices.values():
         total.merge(part.totals)
     return total
+
+
+def _user_api_key(days: dict[date, DaySlices], period: Period, provider: str) -> dict[str, Any]:
+    """Rows billed by the user's own API key: not Cursor spend, listed apart (API-rate estimate)."""
+    in_period = (s for d, s in days.items() if period.start <= d <= period.end)
+    part = merge_days(in_period, frozenset({USER_API_KEY})).get(USER_API_KEY)
+    if part is None or provider not in ("all", CURSOR):
+        return {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
+    models: list[dict[str, Any]] = [
+        {
+            "model": m,
+            "name": display_name(m),
+            "calls": t.calls,
+            "tokens": t.tokens,
+            "apiCost": t.cost,
+        }
+        for m, t in part.models.items()
+        if t.calls
+    ]
+    models.sort(key=lambda r: (-r["apiCost"], r["name"]))
+    return {
+        "calls": part.totals.calls,
+        "tokens": part.totals.tokens,
+        "apiCost": part.totals.cost,
+        "models": models,
+    }
 
 
 def _coverage(snapshot: ImportSnapshot | None, period: Period, local_cost: float) -> dict[str, Any]:
@@ -112,6 +138,7 @@ def build_report(
             key=lambda r: (-r["tokens"], r["model"]),
         ),
         "coverage": _coverage(snapshot, period, local_cost),
+        "userApiKey": _user_api_key(days, period, provider),
         "cursorSync": cursor_sync,
         "warnings": warnings,
     }
@@ -159,9 +186,14 @@ def build_status(
     warnings: list[str] | None = None,
     unreadable: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    today_slices = merge_days([days.get(today, {})])
+    today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS)
     month_slices = merge_days(
-        s for d, s in days.items() if d.year == today.year and d.month == today.month and d <= today
+        (
+            s
+            for d, s in days.items()
+            if d.year == today.year and d.month == today.month and d <= today
+        ),
+        ALL_PROVIDERS,
     )
     local_cost = sum(part.local_cost for part in month_slices.values())
     today_total = _total(today_slices).cost

@@ -28,7 +28,7 @@ from codeburn.cache.results_cache import (
     sweep_old_versions,
 )
 from codeburn.cache.usage_slices import DaySlices
-from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT, Call
+from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT, USER_API_KEY, Call
 from codeburn.providers.cursor_paths import canonical, workspace_storage_dir
 from codeburn.providers.cursor_reader import CursorReader, ReadResult
 from codeburn.providers.localtime import (
@@ -52,7 +52,7 @@ from codeburn.server.report import build_report, build_status, providers_for
 
 log = logging.getLogger(__name__)
 
-SYNCED_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT, GROKBOT})
+SYNCED_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT, GROKBOT, USER_API_KEY})
 ONE_DAY: Final = timedelta(days=1)
 AGENT_ONLY: Final = "showing agent transcripts and Cursor Agent CLI sessions only"
 Progress = Callable[[int, int], None]
@@ -221,13 +221,22 @@ class UsageService:
         snapshot, store_error = self._snapshot()
         days: dict[date, DaySlices] = {}
         needed: list[date] = []
+        before_floor: list[date] = []
         day = first
         while day <= last:
             if daily.is_sealed(day):
                 days[day] = daily.day(day)
             elif day >= floor_day:
                 needed.append(day)
+            else:
+                before_floor.append(day)
             day += ONE_DAY
+        if before_floor and snapshot is not None and snapshot.events:
+            # The floor limits the scan of Cursor's database only: stored exact events show
+            # for any period asked.
+            stored = derive_days(before_floor[0], before_floor[-1], (), snapshot)
+            for day in before_floor:
+                days[day] = stored.get(day, {})
         local = LocalState()
         if needed:
             parse_from = self._parse_start(daily, needed[0], floor_day)
@@ -374,10 +383,21 @@ class UsageService:
     # -- the import store -------------------------------------------------------------------
 
     def import_csv(
-        self, path: Path, *, start: str | None = None, end: str | None = None
+        self,
+        path: Path,
+        *,
+        start: str | None = None,
+        end: str | None = None,
+        user: str | None = None,
     ) -> dict[str, Any]:
-        """Import a Cursor usage export; the covered days are re-derived."""
-        summary = import_store.import_file(path, start=start, end=end)
+        """Import a Cursor usage export (one person's rows of a team export); the covered days
+        are re-derived."""
+        from codeburn.providers.cursor_auth import signed_in_email  # noqa: PLC0415
+
+        signed_in = None if user else signed_in_email(self.db_path)
+        summary = import_store.import_file(
+            path, start=start, end=end, user=user, signed_in=signed_in
+        )
         if summary.first_day is not None and summary.last_day is not None:
             self.invalidate(summary.first_day, summary.last_day)
         return summary.to_json()

@@ -163,7 +163,8 @@ def first_window_start(now: int) -> int:
 def sync_window(account: str, state: SyncState, now: int) -> Window:
     """The export window for `account` (SPEC §6, Window and Accounts)."""
     marks = [store_bridge.newest_synced_ms(account), state.through.get(account)]
-    known = [mark for mark in marks if mark is not None]
+    # A mark after now comes from a future-dated row stored before such rows were refused.
+    known = [min(mark, now) for mark in marks if mark is not None]
     if store_bridge.store_exists() and known:
         start = local_midnight_ms(local_day(max(known)) - DAY)
         return Window(min(start, now), now, first=False)
@@ -290,6 +291,7 @@ def _record_success(account: str, empty: bool, now: int) -> None:
             state.last_success_ms = now
             state.account = account
             if marks:
-                state.through[account] = max([*marks, state.through.get(account, 0)])
+                earlier = min(state.through.get(account, 0), now)
+                state.through[account] = min(max([*marks, earlier]), now)
     except LockTimeoutError:
         log.warning("cursor.com sync: could not record the success (state file busy)")

@@ -51,7 +51,7 @@ DAY = timedelta(days=1)
 
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
-    return tmp_path / "cache" / "imports" / "cursor-usage.v1.json"
+    return tmp_path / "cache" / "imports" / "cursor-usage.v2.json"
 
 
 @pytest.fixture
@@ -102,6 +102,8 @@ def test_spec_import_scenario(tmp_path: Path, store: Path, day1: date) -> None:
         },
         "tokens": 14_770 + 70_047,
         "replaced": ["cursor", "cursor-agent", "grokbot"],
+        "future": 0,
+        "userApiKey": 0,
     }
     assert (summary.first_day, summary.last_day) == (day1, day3)
 
@@ -152,7 +154,7 @@ def test_store_file_shape_keeps_no_personal_cells(tmp_path: Path, store: Path, d
     assert USER_EMAIL.encode() not in raw
     assert stat.S_IMODE(store.stat().st_mode) == 0o600
     doc = json.loads(raw)
-    assert doc["version"] == 1 and set(doc) == {"version", "ranges", "events"}
+    assert doc["version"] == 2 and set(doc) == {"version", "ranges", "events"}
     event = next(e for e in doc["events"] if e["model"] == "claude-opus-5-thinking-high")
     assert event["cost"] == "$1.25"
     assert (event["source"], event["account"]) == ("import", None)
@@ -356,7 +358,8 @@ def test_sync_replaces_its_accounts_rows_from_the_window_start(store: Path, day1
     assert (first.added, first.skipped, first.total, first.empty) == (2, 0, 2, False)
     assert first.to_json()["window"]["start"] == iso_utc(local_midnight_ms(day1))
     second = _sync(store, ACCOUNT_A, local_midnight_ms(d2), r2_changed, r3)
-    assert (second.added, second.skipped, second.total) == (2, 0, 3)
+    # r2_changed is r2 re-rendered (same time, model, tokens): it replaces r2, it is not added.
+    assert (second.added, second.skipped, second.total) == (1, 1, 3)
     snap = load(store)
     assert sorted(e.row.cost for e in snap.events) == ["$0.02", "Included", "Included"]
     assert {(e.source, e.account) for e in snap.events} == {("sync", ACCOUNT_A)}
@@ -433,7 +436,7 @@ def test_empty_sync_creates_a_possibly_empty_store(store: Path, day1: date) -> N
     assert fingerprint(store) is None
     summary = _sync(store, ACCOUNT_A, local_midnight_ms(day1))
     assert store.exists() and fingerprint(store) is not None
-    assert _doc(store) == {"version": 1, "ranges": [], "events": []}
+    assert _doc(store) == {"version": 2, "ranges": [], "events": []}
     assert summary.to_json()["empty"] is True
     assert (summary.added, summary.total, summary.changed) == (0, 0, False)
     assert summary.to_json()["coverage"] == {"start": None, "end": None, "inferred": False}
@@ -454,9 +457,9 @@ def test_sync_refuses_a_raw_subject_as_account(store: Path) -> None:
     "content",
     [
         b"{not json",
-        b'{"version": 2, "ranges": [], "events": []}',
-        b'{"version": 1, "ranges": [{"start": "x"}], "events": []}',
-        b'{"version": 1, "ranges": [], "events": [{"hash": 1}]}',
+        b'{"version": 3, "ranges": [], "events": []}',
+        b'{"version": 2, "ranges": [{"start": "x"}], "events": []}',
+        b'{"version": 2, "ranges": [], "events": [{"hash": 1}]}',
         b"[]",
         b"\xff\xfe",
     ],
@@ -502,7 +505,7 @@ def test_default_store_path_follows_the_cache_dir(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("CODEBURN_CACHE_DIR", str(tmp_path / "c"))
-    assert store_mod.store_path() == tmp_path / "c" / "imports" / "cursor-usage.v1.json"
+    assert store_mod.store_path() == tmp_path / "c" / "imports" / "cursor-usage.v2.json"
 
 
 # --- two processes at once ---------------------------------------------------------------------

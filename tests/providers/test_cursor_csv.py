@@ -59,25 +59,32 @@ def test_current_export_maps_tokens_and_keeps_cells() -> None:
     assert row.line == 2
 
 
-def test_hash_is_sha256_of_canonical_cells_joined_with_unit_separator() -> None:
+def test_identity_is_sha256_of_time_model_and_tokens_joined_with_unit_separator() -> None:
     [row] = parse_csv(export_bytes([ROW]))
-    cells = [
-        "2026-08-27T10:00:00.000Z",
-        "",
-        "",
-        "Included",
-        "auto",
-        "No",
-        "10",
-        "100",
-        "5000",
-        "50",
-        "5160",
-        "Included",
-    ]
+    # 2026-08-27T10:00:00.000Z in epoch ms, Model, then cache write, input, cache read, output.
+    cells = ["1787824800000", "auto", "10", "100", "5000", "50"]
     expected = hashlib.sha256("\x1f".join(cells).encode()).hexdigest()[:32]
     assert row.hash == expected
     assert len(row.hash) == 32
+
+
+def test_identity_ignores_cells_cursor_re_renders_between_exports() -> None:
+    first = ExportRow(
+        ROW.date, "auto", 10, 100, 5000, 50, cost="Included", kind="Errored, Not Charged"
+    )
+    again = ExportRow(
+        "2026-08-27T10:00:00Z", "auto", 10, 100, 5000, 50, cost="0.19", kind="Errored, No Charge"
+    )
+    [a] = parse_csv(export_bytes([first]))
+    [b] = parse_csv(export_bytes([again]))
+    assert a.hash == b.hash
+    assert (a.cost, b.cost) == ("Included", "0.19")
+
+
+def test_identical_rows_of_one_file_stay_distinct_events() -> None:
+    rows = parse_csv(export_bytes([ROW, ROW]))
+    assert len({r.hash for r in rows}) == 2
+    assert rows[0].hash == parse_csv(export_bytes([ROW]))[0].hash
 
 
 def test_team_export_drops_user_and_hashes_like_personal() -> None:

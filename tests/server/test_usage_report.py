@@ -71,11 +71,11 @@ def test_report_shape_follows_the_spec(
     assert report["schema"] == "codeburn.report/1"
     assert set(report) == {
         "schema", "period", "totals", "providers", "models", "projects", "days",
-        "unpricedModels", "coverage", "cursorSync", "warnings",
+        "unpricedModels", "coverage", "userApiKey", "cursorSync", "warnings",
     }  # fmt: skip
     totals_keys = {
         "cost", "estimatedCost", "billedCost", "calls", "sessions", "inputTokens",
-        "outputTokens", "cacheReadTokens", "cacheWriteTokens",
+        "outputTokens", "cacheReadTokens", "cacheWriteTokens", "notCharged",
     }  # fmt: skip
     assert set(report["totals"]) == totals_keys
     assert set(report["period"]) == {"label", "from", "to", "timezone"}
@@ -84,6 +84,7 @@ def test_report_shape_follows_the_spec(
     assert all(set(p) == totals_keys | {"project"} for p in report["projects"])
     assert all(set(d) == totals_keys | {"date"} for d in report["days"])
     assert set(report["coverage"]) == {"ranges", "localEstimateCost"}
+    assert report["userApiKey"] == {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
     assert isinstance(report["warnings"], list)
 
 
