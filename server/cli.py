@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("file", nargs="?", type=Path)
     imp.add_argument("--from", dest="start", metavar="DATE|ISO|MS")
     imp.add_argument("--to", dest="end", metavar="DATE|ISO|MS")
+    imp.add_argument("--user", metavar="EMAIL", help="whose rows of a team export to import")
     imp.add_argument("--remove", action="store_true", help="delete imported and synced usage")
     imp.add_argument("--sync", action="store_true", help="download the export from cursor.com now")
     imp.add_argument("--format", choices=("text", "json"), default="text")

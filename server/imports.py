@@ -47,6 +47,13 @@ def summary_text(summary: dict[str, Any], what: str) -> str:
     if window:
         lines.append(f"Window asked for: {_local(window['start'])} – {_local(window['end'])}.")
     lines.append(f"Tokens in this {'sync' if window else 'file'}: {summary['tokens']:,}.")
+    if summary.get("userApiKey"):
+        lines.append(
+            f"{summary['userApiKey']:,} rows billed to your own API key: "
+            "listed apart, not counted as Cursor spend."
+        )
+    if summary.get("future"):
+        lines.append(f"{summary['future']:,} rows dated after tomorrow were refused.")
     replaced = [PROVIDER_NAMES.get(p, p) for p in summary.get("replaced", [])]
     if replaced:
         lines.append(f"Exact figures replace local estimates of: {', '.join(replaced)}.")
@@ -81,7 +88,7 @@ def run_import(args: argparse.Namespace, service: UsageService) -> int:
                 raise UserError(COMMAND, str(exc)) from None
             _emit(args, summary, summary_text(summary, "Synced from cursor.com"))
         elif args.file is not None:
-            summary = service.import_csv(args.file, start=args.start, end=args.end)
+            summary = service.import_csv(args.file, start=args.start, end=args.end, user=args.user)
             _emit(args, summary, summary_text(summary, f"Imported {args.file.name}"))
         else:
             raise UserError(COMMAND, "give the exported CSV file, --sync or --remove")

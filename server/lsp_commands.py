@@ -20,6 +20,7 @@ from codeburn.cache.files import LockTimeoutError
 from codeburn.cache.import_store import CoverageError, ImportStoreError
 from codeburn.providers.cursor_csv import CsvFormatError
 from codeburn.providers.localtime import today
+from codeburn.providers.team_export import ChooseUserError
 from codeburn.server.periods import PeriodError, resolve_period
 
 if TYPE_CHECKING:
@@ -132,7 +133,8 @@ def register_commands(server: CodeBurnServer) -> None:
 
     @server.command(IMPORT)
     async def import_cursor_csv(ls: CommandHost, *args: Any) -> dict[str, Any]:
-        """[{"path", "from"?, "to"?}] → the §5 import summary."""
+        """[{"path", "from"?, "to"?, "user"?}] → the §5 import summary, or `{"chooseUser": [...]}`
+        when a team export holds several people and the signed-in one is not among them."""
         opts = options(IMPORT, args, shorthand="path")
         raw = text_option(opts, "path", IMPORT)
         if raw is None:
@@ -141,10 +143,19 @@ def register_commands(server: CodeBurnServer) -> None:
             )
         path = csv_path(raw)
         start, end = text_option(opts, "from", IMPORT), text_option(opts, "to", IMPORT)
+        user = text_option(opts, "user", IMPORT)
+
+        def work(service: UsageService) -> dict[str, Any]:
+            try:
+                return service.import_csv(path, start=start, end=end, user=user)
+            except ChooseUserError as exc:
+                # Not an error: the editor asks which person's rows to import, then calls again.
+                return {"changed": False, "chooseUser": list(exc.users)}
+
         return await ls.run_job(
-            ("import", str(path), start, end),
+            ("import", str(path), start, end, user),
             f"Importing {path.name}",
-            lambda service: service.import_csv(path, start=start, end=end),
+            work,
             changes_data=True,
         )
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from codeburn.providers.calls import GROKBOT_IMPORTED_PROJECT, IMPORTED_PROJECT
 from codeburn.providers.cursor_csv import (
     CsvFormatError,
+    UsageRow,
     billed_amount,
     normalise_model,
     parse_csv,
@@ -395,3 +396,88 @@ def test_fuzz_valid_rows_round_trip(rows: list[ExportRow], variant: str) -> None
         return
     parsed = parse_csv(data)
     assert [(r.input, r.output) for r in parsed] == [(r.input, r.output) for r in rows]
+
+
+# --- header variants of real exports ------------------------------------------------------------
+
+
+def _parse_text(text: str) -> list[UsageRow]:
+    return parse_csv(text.encode("utf-8"))
+
+
+def test_requests_column_keeps_the_count_and_prices_at_api_rates() -> None:
+    [row] = _parse_text(
+        "Date,Kind,Model,Max Mode,Input (w/ Cache Write),Input (w/o Cache Write),Cache Read,"
+        "Output Tokens,Total Tokens,Requests\n"
+        '"2026-05-13T09:33:42.386Z","Included","gpt-5","No","0","1000000","0","100000",'
+        '"1100000","4"\n'
+    )
+    assert (row.requests, row.cost) == ("4", "")
+    call = row_to_call(row)
+    # gpt-5: 1.25 $/M input, 10 $/M output.
+    assert call.cost == pytest.approx(1.25 + 1.0)
+    assert (call.billed, call.estimated, call.not_charged) == (False, False, False)
+
+
+def test_older_layouts_output_cost_dollars_and_thousands_separators() -> None:
+    [row] = _parse_text(
+        "Date,User,Kind,Model,Input (w/ Cache Write),Input (w/o Cache Write),Cache Read,Output,"
+        "Total Tokens,Cost ($)\n"
+        '"2025-08-21T15:33:46.948Z","You","Included in Pro","gpt-5","1,514","0","23,246",'
+        '"1,142","25,902","$0.25"\n'
+    )
+    assert (row.cache_write, row.cache_read, row.output, row.total) == (1514, 23246, 1142, 25902)
+    call = row_to_call(row)
+    assert (call.cost, call.billed) == (0.25, True)
+
+
+def test_a_single_tokens_column_counts_as_input_and_is_an_estimate() -> None:
+    [row] = _parse_text(
+        "Date,User,Kind,Max Mode,Model,Tokens,Cost\n"
+        '"2025-07-06T23:49:00.000Z","You","Included","No","gpt-5","50,512","Included"\n'
+    )
+    assert (row.tokens_only, row.input, row.tokens) == (True, 50512, 50512)
+    call = row_to_call(row)
+    assert call.cost == pytest.approx(50512 * 1.25e-6)
+    assert call.estimated and not call.billed
+
+
+def test_a_file_with_none_of_the_token_layouts_names_the_missing_column() -> None:
+    with pytest.raises(CsvFormatError, match="no Output Tokens column"):
+        _parse_text(
+            "Date,Model,Input (w/ Cache Write),Input (w/o Cache Write),Cache Read,Cost\n"
+            "2026-01-01T00:00:00Z,gpt-5,1,2,3,Included\n"
+        )
+
+
+@pytest.mark.parametrize(
+    ("kind", "cost", "free"),
+    [
+        ("Errored, Not Charged", "Included", True),
+        ("Errored, No Charge", "0.19", True),
+        ("Aborted, Not Charged", "", True),
+        ("Errored", "-", True),
+        ("Errored", "0.05", False),
+        ("Included", "-", False),
+        ("On-Demand", "$0.11", False),
+    ],
+)
+def test_rows_cursor_did_not_charge_cost_nothing_but_count(
+    kind: str, cost: str, free: bool
+) -> None:
+    row = ExportRow("2026-04-09T07:39:09.091Z", "composer-2", input=1000, kind=kind, cost=cost)
+    call = row_to_call(parse_csv(export_bytes([row]))[0])
+    assert call.not_charged is free
+    if free:
+        assert (call.cost, call.billed, call.estimated, call.priced) == (0.0, False, False, True)
+    else:
+        assert call.cost > 0
+
+
+def test_user_api_key_rows_belong_apart_from_cursor_spend() -> None:
+    row = ExportRow("2026-02-19T13:00:40.253Z", "us.anthropic.claude-opus-4-6-v1", input=1000,
+                    output=1000, kind="User API Key", cost="")  # fmt: skip
+    call = row_to_call(parse_csv(export_bytes([row]))[0])
+    assert call.provider == "user-api-key"
+    assert call.cost == pytest.approx(1000 * 5e-6 + 1000 * 25e-6)  # claude-opus-4-6 list price
+    assert call.estimated and not call.billed

@@ -1,0 +1,134 @@
+"""`codeburn import cursor` with real exports, team exports, and files that are not exports;
+stored exact events shown for any --from/--to, also before the 6-month scan floor."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from codeburn.server.cli import main
+from tests.csv_fixtures import ExportRow, iso_local, write_export
+from tests.usage_fixtures import days_ago, isolated_env
+
+REAL = Path(__file__).resolve().parent.parent / "data" / "real-csv"
+
+
+def _import(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict | None, str]:
+    code = main(["import", "cursor", *args, "--format", "json", "--cursor-db", "/nowhere/x.vscdb"])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out) if code == 0 else None, captured.err
+
+
+def _report(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    argv = ["report", "--format", "json", "--cursor-db", "/nowhere/x.vscdb", *args]
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_every_real_export_reports_priced_with_the_hand_summed_totals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    for path in sorted(REAL.glob("*.csv")):
+        user = ["--user", "alice@example.com"] if path.name.startswith("06_") else []
+        code, _, err = _import(capsys, str(path), *user)
+        assert (code, err) == (0, "")
+    # The samples span 2025-03 to 2026-05: most of it before any 6-month floor from now on.
+    report = _report(capsys, "--from", "2024-01-01", "--to", "2026-06-30")
+    assert report["unpricedModels"] == []
+    totals = report["totals"]
+    assert totals["calls"] == 2335 + 199 + 4 + 32 + 119 + 6 + 3
+    assert totals["notCharged"] == 119 + 2 + 3 + 1 + 1
+    assert totals["cost"] == pytest.approx(
+        3496.068985 + 30.666 + 0.973625 + 54.893304 + 7.285995 + 9.45996 + 8.378877
+    )
+    assert totals["billedCost"] == pytest.approx(30.666 + 0.11)
+    own_key = report["userApiKey"]
+    assert (own_key["calls"], own_key["tokens"]) == (2, 8000 + 1_750_000)
+    assert own_key["apiCost"] == pytest.approx(6.32)
+    assert {m["model"] for m in own_key["models"]} == {
+        "us.anthropic.claude-opus-4-6-v1",
+        "gpt-5-fast",
+    }
+    assert "notCharged" in report["models"][0] and "notCharged" in report["days"][0]
+
+
+def test_stored_events_before_the_floor_show_for_an_explicit_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    old = days_ago(250)  # always before the floor (6 calendar months ago)
+    rows = [
+        ExportRow(iso_local(old, 10), "gpt-5", input=1000, output=100, cost="$0.40"),
+        ExportRow(iso_local(old, 11), "gpt-5", input=10, kind="Errored, Not Charged", cost="-"),
+    ]
+    code, summary, _ = _import(capsys, str(write_export(tmp_path / "old.csv", rows)))
+    assert code == 0 and summary is not None and summary["added"] == 2
+    day = old.isoformat()
+    report = _report(capsys, "--from", day, "--to", (old + timedelta(days=1)).isoformat())
+    assert report["totals"]["calls"] == 2
+    assert report["totals"]["notCharged"] == 1
+    assert report["totals"]["cost"] == pytest.approx(0.40)
+    assert [d["date"] for d in report["days"]] == [day]
+    assert _report(capsys, "--period", "all")["totals"]["calls"] == 0  # "all" starts at the floor
+
+
+def test_team_export_needs_user_and_never_sums_several_people(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = isolated_env(tmp_path, monkeypatch)
+    team = REAL / "06_mishka_team_user_requests.csv"
+    code, _, err = _import(capsys, str(team))
+    assert code == 1
+    assert err.count("\n") == 1 and "3 people" in err and "--user EMAIL" in err
+    assert not (env.cache / "imports").exists() or not any((env.cache / "imports").glob("*.json"))
+    code, _, err = _import(capsys, str(team), "--user", "nobody@example.com")
+    assert code == 1 and "has no rows" in err
+    code, summary, _ = _import(capsys, str(team), "--user", "BOB@example.com")
+    assert code == 0 and summary is not None
+    assert (summary["added"], summary["tokens"]) == (4, 494_961 + 133_727 + 48_854 + 61_587)
+    stored = (env.cache / "imports" / "cursor-usage.v2.json").read_text()
+    assert "example.com" not in stored
+
+
+def test_files_that_are_not_exports_are_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = isolated_env(tmp_path, monkeypatch)
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)  # no writer: opening it for reading the usual way would block forever
+    huge = tmp_path / "huge.csv"
+    with huge.open("wb") as handle:
+        handle.truncate(200 * 1024 * 1024 + 1)  # sparse: no disk used
+    for path, message in (
+        ("/dev/zero", "not a regular file"),
+        (str(fifo), "not a regular file"),
+        (str(tmp_path), "not a regular file"),
+        (str(huge), "larger than 200 MB"),
+        (str(tmp_path / "missing.csv"), "No such file"),
+    ):
+        code, _, err = _import(capsys, path)
+        assert code == 1
+        assert err.startswith("codeburn import cursor: ") and err.count("\n") == 1
+        assert message in err and "Traceback" not in err
+    assert not (env.cache / "imports" / "cursor-usage.v2.json").exists()
+
+
+def test_rows_dated_after_tomorrow_are_refused_and_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = isolated_env(tmp_path, monkeypatch)
+    rows = [
+        ExportRow(iso_local(days_ago(1), 10), "gpt-5", input=10),
+        ExportRow("2099-01-01T00:00:00.000Z", "gpt-5", input=20),
+    ]
+    code, summary, _ = _import(capsys, str(write_export(tmp_path / "f.csv", rows)))
+    assert code == 0 and summary is not None
+    assert (summary["added"], summary["future"], summary["total"]) == (1, 1, 1)
+    doc = json.loads((env.cache / "imports" / "cursor-usage.v2.json").read_text())
+    assert [e["date"] for e in doc["events"]] == [rows[0].date]
+    assert all(r["end"] < "2099" for r in doc["ranges"])
