@@ -54,6 +54,9 @@ class Layout3:
     projects: dict[str, str] = field(default_factory=dict)  # from headers / composerData
     models: dict[str, str] = field(default_factory=dict)  # composerData.modelConfig
     indexed: bool = False  # a composerHeaders table or ItemTable headers exist
+    # composer id → (conversationState, its graph, the agent rows it reached): a refresh
+    # decodes only roots that changed (blobs are content-addressed, so a root's bytes fix them)
+    graphs: dict[str, tuple[str, Graph, frozenset[int]]] = field(default_factory=dict)
 
     @property
     def present(self) -> bool:
@@ -66,6 +69,20 @@ def layout3_present(conn: sqlite3.Connection, new_rows: list[tuple[int, str]]) -
     if any(key.startswith(scan.COMPOSER_PREFIX) for _rowid, key in new_rows):
         return True
     return has_index(conn)
+
+
+def any_json_rows(conn: sqlite3.Connection, rowids: list[int]) -> bool:
+    """Whether any of these rows is a JSON value (only those feed the agent stream)."""
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        row = conn.execute(
+            f"SELECT 1 FROM cursorDiskKV WHERE rowid IN ({','.join('?' * len(chunk))})"
+            " AND hex(substr(value, 1, 1)) = '7B' LIMIT 1",
+            chunk,
+        ).fetchone()
+        if row is not None:
+            return True
+    return False
 
 
 def _is_candidate(comp: Composer) -> bool:
@@ -134,8 +151,10 @@ def _graph_project(graph: Graph) -> str | None:
 class _Pass:
     conn: sqlite3.Connection
     out: Layout3
+    previous: dict[str, tuple[str, Graph, frozenset[int]]]
     blobs: _Blobs
     request_ids: set[str] = field(default_factory=set)
+    rowids: set[int] = field(default_factory=set)
 
     def unreadable(self, cid: str, reason: str) -> None:
         self.out.conversations[cid] = UNREADABLE
@@ -165,12 +184,25 @@ class _Pass:
         else:
             self.meter(cid, comp, comp.meter, "unknown-version" if newer else None)
 
-    def root(self, cid: str, comp: Composer, state: str, newer: bool) -> None:
-        raw = _root_bytes(state)
-        try:
+    def decode(self, cid: str, state: str) -> Graph:
+        """The root's graph, reused from the last pass when its bytes did not change."""
+        memo = self.previous.get(cid)
+        if memo is not None and memo[0] == state and not memo[1].skipped_blobs:
+            graph, rowids = memo[1], memo[2]
+        else:
+            raw = _root_bytes(state)
             if raw is None:
                 raise GraphUnreadable("undecodable")
+            self.blobs.rowids = set()
             graph = decode_root(raw, self.blobs)
+            rowids = frozenset(self.blobs.rowids)
+        self.out.graphs[cid] = (state, graph, rowids)
+        self.rowids.update(rowids)
+        return graph
+
+    def root(self, cid: str, comp: Composer, state: str, newer: bool) -> None:
+        try:
+            graph = self.decode(cid, state)
         except GraphUnreadable as exc:
             reason = "unknown-version" if newer else exc.reason
             if comp.encrypted and reason in ("undecodable", "missing-blobs"):
@@ -198,7 +230,10 @@ class _Pass:
 
 
 def read_layout3(
-    conn: sqlite3.Connection, db_path: Path, workspace_projects: dict[str, str]
+    conn: sqlite3.Connection,
+    db_path: Path,
+    workspace_projects: dict[str, str],
+    previous: Layout3 | None = None,
 ) -> Layout3:
     """The 3.x pass over one database (one short read per query)."""
     composers, indexed = read_composers(conn)
@@ -209,7 +244,7 @@ def read_layout3(
             out.projects[cid] = meta.project
         if meta.model is not None:
             out.models[cid] = meta.model
-    work = _Pass(conn, out, _Blobs(conn))
+    work = _Pass(conn, out, previous.graphs if previous is not None else {}, _Blobs(conn))
     for cid in sorted(composers):
         comp = composers[cid]
         if not _is_candidate(comp):
@@ -218,6 +253,6 @@ def read_layout3(
             out.bubble_ids.add(cid)
             continue
         work.conversation(cid, comp)
-    out.skip_rowids = frozenset(work.blobs.rowids)
+    out.skip_rowids = frozenset(work.rowids)
     out.request_ids = frozenset(work.request_ids)
     return out

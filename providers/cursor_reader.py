@@ -40,7 +40,13 @@ from codeburn.providers.cursor_emit import (
     display_model,
     emit_conversation,
 )
-from codeburn.providers.cursor_layout3 import BUBBLES, Layout3, layout3_present, read_layout3
+from codeburn.providers.cursor_layout3 import (
+    BUBBLES,
+    Layout3,
+    any_json_rows,
+    layout3_present,
+    read_layout3,
+)
 from codeburn.providers.cursor_paths import workspace_storage_dir
 from codeburn.providers.cursor_rows import (
     BubbleScan,
@@ -320,7 +326,7 @@ class CursorReader:
         """The Cursor 3.x pass; returns the agent rows whose skipping changed."""
         _fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
         before = self._l3.skip_rowids
-        self._l3 = read_layout3(conn, self.db_path, mapping)
+        self._l3 = read_layout3(conn, self.db_path, mapping, self._l3)
         return before ^ self._l3.skip_rowids
 
     # -- conversations ----------------------------------------------------------------------
@@ -428,9 +434,9 @@ class CursorReader:
         changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
         limit = new_rows[-1][0] if new_rows else self._last_rowid
         if self._l3.present or layout3_present(conn, new_rows):
-            moved = self._read_layout3(conn)
-            if any(r <= self._last_rowid for r in moved):
-                return False  # rows already walked changed owner: walk them again
+            walked = [r for r in self._read_layout3(conn) if r <= self._last_rowid]
+            if walked and any_json_rows(conn, walked):
+                return False  # stream rows already walked changed owner: walk them again
         if not self._update_stream(conn, agents_le, new_agents, limit, changed):
             return False
         recent = now_ms - self._recent_ms

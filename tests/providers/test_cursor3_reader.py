@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from codeburn.providers import protobuf_wire as pb
 from codeburn.providers.calls import Call
 from codeburn.providers.composer_headers import ConversationMeta
 from codeburn.providers.cursor3_writer import Cursor3Writer, Header
@@ -335,4 +336,36 @@ def test_a_root_claiming_walked_blobs_makes_the_refresh_a_full_parse(tmp_path: P
     assert second.full
     assert rows(second.calls) == [
         ("cursor:root:c-a:0", T0 + HOUR, 2, 0, "cursor-auto", "cursor", "c-a")
+    ]
+
+
+def test_refresh_reads_a_root_again_once_its_missing_blob_arrives(tmp_path: Path) -> None:
+    root, blobs = build_graph(
+        [
+            TurnSpec(user="a" * 8, assistant=["b" * 8], timing_ms=T0),
+            TurnSpec(user="c" * 8, assistant=["d" * 16], timing_ms=T0 + HOUR),
+        ]
+    )
+    late = pb.all_bytes(pb.parse(root), 8)[1].hex()
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    w.blobs({k: v for k, v in blobs.items() if k != late})
+    w.composer("c-l", state="~" + base64.b64encode(root).decode())
+    p.flush()
+    reader = CursorReader(p.db_path, floor_ms=FLOOR)
+    assert rows(reader.read(now_ms=NOW).calls) == [
+        ("cursor:root:c-l:0", T0, 2, 2, "cursor-auto", "cursor", "c-l")
+    ]
+    p.bubble("c-other", "u1", role="user", text="u" * 4, created_at=iso_utc(T0))
+    p.flush()
+    unchanged = reader.read(now_ms=NOW)
+    assert not unchanged.full and "cursor:root:c-l:0" in {c.key for c in unchanged.calls}
+    w.blobs({late: blobs[late]})
+    p.close()
+    second = reader.read(now_ms=NOW)
+    assert not second.full
+    assert rows(second.calls) == [
+        ("cursor:bubble:bubbleId:c-other:u1", T0, 1, 0, "cursor-auto", "cursor", "c-other"),
+        ("cursor:root:c-l:0", T0, 2, 2, "cursor-auto", "cursor", "c-l"),
+        ("cursor:root:c-l:1", T0 + HOUR, 2, 4, "cursor-auto", "cursor", "c-l"),
     ]
