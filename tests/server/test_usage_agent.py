@@ -22,11 +22,12 @@ from codeburn.providers.cursor_agent_writer import (
     turn_ended,
     user,
 )
-from codeburn.providers.localtime import today
+from codeburn.providers.localtime import iso_utc, today
 from codeburn.providers.sample_profile import ProfileWriter
 from codeburn.server.cli import main
 from codeburn.server.periods import Period
 from codeburn.server.usage import UsageService
+from tests.csv_fixtures import ExportRow, write_export
 from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
 
 COST_S1 = 5 * 1.25e-6 + 13 * 10e-6
@@ -239,3 +240,24 @@ def test_ide_3x_conversations_and_transcripts_count_each_id_once(
         ("-home-me-app", 1),  # e1: no project in the IDE, so the transcript folder's
     }
     assert UNREADABLE_ONE in report["warnings"]
+
+
+def test_an_import_replaces_cursor_agent_estimates_inside_its_coverage(
+    machine: Machine, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    machine.write_sessions()
+    d1 = machine.d1.isoformat()
+    row = ExportRow(
+        date=iso_utc(at(machine.d1, 15)), model="gpt-5", input=100, output=50, cost="$0.01"
+    )
+    csv = write_export(tmp_path / "usage.csv", [row], mtime_ms=at(machine.d2, 23))
+    db = str(machine.db)
+    assert main(["import", "cursor", str(csv), "--from", d1, "--to", d1, "--cursor-db", db]) == 0
+    capsys.readouterr()
+    report = run_json(capsys, "report", *machine.args())
+    providers = {p["id"]: (p["calls"], p["cost"]) for p in report["providers"]}
+    # s1 (d1) is covered by the export; t1's two turns on d2 stay local estimates.
+    assert providers == {
+        "cursor": (1, pytest.approx(0.01)),
+        "cursor-agent": (2, pytest.approx(COST_T1)),
+    }
