@@ -173,6 +173,19 @@ class AgentReader:
         # path → {"ident": [...], "turns": [...]} or {"ident": [...], "session": {...} | None}
         self.entries: dict[str, Any] = dict(entries or {})
         self.changed = False
+        # What each kept entry decodes to, so an unchanged file costs nothing on a refresh.
+        self._decoded: dict[str, tuple[dict[str, Any], Any]] = {}
+
+    def _decode(self, key: str, entry: dict[str, Any]) -> Any:
+        memo = self._decoded.get(key)
+        if memo is not None and memo[0] is entry:
+            return memo[1]
+        if "turns" in entry:
+            value: Any = tuple(turn_from_row(r) for r in entry["turns"])
+        else:
+            value = None if entry["session"] is None else session_from_json(entry["session"])
+        self._decoded[key] = (entry, value)
+        return value
 
     def read(self, snapshot: AgentSnapshot) -> AgentRead:
         result = AgentRead()
@@ -184,8 +197,7 @@ class AgentReader:
             if entry is None or ident is None:
                 continue
             kept[key] = entry
-            turns = tuple(turn_from_row(r) for r in entry["turns"])
-            read = TranscriptRead(found, turns, ident[0] // 1_000_000)
+            read = TranscriptRead(found, self._decode(key, entry), ident[0] // 1_000_000)
             result.transcripts[found.conversation_id] = read
         for store in snapshot.stores:
             key = str(store)
@@ -193,18 +205,22 @@ class AgentReader:
             if entry is None:
                 continue
             kept[key] = entry
-            if entry["session"] is not None:
-                session = session_from_json(entry["session"])
+            session = self._decode(key, entry)
+            if session is not None:
                 result.sessions.setdefault(session.conversation_id, session)
         if kept.keys() != self.entries.keys():
             self.changed = True
         self.entries = kept
+        self._decoded = {k: v for k, v in self._decoded.items() if k in kept}
         return result
 
     def _cached(self, key: str, ident: Ident | None, field_name: str) -> dict[str, Any] | None:
         entry = self.entries.get(key)
         if not isinstance(entry, dict) or entry.get("ident") != ident or field_name not in entry:
             return None
+        memo = self._decoded.get(key)
+        if memo is not None and memo[0] is entry:
+            return entry  # decoded before: known to be sound
         try:  # a damaged entry of our own cache is a miss, never an error
             if field_name == "turns":
                 for row in entry["turns"]:

@@ -1,0 +1,84 @@
+"""The agent reader re-reads only files whose size or mtime changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codeburn.providers import cursor_agent
+from codeburn.providers.cursor_agent import AgentReader, take_snapshot
+from codeburn.providers.cursor_agent_writer import AgentHomeWriter, TurnSpec, assistant, user
+
+T0 = 1_780_000_000_000
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    names: list[str] = []
+    real_transcript, real_store = cursor_agent.parse_transcript, cursor_agent.read_store
+
+    def transcript(path: Path) -> object:
+        names.append(path.name)
+        return real_transcript(path)
+
+    def store(path: Path) -> object:
+        names.append(path.parent.name)
+        return real_store(path)
+
+    monkeypatch.setattr(cursor_agent, "parse_transcript", transcript)
+    monkeypatch.setattr(cursor_agent, "read_store", store)
+    return names
+
+
+def test_only_changed_files_are_read_again(tmp_path: Path, parsed: list[str]) -> None:
+    home = AgentHomeWriter(tmp_path)
+    home.transcript("a", [user("q" * 4), assistant("r" * 8)], mtime_ms=T0)
+    home.transcript("b", [user("q" * 4)], mtime_ms=T0)
+    home.cli_session("s", [TurnSpec("hi", ["ok"])], created_ms=T0)
+    reader = AgentReader(tmp_path)
+    first = reader.read(take_snapshot(tmp_path))
+    assert sorted(parsed) == ["a.jsonl", "b.jsonl", "s"] and reader.changed
+    assert [t.user_chars for t in first.transcripts["a"].turns] == [4]
+    parsed.clear()
+    reader.changed = False
+    assert reader.read(take_snapshot(tmp_path)) == first
+    assert parsed == [] and not reader.changed
+    home.transcript("a", [user("q" * 4), assistant("r" * 8), user("w" * 12)], mtime_ms=T0 + 1)
+    second = reader.read(take_snapshot(tmp_path))
+    assert parsed == ["a.jsonl"] and reader.changed
+    assert [t.user_chars for t in second.transcripts["a"].turns] == [4, 12]
+    assert second.transcripts["b"] == first.transcripts["b"]
+    assert second.sessions == first.sessions
+
+
+def test_entries_round_trip_and_a_damaged_entry_is_read_again(
+    tmp_path: Path, parsed: list[str]
+) -> None:
+    home = AgentHomeWriter(tmp_path)
+    home.transcript("a", [user("q" * 4), assistant("r" * 8)], mtime_ms=T0)
+    home.cli_session("s", [TurnSpec("hi", ["ok"])], created_ms=T0, model="gpt-5")
+    first = AgentReader(tmp_path)
+    expected = first.read(take_snapshot(tmp_path))
+    stored = json.loads(json.dumps(first.entries))
+    parsed.clear()
+    again = AgentReader(tmp_path, stored)
+    assert again.read(take_snapshot(tmp_path)) == expected
+    assert parsed == [] and not again.changed
+    key = next(k for k in stored if k.endswith("a.jsonl"))
+    stored[key]["turns"] = [["not", "a", "turn"]]
+    damaged = AgentReader(tmp_path, stored)
+    assert damaged.read(take_snapshot(tmp_path)) == expected
+    assert parsed == ["a.jsonl"] and damaged.changed
+
+
+def test_a_vanished_file_drops_out(tmp_path: Path, parsed: list[str]) -> None:
+    home = AgentHomeWriter(tmp_path)
+    path = home.transcript("a", [user("q")], mtime_ms=T0)
+    reader = AgentReader(tmp_path)
+    assert "a" in reader.read(take_snapshot(tmp_path)).transcripts
+    path.unlink()
+    reader.changed = False
+    assert reader.read(take_snapshot(tmp_path)).transcripts == {}
+    assert reader.entries == {} and reader.changed
