@@ -1,20 +1,31 @@
-"""(d): refreshes inside one long-lived usage service, as the language server does them."""
+"""(d): refreshes inside one long-lived usage service, as the language server does them.
+
+Bubbles layout: a new conversation of 50 bubbles, then one bubble rewritten in place. Cursor
+3.x layout: a new root-only conversation of 20 turns plus a CLI transcript, then one more turn
+on both.
+"""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from codeburn.cache.config import Budget
+from codeburn.providers.cursor3_writer import Cursor3Writer, Header
+from codeburn.providers.cursor_agent_writer import AgentHomeWriter, assistant, turn_ended, user
 from codeburn.providers.cursor_reader import CursorReader
+from codeburn.providers.graph_writer import TurnSpec
 from codeburn.providers.localtime import iso_utc, today
 from codeburn.providers.sample_profile import ProfileWriter
 from codeburn.server.periods import named_period
 from codeburn.server.usage import UsageService
 
 NEW_BUBBLES = 50
+NEW_TURNS = 20  # a Cursor 3.x conversation appended: 20 turns (40 messages)
 
 
 def append_conversation(db: Path, n: int) -> str:
@@ -50,6 +61,64 @@ def update_bubble(db: Path, composer: str) -> None:
         conn.commit()
     finally:
         conn.close()
+
+
+def _turns(now: int, count: int) -> list[TurnSpec]:
+    return [
+        TurnSpec(
+            user=("question about the parser " * 40)[: 50 + 37 * i],
+            assistant=(("here is the change to the reader " * 250)[: 200 + 157 * i],),
+            timing_ms=now - 60_000 + 1_000 * i,
+        )
+        for i in range(count)
+    ]
+
+
+def _transcript(turns: list[TurnSpec]) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    for t in turns:
+        records += [user(t.user), *(assistant(a) for a in t.assistant), turn_ended()]
+    return records
+
+
+class Cursor3Appender:
+    """Writes as Cursor 3.x does: a new root-only conversation with its header and blobs, and
+    a CLI transcript; `update` adds one turn to both (a new root, the transcript rewritten)."""
+
+    def __init__(self, db: Path, home: Path) -> None:
+        self.root = db.parent.parent.parent
+        self.home = AgentHomeWriter(home)
+        self.turns: list[TurnSpec] = []
+        self.composer = ""
+        self.created = 0
+
+    def _write(self) -> None:
+        with ProfileWriter(self.root) as writer:
+            ide = Cursor3Writer(writer, header_columns=_header_columns(writer.conn))
+            updated = (self.turns[-1].timing_ms or self.created) + 1_000
+            ide.conversation(
+                self.composer, self.turns, used_tokens=0, created_ms=self.created,
+                updated_ms=updated, model="claude-4.6-sonnet", folder="/home/dev/bench",
+            )  # fmt: skip
+            ide.header(Header(self.composer, folder="/home/dev/bench", created_ms=self.created,
+                              updated_ms=updated))  # fmt: skip
+        transcript = _transcript(self.turns[: max(1, len(self.turns) // 4)])
+        self.home.transcript(f"cli-{self.composer}", transcript, slug="home-dev-bench", flat=True)
+
+    def append(self, n: int) -> str:
+        self.composer = f"bench3-{n:04d}-{time.time_ns():x}"
+        self.created = time.time_ns() // 1_000_000 - 120_000
+        self.turns = _turns(self.created + 60_000, NEW_TURNS)
+        self._write()
+        return self.composer
+
+    def update(self) -> None:
+        self.turns = self.turns + _turns(self.created + 100_000, 1)
+        self._write()
+
+
+def _header_columns(conn: sqlite3.Connection) -> int:
+    return len(conn.execute("SELECT * FROM composerHeaders LIMIT 0").description)
 
 
 FULL_PARSES: list[int] = []
@@ -92,9 +161,18 @@ def _key(call: Any) -> str:
     return str(call.key)
 
 
-def measure_incremental(db: Path, cache_dir: Path, reps: int) -> dict[str, Any]:
+def _equals_cold_report(service: UsageService, period: Any) -> bool:
+    """The long-lived service reports what a fresh one (fresh caches) reports of the same data:
+    the check that also covers transcripts and CLI stores."""
+    with tempfile.TemporaryDirectory(prefix="codeburn-bench-cold-") as fresh:
+        cold = UsageService(service.db_path, cache_dir=Path(fresh)).report(period, sync=False)
+    return bool(service.report(period, sync=False)["totals"] == cold["totals"])
+
+
+def measure_incremental(db: Path, cache_dir: Path, reps: int, layout: str) -> dict[str, Any]:
     """Times of a service's first read and of its refreshes after appends and in-place updates."""
     _count_full_parses()
+    cursor3 = Cursor3Appender(db, Path(os.environ["CODEBURN_CURSOR_HOME"]))
     budget = Budget()
     service = UsageService(db, cache_dir=cache_dir)
     period = named_period("all", today())
@@ -104,14 +182,19 @@ def measure_incremental(db: Path, cache_dir: Path, reps: int) -> dict[str, Any]:
     appends: list[float] = []
     updates: list[float] = []
     for n in range(reps):
-        composer = append_conversation(db, n)
+        composer = cursor3.append(n) if layout == "cursor3" else append_conversation(db, n)
         seconds, _ = _timed(lambda: service.status(budget=budget, sync=False))
         appends.append(seconds)
-        update_bubble(db, composer)
+        if layout == "cursor3":
+            cursor3.update()
+        else:
+            update_bubble(db, composer)
         seconds, _ = _timed(lambda: service.status(budget=budget, sync=False))
         updates.append(seconds)
     incremental = FULL_PARSES == [1]
     equal = _equals_cold_parse(service)
+    if layout == "cursor3":
+        equal = equal and _equals_cold_report(service, period)
     return {
         "serviceFirstRead": first,
         "unchanged": unchanged,

@@ -30,6 +30,16 @@ SELECT key,
        json_extract(value, '$.codeBlocks')
 FROM cursorDiskKV WHERE key >= 'bubbleId:' AND key < 'bubbleId;'
 """
+# Cursor 3.x adds what a reader must look at besides the bubbles: every conversation's
+# composerData, the headers table and every agentKv blob (as bytes, none decoded), then the
+# transcripts and CLI stores of the Cursor home, each file read once.
+CURSOR3_SQL: Final = (
+    "SELECT key, CAST(value AS BLOB) FROM cursorDiskKV"
+    " WHERE key >= 'composerData:' AND key < 'composerData;'",
+    "SELECT * FROM composerHeaders",
+    "SELECT key, CAST(value AS BLOB) FROM cursorDiskKV"
+    " WHERE key >= 'agentKv:blob:' AND key < 'agentKv:blob;'",
+)
 HERE: Final = Path(__file__).resolve()
 
 
@@ -40,10 +50,13 @@ class Run:
     stdout: bytes
 
 
-def env_for(db: Path, cache_dir: Path, config_dir: Path) -> dict[str, str]:
+def env_for(db: Path, cache_dir: Path, config_dir: Path, home: Path) -> dict[str, str]:
+    """The environment of a measured process: the profile's database and Cursor home (never the
+    machine's own `~/.cursor`), fresh caches, no sync."""
     env = dict(os.environ)
     env.update(
         CODEBURN_CURSOR_DB=str(db),
+        CODEBURN_CURSOR_HOME=str(home),
         CODEBURN_CACHE_DIR=str(cache_dir),
         CODEBURN_CONFIG_DIR=str(config_dir),
         CODEBURN_CURSOR_SYNC="0",
@@ -88,6 +101,32 @@ def floor_pass(db: Path) -> tuple[float, int]:
         conn.close()
 
 
+def floor_cursor3(db: Path, home: Path) -> tuple[float, int]:
+    """(seconds, rows + files) of the bubble floor plus everything else the 3.x layout stores."""
+    conn = sqlite3.connect(db.as_uri() + "?mode=ro", uri=True)
+    try:
+        started = time.perf_counter()
+        rows = 0
+        for sql in (FLOOR_SQL, *CURSOR3_SQL):
+            for _row in conn.execute(sql):
+                rows += 1
+    finally:
+        conn.close()
+    for path in sorted((home / "projects").glob("*/agent-transcripts/**/*")):
+        if path.suffix in (".jsonl", ".txt") and path.is_file():
+            path.read_bytes()
+            rows += 1
+    for store in sorted((home / "chats").glob("*/*/store.db")):
+        conn = sqlite3.connect(store.as_uri() + "?mode=ro", uri=True)
+        try:
+            for sql in ("SELECT * FROM meta", "SELECT id, data FROM blobs"):
+                for _row in conn.execute(sql):
+                    rows += 1
+        finally:
+            conn.close()
+    return time.perf_counter() - started, rows
+
+
 def child_task(task: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run one in-process measurement in a fresh interpreter; its JSON answer."""
     out = run_process([sys.executable, str(HERE), task, *args], env or dict(os.environ)).stdout
@@ -100,10 +139,14 @@ def _main(argv: list[str]) -> None:
     if task == "floor":
         seconds, rows = floor_pass(Path(argv[1]))
         print(json.dumps({"seconds": seconds, "rows": rows}))
+    elif task == "floor-cursor3":
+        seconds, rows = floor_cursor3(Path(argv[1]), Path(argv[2]))
+        print(json.dumps({"seconds": seconds, "rows": rows}))
     elif task == "incremental":
         from incremental import measure_incremental  # noqa: PLC0415
 
-        print(json.dumps(measure_incremental(Path(argv[1]), Path(argv[2]), int(argv[3]))))
+        db, cache, reps, layout = Path(argv[1]), Path(argv[2]), int(argv[3]), argv[4]
+        print(json.dumps(measure_incremental(db, cache, reps, layout)))
     else:
         raise SystemExit(f"unknown task {task!r}")
 

@@ -1,7 +1,8 @@
 """CodeBurn benchmark: parse cost against the raw SQLite floor on synthetic Cursor profiles.
 
-    .venv/bin/python bench/run.py            # 100k and 300k messages, median of 3
+    .venv/bin/python bench/run.py            # 100k and 300k messages + Cursor 3.x 50k, median of 3
     .venv/bin/python bench/run.py --sizes 100000 --reps 5
+    .venv/bin/python bench/run.py --layouts cursor3 --cursor3-sizes 20000
 
 See bench/README.md for what is measured and the targets.
 """
@@ -27,7 +28,7 @@ sys.path.insert(0, str(HERE))
 
 from lsp_start import first_status_seconds  # noqa: E402
 from measure import child_task, codeburn, env_for  # noqa: E402
-from profiles import Profile, ensure_profile, working_copy  # noqa: E402
+from profiles import LAYOUTS, Layout, Profile, ensure_profile, working_copy  # noqa: E402
 
 TARGETS: Final = {
     "cold/floor": 2.0,
@@ -53,18 +54,21 @@ def _lsp_available() -> bool:
 
 def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
     """All measurements for one profile; floor, cold and warm interleaved rep by rep."""
-    db = profile.db_path
+    db, home = profile.db_path, profile.home
+    floor_task = ["floor", str(db)]
+    if profile.layout == "cursor3":
+        floor_task = ["floor-cursor3", str(db), str(home)]
     with tempfile.TemporaryDirectory(prefix="codeburn-bench-") as tmp_name:
         tmp = Path(tmp_name)
         config = tmp / "config"
-        child_task("floor", str(db))  # untimed: the file into the page cache
+        child_task(*floor_task)  # untimed: the files into the page cache
         floors: list[float] = []
         colds: list[float] = []
         rss_kb: list[int] = []
         warms: list[float] = []
         for rep in range(reps):
-            floors.append(child_task("floor", str(db))["seconds"])
-            env = env_for(db, tmp / f"cache-{rep}", config)
+            floors.append(child_task(*floor_task)["seconds"])
+            env = env_for(db, tmp / f"cache-{rep}", config, home)
             cold = codeburn(["report", "--format", "json", "--period", "all", "--no-sync"], env)
             colds.append(cold.seconds)
             rss_kb.append(cold.max_rss_kb)
@@ -80,11 +84,12 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
                 seconds, _payload = first_status_seconds(env)
                 lsp_times.append(seconds)
             _say(f"  LSP first status: {', '.join(f'{s:.3f}' for s in lsp_times)} s")
-        copy = working_copy(profile, tmp / "work")
-        inc_env = env_for(copy, tmp / "inc-cache", config)
+        copy, copy_home = working_copy(profile, tmp / "work")
+        inc_env = env_for(copy, tmp / "inc-cache", config, copy_home)
         incremental = child_task(
-            "incremental", str(copy), str(tmp / "inc-cache"), str(reps), env=inc_env
-        )
+            "incremental", str(copy), str(tmp / "inc-cache"), str(reps), profile.layout,
+            env=inc_env,
+        )  # fmt: skip
         _say(
             f"  incremental: append {_median(incremental['append']):.3f} s, "
             f"update {_median(incremental['update']):.3f} s, "
@@ -93,6 +98,7 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
     floor, cold_s = _median(floors), _median(colds)
     refresh = max(_median(incremental["append"]), _median(incremental["update"]))
     return {
+        "layout": profile.layout,
         "bubbles": profile.bubbles,
         "agentRows": profile.agent_rows,
         "conversations": profile.conversations,
@@ -127,12 +133,13 @@ def _checks(size: dict[str, Any], largest: bool) -> dict[str, bool]:
 
 def print_table(sizes: list[dict[str, Any]]) -> None:
     rows = [
+        ("layout", lambda s: str(s["layout"])),
         ("messages", lambda s: f"{s['bubbles']:,}"),
         ("(a) floor: one SQLite pass", lambda s: f"{s['floor']['median']:.2f} s"),
         ("(b) cold report, whole process", lambda s: f"{s['cold']['median']:.2f} s"),
         ("(c) warm status, whole process", lambda s: f"{s['warmStatus']['median']:.3f} s"),
-        ("(d) refresh after 50 new msgs", lambda s: f"{_median(s['incremental']['append']):.3f} s"),
-        ("(d) refresh after 1 rewrite", lambda s: f"{_median(s['incremental']['update']):.3f} s"),
+        ("(d) refresh after an append", lambda s: f"{_median(s['incremental']['append']):.3f} s"),
+        ("(d) refresh after a rewrite", lambda s: f"{_median(s['incremental']['update']):.3f} s"),
         ("(e) peak RSS of (b)", lambda s: f"{s['peakRssMB']['median']:.0f} MB"),
         (
             "(f) LSP start → first status",
@@ -146,6 +153,12 @@ def print_table(sizes: list[dict[str, Any]]) -> None:
     width = max(len(name) for name, _ in rows)
     for name, cell in rows:
         print(f"{name:<{width}}  " + "  ".join(f"{cell(s):>12}" for s in sizes))
+
+
+def _label(size: dict[str, Any]) -> str:
+    """A result's name in the checks: its size (bubbles layout), else `cursor3-<size>`."""
+    bubbles = str(size["bubbles"])
+    return bubbles if size["layout"] == "bubbles" else f"{size['layout']}-{bubbles}"
 
 
 def _machine() -> dict[str, Any]:
@@ -170,24 +183,34 @@ def _machine() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="100000,300000", help="messages per profile")
+    parser.add_argument("--sizes", default="100000,300000", help="messages per bubbles profile")
+    parser.add_argument("--cursor3-sizes", default="50000", help="messages per Cursor 3.x profile")
+    parser.add_argument(
+        "--layouts", default=",".join(LAYOUTS), help="which layouts: bubbles, cursor3 or both"
+    )
     parser.add_argument("--reps", type=int, default=3, help="runs per measurement (median)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "results.json")
     parser.add_argument("--regenerate", action="store_true", help="ignore cached profiles")
     args = parser.parse_args(argv)
-    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
+    if unknown := [name for name in layouts if name not in LAYOUTS]:
+        parser.error(f"unknown layout {', '.join(unknown)} (choose from {', '.join(LAYOUTS)})")
+    runs: list[tuple[Layout, int]] = []
+    for layout, sizes in (("bubbles", args.sizes), ("cursor3", args.cursor3_sizes)):
+        if layout in layouts:
+            runs += [(layout, int(s.replace("_", ""))) for s in sizes.split(",") if s.strip()]
     lsp = _lsp_available()
     started = time.perf_counter()
     results: list[dict[str, Any]] = []
-    for bubbles in sizes:
-        _say(f"{bubbles:,} messages:")
-        profile = ensure_profile(bubbles, args.seed, regenerate=args.regenerate)
+    for layout, bubbles in runs:
+        _say(f"{layout}, {bubbles:,} messages:")
+        profile = ensure_profile(bubbles, args.seed, layout=layout, regenerate=args.regenerate)
         if profile.generated_s is not None:
             _say(f"  generated in {profile.generated_s:.1f} s ({profile.size_bytes / 1e6:.0f} MB)")
         results.append(measure_size(profile, args.reps, lsp))
-    largest = max(sizes)
-    checks = {str(s["bubbles"]): _checks(s, s["bubbles"] == largest) for s in results}
+    largest = {layout: max(n for name, n in runs if name == layout) for layout, _ in runs}
+    checks = {_label(s): _checks(s, s["bubbles"] == largest[s["layout"]]) for s in results}
     print_table(results)
     failed = [f"{size}: {name}" for size, c in checks.items() for name, ok in c.items() if not ok]
     print("targets: " + ("all met" if not failed else "NOT met: " + "; ".join(failed)))
