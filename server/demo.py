@@ -1,4 +1,9 @@
-"""`codeburn demo`: the month's report and the status line, on sample data when needed."""
+"""`codeburn demo`: the month's report and the status line, on sample data when needed.
+
+The sample is shown in both of Cursor's layouts, one after the other: the bubbles of Cursor
+≤ 2.x (with a usage export), then Cursor 3.x (headers table, conversation roots and blobs,
+agent transcripts, a Cursor Agent CLI store).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from pathlib import Path
 from codeburn.cache.config import Budget
 from codeburn.providers.cursor_paths import resolve_db_path
 from codeburn.providers.localtime import day_end_ms, local_midnight_ms, today
+from codeburn.providers.sample_cursor3 import Cursor3Spec, generate_cursor3_profile
 from codeburn.providers.sample_generator import (
     SampleSpec,
     generate_sample_profile,
@@ -22,18 +28,19 @@ from codeburn.providers.sample_generator import (
 from codeburn.server.periods import named_period
 from codeburn.server.usage import UsageService
 
+HOME_ENV = "CODEBURN_CURSOR_HOME"
+
 
 @contextlib.contextmanager
 def _sample_environment() -> Iterator[Path]:
     """A throw-away data root, cache and config: nothing of the user's is read or written."""
     folder = Path(tempfile.mkdtemp(prefix="codeburn-demo-"))
-    saved = {
-        k: os.environ.get(k)
-        for k in ("CODEBURN_CACHE_DIR", "CODEBURN_CONFIG_DIR", "CODEBURN_CURSOR_SYNC")
-    }
+    names = ("CODEBURN_CACHE_DIR", "CODEBURN_CONFIG_DIR", "CODEBURN_CURSOR_SYNC", HOME_ENV)
+    saved = {k: os.environ.get(k) for k in names}
     os.environ["CODEBURN_CACHE_DIR"] = str(folder / "cache")
     os.environ["CODEBURN_CONFIG_DIR"] = str(folder / "config")
     os.environ["CODEBURN_CURSOR_SYNC"] = "0"
+    os.environ[HOME_ENV] = str(folder / "empty-cursor-home")  # never the user's ~/.cursor
     try:
         yield folder
     finally:
@@ -66,23 +73,55 @@ def run_demo(*, sample: bool = False, cursor_db: str | None = None) -> int:
         return 0
     with _sample_environment() as folder:
         started = time.monotonic()
-        info = generate_sample_profile(folder / "Cursor", SampleSpec())
-        now_day = today()
-        export = folder / "usage-events.csv"
-        first = now_day - timedelta(days=9)
-        rows = write_sample_export(
-            export, local_midnight_ms(first), day_end_ms(now_day - timedelta(days=7))
-        )
-        service = UsageService(info.db_path)
-        service.import_csv(
-            export, start=first.isoformat(), end=(now_day - timedelta(days=7)).isoformat()
-        )
         print(
             f"No Cursor installation found{' (or --sample given)' if db.is_file() else ''}: "
-            f"sample profile with {info.conversations} conversations, {info.bubbles:,} messages "
-            f"in {len(info.sources)} input sources, plus a usage export of {rows} events for "
-            f"{first} – {now_day - timedelta(days=7)} (exact figures).\n"
+            "sample data in both of Cursor's storage layouts.\n"
         )
-        _show(service, Budget(daily=5.0, monthly=60.0))
-        print(f"\n(sample built and reported in {time.monotonic() - started:.1f} s)")
+        _bubbles_sample(folder)
+        print("\n")
+        _cursor3_sample(folder)
+        print(f"\n(samples built and reported in {time.monotonic() - started:.1f} s)")
     return 0
+
+
+def _heading(text: str) -> None:
+    print(f"{text}\n{'=' * len(text)}")
+
+
+def _bubbles_sample(folder: Path) -> None:
+    """Cursor ≤ 2.x: conversations as bubbles, plus a usage export for exact figures."""
+    info = generate_sample_profile(folder / "Cursor", SampleSpec())
+    now_day = today()
+    export = folder / "usage-events.csv"
+    first = now_day - timedelta(days=9)
+    rows = write_sample_export(
+        export, local_midnight_ms(first), day_end_ms(now_day - timedelta(days=7))
+    )
+    service = UsageService(info.db_path)
+    service.import_csv(
+        export, start=first.isoformat(), end=(now_day - timedelta(days=7)).isoformat()
+    )
+    _heading("Sample 1 of 2 — Cursor ≤ 2.x layout: conversations stored as bubbles")
+    print(
+        f"{info.conversations} conversations, {info.bubbles:,} messages "
+        f"in {len(info.sources)} input sources, plus a usage export of {rows} events for "
+        f"{first} – {now_day - timedelta(days=7)} (exact figures).\n"
+    )
+    _show(service, Budget(daily=5.0, monthly=60.0))
+
+
+def _cursor3_sample(folder: Path) -> None:
+    """Cursor 3.x: headers table, conversationState roots and blobs, transcripts, the CLI."""
+    home = folder / "cursor-home"
+    os.environ[HOME_ENV] = str(home)
+    info = generate_cursor3_profile(folder / "Cursor3", home, Cursor3Spec())
+    ide = sum(info.kinds.values())
+    _heading("Sample 2 of 2 — Cursor 3.x layout: conversation graphs, transcripts and the CLI")
+    print(
+        f"{ide} IDE conversations in the 3.x layout (composerHeaders table, conversationState "
+        f"roots, {info.blobs:,} agentKv blobs; {info.kinds.get('encrypted', 0)} encrypted), "
+        f"{info.classic.conversations if info.classic else 0} older ones as bubbles, "
+        f"{info.transcripts} agent transcripts and {info.cli_sessions} Cursor Agent CLI "
+        f"sessions (store.db) under {home.name}/ — estimates only.\n"
+    )
+    _show(UsageService(info.db_path, cache_dir=folder / "cache3"), Budget(daily=5.0, monthly=60.0))
