@@ -127,7 +127,8 @@ class _Cursor3Sample:
     def __init__(self, spec: Cursor3Spec, now_ms: int) -> None:
         self.spec = spec
         self.now_ms = now_ms
-        self.corpus = " ".join(random.Random(spec.seed).choice(_WORDS) for _ in range(40_000))
+        words = random.Random(spec.seed)
+        self.corpus = " ".join(words.choice(_WORDS) for _ in range(40_000))
 
     def rng(self, stream: str) -> random.Random:
         return random.Random(f"cursor3/{self.spec.seed}/{stream}")
