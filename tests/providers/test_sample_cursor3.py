@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.agent_graph import GraphUnreadable, decode_root
+from codeburn.providers.cursor_reader import CursorReader
 from codeburn.providers.sample_cursor3 import Cursor3Info, Cursor3Spec, generate_cursor3_profile
 
 NOW_MS = 1_780_000_000_000  # 2026-05-28T20:26:40Z: a fixed moment, not today
@@ -172,3 +173,22 @@ def test_same_seed_same_profile(sample: Cursor3Info, tmp_path: Path) -> None:
 
 def _fields(spec: Cursor3Spec) -> dict[str, object]:
     return {name: getattr(spec, name) for name in spec.__dataclass_fields__}
+
+
+def test_ide_reader_reads_each_representation(sample: Cursor3Info) -> None:
+    result = CursorReader(sample.db_path, floor_ms=0).read(now_ms=NOW_MS)
+    kinds = sorted(result.conversations.values())
+    # root: 7 root + 3 spread + 2 messages + 2 with a transcript; bubbles: 2 `_v:17`, 2 classic
+    # and the classic part's 2 conversations whose one message has no usable date.
+    assert {k: kinds.count(k) for k in set(kinds)} == {
+        "root": 14, "bubbles": 6, "meter": 2, "unreadable": 1,
+    }  # fmt: skip
+    assert result.unreadable == {"encrypted": 1}
+    families: dict[str, int] = {}
+    for call in result.calls:
+        family = call.key.split(":")[1]
+        families[family] = families.get(family, 0) + 1
+    # root: 7 × (3 output turns + 1 meter input) + 7 × 3 turns with their own input;
+    # bubble: `_v:17` 2 × 3 × (user + assistant), classic bubble tokens 4, classic meter's 2
+    # assistants; composer-input: meter, transcript+meter, the classic meter conversation.
+    assert families == {"root": 49, "bubble": 18, "composer-input": 3, "agentKv": 1}
