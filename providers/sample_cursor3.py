@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from codeburn.providers import localtime
 from codeburn.providers.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.cursor_agent_writer import (
     AgentHomeWriter,
@@ -349,7 +349,7 @@ def generate_cursor3_profile(
     `progress(done, total)` reports IDE conversations written against the planned total.
     """
     spec = spec or Cursor3Spec()
-    now_ms = spec.now_ms if spec.now_ms is not None else time.time_ns() // 1_000_000
+    now_ms = spec.now_ms if spec.now_ms is not None else localtime.now_ms()
     info = Cursor3Info(
         root=root, db_path=root / "User" / "globalStorage" / "state.vscdb", home=home
     )
