@@ -92,16 +92,45 @@ async function importCsv(controller: Controller, env: NodeJS.ProcessEnv): Promis
     return;
   }
   try {
-    const summary = await controller.execute<ImportSummary>(
-      "codeburn.server.importCursorCsv",
-      [{ path: file, ...range }],
-      true,
-    );
+    const run = (options: { user?: string }) =>
+      controller.execute<ImportSummary | ChooseUser>(
+        "codeburn.server.importCursorCsv",
+        [{ path: file, ...range, ...options }],
+        true,
+      );
+    let summary = await run({});
+    if ("chooseUser" in summary) {
+      // A team export: import one person's rows, never the sum of several people.
+      const user = await pickUser(summary.chooseUser);
+      if (user === undefined) {
+        return;
+      }
+      summary = await run({ user });
+      if ("chooseUser" in summary) {
+        void vscode.window.showErrorMessage("CodeBurn: that person has no rows in this export.");
+        return;
+      }
+    }
+    // The summary holds no e-mail: a chosen user is never logged.
     controller.log.info(`Imported ${file}: ${JSON.stringify(summary)}`);
     void vscode.window.showInformationMessage(importMessage(summary));
   } catch (error) {
     await reportFailure(controller, "Import", error);
   }
+}
+
+/** The server's answer for a team export whose signed-in user it cannot tell. */
+interface ChooseUser {
+  changed: false;
+  chooseUser: string[];
+}
+
+async function pickUser(users: string[]): Promise<string | undefined> {
+  return vscode.window.showQuickPick(users, {
+    title: "CodeBurn: whose usage is this?",
+    placeHolder: "This team export holds several people's usage; pick yours",
+    ignoreFocusOut: true,
+  });
 }
 
 async function syncNow(controller: Controller): Promise<void> {

@@ -88,6 +88,10 @@ export interface ImportSummary {
   coverage: { start: string; end: string; inferred: boolean } | null;
   tokens: number;
   replaced: string[];
+  /** Rows dated after tomorrow, refused. */
+  future?: number;
+  /** Rows billed by the user's own API key: stored, not Cursor spend. */
+  userApiKey?: number;
   /** Present for a sync. */
   window?: { start: string; end: string };
   empty?: boolean;

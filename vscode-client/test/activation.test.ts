@@ -197,6 +197,47 @@ test("Import Cursor CSV: file picker, range prompt prefilled, summary shown", as
   assert.match(shim.messages.at(-1)?.message ?? "", /line 3: Total Tokens/);
 });
 
+test("Import of a team export: a quick pick of its users, then only that person's rows", async () => {
+  const { server, tick, run } = setup();
+  await tick();
+  server.events.onStatus(status());
+  const dir = mkdtempSync(join(tmpdir(), "cb-team-"));
+  const csv = join(dir, "team.csv");
+  writeFileSync(csv, "Date,User,Model\n2026-11-02T12:00:00.000Z,ana@example.com,auto\n");
+  shim.openDialogAnswer = csv;
+  shim.inputBox = () => "";
+  const users = ["ana@example.com", "ben@example.com"];
+  const imported = {
+    changed: true, added: 1, skipped: 0, total: 1, tokens: 10, replaced: ["cursor"],
+    coverage: { start: "2026-11-02T00:00:00.000Z", end: "2026-11-02T22:59:59.999Z", inferred: true },
+  };
+  server.execute = async <T>(command: string, args: unknown[]): Promise<T> => {
+    server.calls.push({ command, args });
+    const options = args[0] as { user?: string };
+    const answer = options.user === "ben@example.com" ? imported : { changed: false, chooseUser: users };
+    return answer as T;
+  };
+
+  // Dismissed: nothing is imported, nothing is shown.
+  await run("codeburn.importCursorCsv");
+  assert.deepEqual(shim.quickPickCalls.map((c) => c.items), [users]);
+  assert.equal(server.calls.length, 1);
+  assert.equal(shim.messages.length, 0);
+
+  // Picked: the import runs again for that person only.
+  shim.quickPick = (items) => items[1];
+  await run("codeburn.importCursorCsv");
+  assert.deepEqual(server.calls.at(-1)?.args, [{ path: csv, user: "ben@example.com" }]);
+  assert.match(shim.messages.at(-1)?.message ?? "", /imported 1 row/);
+  assert.ok(!shim.logLines.some((line) => line.includes("example.com")), "an e-mail was logged");
+
+  // A person with no rows (the server asks again): an error, no second pick.
+  shim.quickPick = (items) => items[0];
+  await run("codeburn.importCursorCsv");
+  assert.equal(shim.quickPickCalls.length, 3);
+  assert.equal(shim.messages.at(-1)?.level, "error");
+});
+
 test("the test hook replaces the file picker only when its variable is set", async () => {
   const { server, tick, run } = setup({ env: { CODEBURN_TEST_IMPORT_PATH: "/data/export.csv" } });
   await tick();

@@ -105,6 +105,9 @@ export const shim = {
   openDialogAnswer: undefined as string | undefined,
   inputBox: (options: { value?: string }): Answer => options.value,
   inputBoxCalls: [] as Array<{ value?: string; validateInput?: (v: string) => unknown }>,
+  /** Answer of a quick pick (default: dismissed). */
+  quickPick: (_items: string[]): string | undefined => undefined,
+  quickPickCalls: [] as Array<{ items: string[]; options: Record<string, unknown> }>,
   configEmitter: new Emitter<{ affectsConfiguration(section: string): boolean }>(),
   commands: new Map<string, (...args: unknown[]) => unknown>(),
   reset(): void {
@@ -119,6 +122,8 @@ export const shim = {
     shim.openDialogAnswer = undefined;
     shim.inputBox = (options) => options.value;
     shim.inputBoxCalls = [];
+    shim.quickPick = () => undefined;
+    shim.quickPickCalls = [];
     shim.configEmitter = new Emitter();
     shim.commands = new Map();
   },
@@ -218,6 +223,10 @@ export const window = {
   showErrorMessage: show("error"),
   showOpenDialog: () =>
     Promise.resolve(shim.openDialogAnswer ? [Uri.file(shim.openDialogAnswer)] : undefined),
+  showQuickPick: (items: string[], options: Record<string, unknown>) => {
+    shim.quickPickCalls.push({ items, options });
+    return Promise.resolve(shim.quickPick(items));
+  },
   showInputBox: (options: { value?: string; validateInput?: (v: string) => unknown }) => {
     shim.inputBoxCalls.push(options);
     return Promise.resolve(shim.inputBox(options));
