@@ -79,7 +79,15 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         line += (
             f"  ({format_money(exact)} exact, {format_money(totals['estimatedCost'])} estimated)"
         )
+    if totals.get("notCharged"):
+        line += f", {totals['notCharged']:,} not charged by Cursor ($0)"
     out.print(line)
+    own_key = report.get("userApiKey") or {}
+    if own_key.get("calls"):
+        out.print(
+            f"Not Cursor spend: {own_key['calls']:,} calls billed to your own API key "
+            f"(~{format_money(own_key['apiCost'])} at API rates)"
+        )
     local = report["coverage"]["localEstimateCost"]
     if local > 0:
         out.print(f"[dim]  {local_estimate_note(local)}[/dim]")

@@ -132,3 +132,25 @@ def test_rows_dated_after_tomorrow_are_refused_and_counted(
     doc = json.loads((env.cache / "imports" / "cursor-usage.v2.json").read_text())
     assert [e["date"] for e in doc["events"]] == [rows[0].date]
     assert all(r["end"] < "2099" for r in doc["ranges"])
+
+
+def test_text_report_counts_not_charged_calls_and_lists_own_key_calls_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    code, _, _ = _import(capsys, str(REAL / "12_jasonholt_team_userapikey_requests_FIXTURE.csv"))
+    assert code == 0
+    argv = [
+        "report",
+        "--cursor-db",
+        "/nowhere/x.vscdb",
+        "--from",
+        "2026-02-19",
+        "--to",
+        "2026-02-19",
+    ]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    # 2026-02-19: 7 rows, 2 of them User API Key; of the other 5 one errored without charge.
+    assert "5 calls" in text and "1 not charged by Cursor ($0)" in text
+    assert "Not Cursor spend: 2 calls billed to your own API key (~$6.32 at API rates)" in text

@@ -35,8 +35,19 @@ export function importMessage(summary: ImportSummary): string {
   const skipped = summary.skipped > 0 ? `, ${summary.skipped} already there` : "";
   return (
     `CodeBurn imported ${plural(summary.added, "row")}${skipped} (${summary.total} stored)` +
-    `${coverage}.${replacedText(summary.replaced)} Nothing was uploaded.`
+    `${coverage}.${replacedText(summary.replaced)}${notesText(summary)} Nothing was uploaded.`
   );
+}
+
+function notesText(summary: ImportSummary): string {
+  let text = "";
+  if (summary.userApiKey) {
+    text += ` Not counted as Cursor spend: ${plural(summary.userApiKey, "row")} billed to your own API key.`;
+  }
+  if (summary.future) {
+    text += ` Refused: ${plural(summary.future, "row")} dated after tomorrow.`;
+  }
+  return text;
 }
 
 export function syncMessage(summary: ImportSummary): string {

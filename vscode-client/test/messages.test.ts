@@ -20,6 +20,12 @@ test("import summary", () => {
       "(from its first and last rows). It replaces the local estimates of Cursor, Cursor Agent " +
       "for those days. Nothing was uploaded.",
   );
+  assert.equal(
+    importMessage({ ...base, skipped: 0, replaced: [], userApiKey: 2, future: 1 }),
+    "CodeBurn imported 12 rows (15 stored) covering 2026-11-01 to 2026-11-20 (from its first and " +
+      "last rows). Not counted as Cursor spend: 2 rows billed to your own API key. Refused: 1 row " +
+      "dated after tomorrow. Nothing was uploaded.",
+  );
   assert.match(
     importMessage({ ...base, changed: false, added: 0, skipped: 15 }),
     /nothing new — all 15 rows of this export were already imported/,
