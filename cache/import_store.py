@@ -9,15 +9,22 @@ store is migrated on first read (its file kept as `cursor-usage.v1.migrated.json
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterable, Sequence
-from datetime import timedelta
 from pathlib import Path
 from typing import Final
 
 from codeburn.cache.dirs import imports_dir
 from codeburn.cache.files import LockTimeoutError, locked, write_json_atomic
+from codeburn.cache.import_merge import (
+    event_set,
+    heal,
+    import_coverage,
+    keeps_stored,
+    refuse_outside,
+    replaced_by_sync,
+    split_future,
+)
 from codeburn.cache.import_records import (
     ACCOUNT_PATTERN,
     REMOVE_FIX,
@@ -43,12 +50,11 @@ from codeburn.cache.import_records import (
 from codeburn.providers.calls import Call
 from codeburn.providers.cursor_csv import UsageRow, is_user_api_key, parse_csv, row_to_call
 from codeburn.providers.export_file import read_export
-from codeburn.providers.localtime import DAY, day_end_ms, local_day, local_midnight_ms, now_ms
+from codeburn.providers.localtime import now_ms
 
 STORE_FILE: Final = "cursor-usage.v2.json"
 V1_FILE: Final = "cursor-usage.v1.json"
 MIGRATED_V1_FILE: Final = "cursor-usage.v1.migrated.json"
-FUTURE_SLACK_MS: Final = DAY // timedelta(milliseconds=1)
 
 
 def store_path() -> Path:
@@ -134,30 +140,6 @@ def _write(path: Path, ranges: Sequence[Range], events: Iterable[StoredEvent]) -
         os.replace(legacy, path.with_name(MIGRATED_V1_FILE))
 
 
-def _heal(
-    ranges: Sequence[Range], events: dict[str, StoredEvent], now: int
-) -> tuple[tuple[Range, ...], int]:
-    """Clip coverage to `now` and drop events dated after now + 1 day (a store damaged by
-    future-dated rows would otherwise hide local usage until then); returns the dropped count."""
-    clipped = tuple(
-        Range(r.start_ms, min(r.end_ms, now), r.source, r.account)
-        for r in ranges
-        if r.start_ms <= now
-    )
-    future = [k for k, e in events.items() if e.row.timestamp_ms > now + FUTURE_SLACK_MS]
-    for key in future:
-        del events[key]
-    return merge_ranges(clipped) if clipped != tuple(ranges) else tuple(ranges), len(future)
-
-
-def _split_future(rows: Sequence[UsageRow], now: int) -> tuple[list[UsageRow], int]:
-    kept = [r for r in rows if r.timestamp_ms <= now + FUTURE_SLACK_MS]
-    return kept, len(rows) - len(kept)
-
-
-# --- writing -----------------------------------------------------------------------------------
-
-
 def import_file(
     csv_path: Path,
     *,
@@ -195,14 +177,14 @@ def import_rows(
     end_ms = parse_boundary(end, end=True) if end is not None else None
     if start_ms is not None and end_ms is not None and start_ms > end_ms:
         raise CoverageError(f"--from {start} is later than --to {end}")
-    rows, future = _split_future(rows, now)
-    _refuse_outside(rows, start_ms, end_ms)
-    coverage = _import_coverage(rows, start_ms, end_ms, min(exported, now))
+    rows, future = split_future(rows, now)
+    refuse_outside(rows, start_ms, end_ms)
+    coverage = import_coverage(rows, start_ms, end_ms, min(exported, now))
     store = path or store_path()
     with locked(store):
         snap = _read(store)
         events = {e.row.hash: e for e in snap.events}
-        ranges, healed = _heal(snap.ranges, events, now)
+        ranges, healed = heal(snap.ranges, events, now)
         added = skipped = 0
         touched: list[int] = []
         bumped = False
@@ -213,7 +195,7 @@ def import_rows(
                 added += 1
             else:
                 skipped += 1
-                keep = _keeps_stored(old, new)
+                keep = keeps_stored(old, new)
                 if keep is not None:
                     bumped = bumped or keep != old
                     events[row.hash] = keep
@@ -243,57 +225,6 @@ def import_rows(
     )
 
 
-def _keeps_stored(old: StoredEvent, new: StoredEvent) -> StoredEvent | None:
-    """What stays of a stored manual event when an export brings it again; None: take `new`.
-
-    The newer export's rendering wins; an equal rendering only records the newer export time;
-    two renderings from exports of the same time are ordered by content, so that importing
-    overlapping exports in any order gives the same store.
-    """
-    if old.source != SOURCE_IMPORT:
-        return None  # a manual import claims a synced row
-    old_at = -1 if old.exported_at_ms is None else old.exported_at_ms
-    new_at = -1 if new.exported_at_ms is None else new.exported_at_ms
-    if old.row == new.row:
-        return new if new_at > old_at else old
-    if old_at != new_at:
-        return old if old_at > new_at else None
-    return old if _content_key(old) >= _content_key(new) else None
-
-
-def _content_key(event: StoredEvent) -> str:
-    return json.dumps(event.to_json(), sort_keys=True)
-
-
-def _refuse_outside(rows: Sequence[UsageRow], start_ms: int | None, end_ms: int | None) -> None:
-    outside = [
-        r
-        for r in rows
-        if (start_ms is not None and r.timestamp_ms < start_ms)
-        or (end_ms is not None and r.timestamp_ms > end_ms)
-    ]
-    if outside:
-        first = outside[0]
-        raise CoverageError(
-            f"line {first.line}: {first.date.strip()} is outside --from/--to "
-            f"({len(outside)} row(s) outside); nothing was imported"
-        )
-
-
-def _import_coverage(
-    rows: Sequence[UsageRow], start_ms: int | None, end_ms: int | None, mtime_ms: int
-) -> tuple[int, int] | None:
-    times = [r.timestamp_ms for r in rows]
-    if start_ms is None and times:
-        start_ms = local_midnight_ms(local_day(min(times)))
-    if end_ms is None and times:
-        end_ms = day_end_ms(local_day(max(times)))
-    if start_ms is None or end_ms is None:
-        return None
-    end_ms = min(end_ms, mtime_ms)
-    return (start_ms, end_ms) if start_ms <= end_ms else None
-
-
 def apply_sync(
     rows: Sequence[UsageRow],
     account: str,
@@ -310,18 +241,16 @@ def apply_sync(
     if not ACCOUNT_PATTERN.fullmatch(account):
         raise ValueError("account must be 16 lowercase hex digits")
     store = path or store_path()
-    rows, future = _split_future(rows, window_end_ms)
+    rows, future = split_future(rows, window_end_ms)
     in_window = [r for r in rows if r.timestamp_ms >= window_start_ms]
     with locked(store):
         snap = _read(store)
         current = {e.row.hash: e for e in snap.events}
-        healed_ranges, healed = _heal(snap.ranges, current, window_end_ms)
+        healed_ranges, healed = heal(snap.ranges, current, window_end_ms)
         manual = CoverageIndex(r for r in healed_ranges if r.source == SOURCE_IMPORT)
-        kept = [e for e in current.values() if not _replaced_by_sync(e, account, window_start_ms)]
+        kept = [e for e in current.values() if not replaced_by_sync(e, account, window_start_ms)]
         dropped = {
-            e.row.hash: e
-            for e in current.values()
-            if _replaced_by_sync(e, account, window_start_ms)
+            e.row.hash: e for e in current.values() if replaced_by_sync(e, account, window_start_ms)
         }
         events = {e.row.hash: e for e in kept}
         added = skipped = 0
@@ -343,7 +272,7 @@ def apply_sync(
         changed = (
             ranges != snap.ranges
             or bool(healed)
-            or _event_set(snap.events) != _event_set(events.values())
+            or event_set(snap.events) != event_set(events.values())
         )
         if changed or not snap.exists:
             _write(store, ranges, events.values())
@@ -367,18 +296,6 @@ def apply_sync(
         future=future,
         user_api_key=sum(1 for r in in_window if is_user_api_key(r.kind)),
     )
-
-
-def _replaced_by_sync(event: StoredEvent, account: str, window_start_ms: int) -> bool:
-    return (
-        event.source == SOURCE_SYNC
-        and event.account == account
-        and event.row.timestamp_ms >= window_start_ms
-    )
-
-
-def _event_set(events: Iterable[StoredEvent]) -> set[tuple[UsageRow, str, str | None]]:
-    return {(e.row, e.source, e.account) for e in events}
 
 
 def remove(path: Path | None = None) -> RemoveResult:
