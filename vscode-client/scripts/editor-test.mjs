@@ -1,11 +1,14 @@
 // Real-editor test: installs the built .vsix into code-server, opens it in headless Chromium and
 // checks, against a fixture Cursor profile built by the project's own generator and CLI:
+//   0. with a profile whose only spend is today, the breakdown's "this month" chart spans the whole
+//      month with one bar: bars 8–24 px wide, text of text size, the chart drawn 1:1, not stretched;
 //   1. the CodeBurn status bar item shows the figures `codeburn status` reports for the fixture;
 //   2. its tooltip has the periods and the command links;
 //   3. "CodeBurn: Import Cursor CSV" from the palette (file supplied by CODEBURN_TEST_IMPORT_PATH,
 //      range prompt prefilled with the export's days) reports the import, and the status bar
 //      changes to the figures `codeburn status` reports after the same import;
-//   4. clicking the item opens the breakdown webview (tables by model and by project);
+//   4. clicking the item opens the breakdown webview (tables by model and by project); its period
+//      picker shows the last 30 days: 31 day slots, bars of the same sane size;
 //   5. the Settings UI finds codeburn.cursorSync.enabled; unticking it writes cursorSync: false
 //      into config.json through the server, and ticking it again says CODEBURN_CURSOR_SYNC=0
 //      keeps sync off.
@@ -201,7 +204,28 @@ async function drive(page, run, fixture, modules) {
       .text.replace(/^\$\([^)]*\)\s*/, "");
   const before = view(fixture.before);
   const after = view(fixture.after);
-  log(`expecting "${before}", then "${after}" after the import`);
+  const oneDayText = view(fixture.oneDay);
+  log(`expecting "${oneDayText}" (one day of spend), then "${before}", then "${after}" after the import`);
+
+  // 0. A profile whose only spend is today: this month's chart has one bar, of a sane size.
+  await expectStatusText(page, oneDayText, FIRST_ITEM_TIMEOUT);
+  await statusItem(page).first().click();
+  const frame = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
+  await pickPeriod(frame, "month", null, (g) => g.drawn === 1);
+  const oneDay = await chartGeometry(frame);
+  expectSaneChart(oneDay, oneDay.slots, "one day of spend");
+  if (oneDay.slots < 28) {
+    throw new Error(`this month's chart spans ${oneDay.slots} days, not the whole month`);
+  }
+  log(`one day of spend: ${oneDay.first} to ${oneDay.last}, 1 bar ${oneDay.barWidths.join("/")} px wide, label ${oneDay.labelHeight} px high`);
+  await page.screenshot({ path: join(ARTIFACTS, "breakdown-one-day.png") });
+  // Close the panel and move away: the next steps start as a fresh window would.
+  await page.locator(".part.sidebar").first().click(); // focus out of the webview
+  await runPaletteCommand(page, "View: Close All Editors");
+  await page.locator(".tabs-container .tab").filter({ hasText: "CodeBurn: Spend Breakdown" }).waitFor({ state: "detached", timeout: STEP_TIMEOUT });
+  await page.mouse.move(10, 10);
+  run.machineExtra = {}; // now the fixture's profile, from the user settings
+  setMachineInterpreter(run, run.interpreter);
 
   // 1. The figures of the fixture.
   const item = await expectStatusText(page, before, FIRST_ITEM_TIMEOUT);
@@ -242,7 +266,6 @@ async function drive(page, run, fixture, modules) {
 
   // 4. The breakdown webview.
   await statusItem(page).first().click();
-  const frame = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
   await frame.locator("h2", { hasText: "By project" }).waitFor({ timeout: STEP_TIMEOUT });
   const rows = await frame.locator("table tbody tr").count();
   const bars = await frame.locator("svg.chart g.day").count();
@@ -251,6 +274,16 @@ async function drive(page, run, fixture, modules) {
   }
   log(`breakdown webview: ${bars} day bars, ${rows} table rows`);
   await page.screenshot({ path: join(ARTIFACTS, "breakdown.png") });
+
+  // 4b. The period picker: the last 30 days are 31 day slots, bars of the same sane size.
+  await pickPeriod(frame, "30days", 31);
+  const thirty = await chartGeometry(frame);
+  expectSaneChart(thirty, 31, "31 days");
+  if (thirty.drawn < 2) {
+    throw new Error(`the last 30 days show ${thirty.drawn} day(s) with spend; the fixture has several`);
+  }
+  log(`last 30 days: ${thirty.first} to ${thirty.last}, ${thirty.drawn} days with spend, bars ${thirty.barWidths.join("/")} px wide`);
+  await page.screenshot({ path: join(ARTIFACTS, "breakdown-30days.png") });
 
   // 5. Settings: find the sync switch, untick it, tick it again.
   await runPaletteCommand(page, "Preferences: Open Settings (UI)");
@@ -295,10 +328,72 @@ async function drive(page, run, fixture, modules) {
   log("back to the real interpreter: the figures return");
 }
 
+/** Chooses a period in the breakdown's picker and waits for its chart (`slots` days, `until`). */
+async function pickPeriod(frame, period, slots, until = () => true) {
+  const deadline = Date.now() + STEP_TIMEOUT;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const select = frame.locator("select#period");
+      if ((await select.inputValue({ timeout: 2000 })) !== period) {
+        await select.selectOption(period, { timeout: 2000 });
+      }
+      last = await chartGeometry(frame);
+      if (last.rendered === period && (slots === null || last.slots === slots) && until(last)) {
+        return;
+      }
+    } catch {
+      // the page is being replaced by the next report
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the breakdown did not show ${period} (last chart: ${JSON.stringify(last)})`);
+}
+
+/** What the chart measures on screen, in CSS pixels. */
+async function chartGeometry(frame) {
+  return frame.locator("svg.chart").evaluate((svg) => {
+    const box = svg.getBoundingClientRect();
+    const bars = [...svg.querySelectorAll("rect.exact, rect.estimated")].filter((r) => r.getBoundingClientRect().height > 0);
+    const days = [...svg.querySelectorAll("g.day")];
+    const drawn = days.filter((g) => [...g.querySelectorAll("rect.exact, rect.estimated")].some((r) => r.getBoundingClientRect().height > 0));
+    const label = svg.querySelector("text.axis").getBoundingClientRect();
+    return {
+      rendered: svg.ownerDocument.querySelector("select#period option[selected]")?.value, // the page's report
+      first: days[0]?.dataset.date,
+      last: days.at(-1)?.dataset.date,
+      slots: days.length,
+      drawn: drawn.length,
+      width: Math.round(box.width),
+      height: Math.round(box.height),
+      barWidths: [...new Set(bars.map((r) => Math.round(r.getBoundingClientRect().width * 10) / 10))],
+      tallest: Math.max(0, ...bars.map((r) => r.getBoundingClientRect().height)),
+      labelHeight: Math.round(label.height),
+    };
+  });
+}
+
+/** Bars 8–24 px wide, no taller than the chart, a label of text size, the chart not stretched. */
+function expectSaneChart(g, slots, what) {
+  const problems = [];
+  if (g.slots !== slots) problems.push(`${g.slots} day slots, expected ${slots}`);
+  if (g.drawn < 1) problems.push("no bar drawn");
+  if (g.barWidths.length === 0 || g.barWidths.some((w) => w < 8 || w > 24)) problems.push(`bar widths ${g.barWidths} px`);
+  if (g.tallest > 170) problems.push(`a bar ${g.tallest} px tall`);
+  if (g.height < 150 || g.height > 260) problems.push(`chart ${g.height} px high`);
+  if (Math.abs(g.width - (slots * 20 + 8)) > 2) problems.push(`chart ${g.width} px wide for ${slots} days (stretched?)`);
+  if (g.labelHeight < 6 || g.labelHeight > 20) problems.push(`"max" label ${g.labelHeight} px high`);
+  if (problems.length > 0) {
+    throw new Error(`breakdown chart for ${what}: ${problems.join("; ")}`);
+  }
+}
+
+/** Machine settings: the interpreter, plus `run.machineExtra` (they win over the user's settings). */
 function setMachineInterpreter(run, interpreter) {
   const machine = join(run.dirs["user-data"], "Machine");
   mkdirSync(machine, { recursive: true });
-  writeFileSync(join(machine, "settings.json"), JSON.stringify({ "codeburn.python.interpreter": interpreter }, null, 2));
+  const settings = { "codeburn.python.interpreter": interpreter, ...run.machineExtra };
+  writeFileSync(join(machine, "settings.json"), JSON.stringify(settings, null, 2));
 }
 
 /** The item shows a trouble state: exact text, error background, and the cause in the tooltip. */
@@ -388,8 +483,10 @@ async function main() {
     "codeburn.cursor.databasePath": fixture.db,
     "codeburn.python.interpreter": interpreter,
   });
-  // In a remote window (code-server), machine-scoped settings come from the Machine settings.
+  // In a remote window (code-server), machine-scoped settings come from the Machine settings
+  // (which code-server also re-reads when they change). Step 0 reads the one-day profile.
   run.interpreter = interpreter;
+  run.machineExtra = { "codeburn.cursor.databasePath": fixture.oneDayDb };
   setMachineInterpreter(run, interpreter);
 
   const port = await freePort();

@@ -3,7 +3,9 @@
 
     python3 scripts/make_fixture.py OUT_DIR   (after `npm run package`, which fills bundled/libs)
 
-Writes OUT_DIR/fixture.json = {"db", "csv", "before": <status>, "after": <status>}. The profile
+Writes OUT_DIR/fixture.json = {"db", "oneDayDb", "csv", "before": <status>, "after": <status>,
+"oneDay": <status>} ("oneDayDb": a second profile with usage on today only, for the breakdown's
+one-day chart, and "oneDay" its status). The profile
 comes from the project's sample generator; the figures from the project's CLI, each run with a
 private cache and config folder and sync off, so nothing outside OUT_DIR is read or written.
 """
@@ -23,11 +25,13 @@ CLIENT = Path(__file__).resolve().parent.parent
 LIBS = CLIENT / "bundled" / "libs"
 sys.path.insert(0, str(LIBS))
 
+from codeburn.providers.localtime import iso_utc, local_midnight_ms, today  # noqa: E402
 from codeburn.providers.sample_generator import (  # noqa: E402
     SampleSpec,
     generate_sample_profile,
     write_sample_export,
 )
+from codeburn.providers.sample_profile import ProfileWriter  # noqa: E402
 
 CLI = "import sys; from codeburn.server.cli import main; sys.exit(main())"
 
@@ -59,6 +63,25 @@ def status(db: Path, scratch: Path) -> dict[str, Any]:
     return result
 
 
+def one_day_profile(root: Path, now_ms: int) -> Path:
+    """A profile whose only usage is today (the breakdown's one-day case on any date)."""
+    floor = local_midnight_ms(today()) + 1000
+    with ProfileWriter(root) as p:
+        for n in range(3):
+            at = max(now_ms - (40 - 5 * n) * 60_000, floor)
+            p.bubble(f"d{n}", "u", role="user", text="fix this " * 40, created_at=iso_utc(at))
+            reply = "done " * 600
+            p.bubble(
+                f"d{n}",
+                "a",
+                role="assistant",
+                text=reply,
+                created_at=iso_utc(at + 1000),
+                model="gpt-5",
+            )
+    return p.db_path
+
+
 def main() -> None:
     if len(sys.argv) != 2:
         sys.exit("usage: make_fixture.py OUT_DIR")
@@ -83,8 +106,14 @@ def main() -> None:
         sys.exit(f"make_fixture: unexpected states {before['state']} / {after['state']}")
     if (before["today"], before["month"]) == (after["today"], after["month"]):
         sys.exit("make_fixture: importing the export did not change the figures")
+    one_day = one_day_profile(out / "one-day" / "Cursor", now_ms)
+    one_day_status = status(one_day, out / "expected-one-day")
+    if one_day_status["state"] != "ok" or one_day_status["today"]["calls"] == 0:
+        sys.exit(f"make_fixture: the one-day profile reads as {one_day_status}")
     fixture = {
         "db": str(info.db_path),
+        "oneDayDb": str(one_day),
+        "oneDay": one_day_status,
         "csv": str(csv),
         "rows": rows,
         "before": before,

@@ -79,7 +79,14 @@ function dayLabel(day: string, index: number, count: number): string | undefined
   if (date === 1) {
     return `${MONTHS[Number(day.slice(5, 7)) - 1]} 1`;
   }
+  if (index < count - 1 && monthEnd(day) === day) {
+    return undefined; // the next slot names the new month; two labels would run together
+  }
   return index === 0 || index === count - 1 || date % 5 === 0 ? String(date) : undefined;
+}
+
+function labelText(text: string, x: number, anchor: "start" | "middle"): string {
+  return `<text x="${x}" y="${CHART_HEIGHT + 14}" text-anchor="${anchor}">${h(text)}</text>`;
 }
 
 function chart(report: ReportPayload): string {
@@ -107,7 +114,7 @@ function chart(report: ReportPayload): string {
       `<rect class="hit" x="${x}" y="0" width="${SLOT}" height="${CHART_HEIGHT}"></rect>`,
       `<rect class="exact" x="${x}" y="${coord(CHART_HEIGHT - exactHeight)}" width="${BAR}" height="${coord(exactHeight)}"></rect>`,
       `<rect class="estimated" x="${x}" y="${coord(CHART_HEIGHT - exactHeight - estimatedHeight)}" width="${BAR}" height="${coord(estimatedHeight)}"></rect>`,
-      label ? `<text x="${x + BAR / 2}" y="${CHART_HEIGHT + 14}" text-anchor="middle">${h(label)}</text>` : "",
+      label ? labelText(label, i === 0 ? x : x + BAR / 2, i === 0 ? "start" : "middle") : "",
       "</g>",
     ].join("");
   });

@@ -55,6 +55,7 @@ test("on the 1st of a month: one bar of normal size among 31 days, no giant labe
   assert.doesNotMatch(html, /\.chart \{[^}]*width: 100%/);
   assert.match(html, /max \$2\.00 a day/);
   assert.match(html, /2026-12-15: still to come/);
+  assert.match(html, /<text x="0" y="174" text-anchor="start">Dec 1<\/text>/); // not cut at the left edge
 });
 
 test("bars keep their pixel width whatever the number of days", () => {
@@ -69,7 +70,9 @@ test("bars keep their pixel width whatever the number of days", () => {
     assert.deepEqual([...geometry(html).barWidths], [14]);
     assert.equal(geometry(html).height, 198);
   }
-  assert.match(thirty, />Dec 1<\/text>/); // a month change is named on the axis
+  assert.match(thirty, />Dec 1<\/text>/); // a month change is named on the axis…
+  assert.doesNotMatch(thirty, />30<\/text>/); // …and the day before it is not labelled over it
+  assert.match(month, />30<\/text><\/g>/); // the last day of a chart keeps its label
 });
 
 test("the period picker offers this month, last month and the last 30 days", () => {
