@@ -126,9 +126,11 @@ class _Combiner:
         )
 
     def transcript_calls(self, read: TranscriptRead) -> list[Call]:
-        cid, parent = read.file.conversation_id, read.file.parent_id
+        cid = read.file.conversation_id
         metas = self.ide.metas
         meta = metas.get(cid)
+        # The subagents/ folder names the parent; else the IDE's subagent header does.
+        parent = read.file.parent_id or (meta.parent_id if meta is not None else None)
         parent_meta = metas.get(parent) if parent is not None else None
         parent_session = self.agent.sessions.get(parent) if parent is not None else None
         ide = self.is_ide(cid) or self.is_ide(parent)

@@ -148,6 +148,20 @@ def test_a_subagent_counts_once_under_its_parents_project(tmp_path: Path) -> Non
     ]
 
 
+def test_a_flat_subagent_transcript_finds_its_parent_through_the_ide_header(
+    tmp_path: Path,
+) -> None:
+    AgentHomeWriter(tmp_path).transcript("k2", exchange(12, 16), flat=True, mtime_ms=T0)
+    metas = {
+        "k2": Meta(created_ms=T0 + HOUR, parent_id="c5"),
+        "c5": Meta("-home-me-beta", "gpt-5", T0, T0 + HOUR),
+    }
+    ide = IdeSide([], {"c5": "bubbles", "k2": "meter"}, metas, {})
+    assert summary(read(tmp_path, ide).calls) == [
+        ("cursor:transcript:k2:0", "cursor", "gpt-5", "-home-me-beta", "k2", T0 + HOUR, 3, 4),
+    ]
+
+
 def test_a_transcript_only_conversation_keeps_first_seen_dates(tmp_path: Path) -> None:
     home = AgentHomeWriter(tmp_path)
     home.transcript("t1", exchange(20, 40), slug="home-me-gamma-app", mtime_ms=T0)
