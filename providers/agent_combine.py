@@ -177,13 +177,19 @@ class _Combiner:
             elif session.unreadable is not None:
                 pending[cid] = session.unreadable
         for cid, read in sorted(self.agent.transcripts.items()):
-            if cid in self.taken or cid in self.represented or not read.turns:
+            if cid in self.taken or cid in self.represented:
                 continue
-            calls.extend(self.transcript_calls(read))
-            self.represented.add(cid)
-        unreadable = Counter(r for c, r in pending.items() if c not in self.represented)
-        unreadable.update(self._ide_unreadable())
+            if read.turns:
+                calls.extend(self.transcript_calls(read))
+                self.represented.add(cid)
+            elif read.unreadable is not None:
+                pending.setdefault(cid, read.unreadable)
         reps = self.ide.conversations
+        # Counted here only when the IDE has nothing of it (its meter, or its own count).
+        unreadable = Counter(
+            r for c, r in pending.items() if c not in self.represented and c not in reps
+        )
+        unreadable.update(self._ide_unreadable())
         replaced = {c for c in self.represented if reps.get(c) not in IDE_FULL} - self.taken
         ide_calls = [c for c in self.ide.calls if c.session not in replaced]
         return Combined(ide_calls + calls, dict(sorted(unreadable.items())), self.first_seen)

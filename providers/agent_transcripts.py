@@ -19,6 +19,8 @@ from codeburn.providers.agent_stream import StreamRequest, content_chars
 
 TRANSCRIPTS_DIR: Final = "agent-transcripts"
 SUBAGENTS_DIR: Final = "subagents"
+# Larger transcripts are counted as unreadable rather than read into memory whole.
+MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 JSONL: Final = ".jsonl"
 TXT: Final = ".txt"
 
@@ -255,7 +257,16 @@ def parse_txt(data: bytes) -> tuple[GraphTurn, ...]:
     return turns.finish()
 
 
+class TranscriptTooLarge(Exception):
+    """A transcript over MAX_TRANSCRIPT_BYTES: counted as unreadable, never half read."""
+
+
 def parse_transcript(path: Path) -> tuple[GraphTurn, ...]:
-    """Turns of one transcript file (raises OSError when it cannot be read)."""
-    data = path.read_bytes()
+    """Turns of one transcript file (OSError when it cannot be read, TranscriptTooLarge)."""
+    with path.open("rb") as handle:
+        if os.fstat(handle.fileno()).st_size > MAX_TRANSCRIPT_BYTES:
+            raise TranscriptTooLarge(str(path))
+        data = handle.read(MAX_TRANSCRIPT_BYTES + 1)
+    if len(data) > MAX_TRANSCRIPT_BYTES:  # it grew while being read
+        raise TranscriptTooLarge(str(path))
     return parse_txt(data) if path.suffix == TXT else parse_jsonl(data)

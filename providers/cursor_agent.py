@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from codeburn.providers.agent_graph import Graph, GraphTurn
-from codeburn.providers.agent_transcripts import TranscriptFile, find_transcripts, parse_transcript
+from codeburn.providers.agent_transcripts import (
+    TranscriptFile,
+    TranscriptTooLarge,
+    find_transcripts,
+    parse_transcript,
+)
 from codeburn.providers.cursor_cli import CliSession, StoreBusy, find_stores, read_store
 
 Ident = list[int]
@@ -72,6 +77,7 @@ class TranscriptRead:
     file: TranscriptFile
     turns: tuple[GraphTurn, ...]
     mtime_ms: int  # the file's modification time at this read
+    unreadable: str | None = None  # why a transcript that exists could not be read
 
 
 @dataclass(slots=True)
@@ -197,7 +203,8 @@ class AgentReader:
             if entry is None or ident is None:
                 continue
             kept[key] = entry
-            read = TranscriptRead(found, self._decode(key, entry), ident[0] // 1_000_000)
+            turns, why = self._decode(key, entry), _opt_str(entry.get("unreadable"))
+            read = TranscriptRead(found, turns, ident[0] // 1_000_000, why)
             result.transcripts[found.conversation_id] = read
         for store in snapshot.stores:
             key = str(store)
@@ -241,6 +248,9 @@ class AgentReader:
             turns = parse_transcript(found.path)
         except OSError:
             return None  # vanished or unreadable right now: tried again next time
+        except TranscriptTooLarge:
+            self.changed = True
+            return {"ident": ident, "turns": [], "unreadable": "too-large"}
         self.changed = True
         return {"ident": ident, "turns": [turn_row(t) for t in turns]}
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from codeburn.providers import agent_transcripts
 from codeburn.providers.agent_combine import NO_IDE, Combined, IdeSide, combine
 from codeburn.providers.calls import Call
 from codeburn.providers.cursor_agent import AgentReader, take_snapshot
@@ -198,3 +199,27 @@ def test_without_agent_files_the_ide_answer_passes_through(tmp_path: Path) -> No
     combined = read(tmp_path / "no-home", ide)
     assert combined.calls == calls
     assert combined.unreadable == {"encrypted": 1}
+
+
+def test_a_transcript_too_large_to_read_is_counted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(agent_transcripts, "MAX_TRANSCRIPT_BYTES", 200)
+    home = AgentHomeWriter(tmp_path)
+    home.transcript("big", exchange(400, 800), mtime_ms=T0)
+    home.transcript("big-too", exchange(400, 800), mtime_ms=T0)
+    home.transcript("small", exchange(4, 8), mtime_ms=T0)
+    meter = ide_call("cursor:composer-input:big-too", "big-too", 900)
+    ide = IdeSide([meter], {"big-too": "meter"}, {}, {})
+    combined = read(tmp_path, ide)
+    # big: nothing else reads it; big-too: the IDE's meter stands for it.
+    assert combined.unreadable == {"too-large": 1}
+    assert {c.session for c in combined.calls} == {"big-too", "small"}
+
+
+def test_a_conversation_both_sides_could_not_read_is_counted_once(tmp_path: Path) -> None:
+    AgentHomeWriter(tmp_path).cli_session(
+        "s9", [TurnSpec("secret", ["x"])], created_ms=T0, encrypt_blobs=True
+    )
+    ide = IdeSide([], {"s9": "unreadable"}, {}, {"encrypted": 1})
+    assert read(tmp_path, ide).unreadable == {"encrypted": 1}
