@@ -41,10 +41,12 @@ def _half_up_div(count: int, divisor: int) -> int:
     return (2 * count + divisor) // (2 * divisor)
 
 
-def format_tokens(count: int) -> str:
+def format_tokens(value: float) -> str:
     """`950`, `1.2K`, `14.8K`, `123K`, `3.2M`, `1.5B`: three significant figures at most."""
-    sign = "-" if count < 0 else ""
-    count = abs(count)
+    if not math.isfinite(value):
+        return "?"
+    sign = "-" if value < 0 else ""
+    count = abs(value) if isinstance(value, int) else int(_rounded(abs(value), 0))
     if count < 1000:
         return f"{sign}{count}"
     for n, (unit, suffix) in enumerate(_UNITS):

@@ -31,6 +31,11 @@ def test_tokens_follow_the_shared_golden_file(count: int, text: str) -> None:
     assert format_tokens(count) == text
 
 
+@pytest.mark.parametrize("count", [math.nan, math.inf])
+def test_tokens_that_are_not_a_number_are_never_shown_as_one(count: float) -> None:
+    assert format_tokens(count) == GOLDEN["tokensNotFinite"]
+
+
 def test_the_golden_file_covers_both_rules() -> None:
     assert len(GOLDEN["money"]) >= 20 and len(GOLDEN["tokens"]) >= 20
 

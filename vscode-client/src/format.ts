@@ -64,6 +64,9 @@ function halfUpDiv(count: number, divisor: number): number {
  * `950`, `1.2K`, `14.8K`, `123K`, `3.2M`, `1.5B` (999.5K and up read `1.0M`).
  */
 export function formatTokens(value: number): string {
+  if (!Number.isFinite(value)) {
+    return "?";
+  }
   const sign = value < 0 ? "-" : "";
   let count = Math.round(Math.abs(value));
   if (count < 1000) {
