@@ -107,3 +107,18 @@ def test_discovery_prefers_jsonl_walks_only_agent_transcripts_and_finds_subagent
 
 def test_no_cursor_home_is_no_transcripts(tmp_path: Path) -> None:
     assert find_transcripts(tmp_path / "missing") == {}
+
+
+def test_odd_records_are_skipped_never_an_error() -> None:
+    lines = [
+        b'{"role":"user","message":{"content":[{"type":"text","text":5},"x",null]}}',
+        b'{"role":"assistant","message":"not a message"}',
+        b'{"role":"assistant","message":{"content":[{"type":"tool_use","name":7,"input":[]}]}}',
+        b'{"role":"user","content":"top-level content"}',
+        b"[" * 5000 + b"]" * 5000,
+        b"\xff\xfe not utf-8 \x80",
+        b'{"role":"assistant","message":{"content":[{"type":"text","text":"ok\xe9"}]}}',
+        b"1e999999",
+    ]
+    assert parse_jsonl(b"\n".join(lines)) == (turn(17, 0, 3),)
+    assert parse_txt(b"[Tool call]\n[Tool result]\n\xff\nA:\n") == (turn(0, 1, 0),)
