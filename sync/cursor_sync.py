@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from codeburn.cache.config import cursor_sync_enabled
 from codeburn.cache.files import LockTimeoutError
-from codeburn.providers.cursor_auth import CursorToken, load_token
+from codeburn.providers.cursor_auth import CursorToken, load_token, signed_in_email
 from codeburn.providers.localtime import DAY, local_day, local_midnight_ms
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.sync import store_bridge
@@ -108,7 +108,7 @@ def maybe_sync(
         if force:
             raise SyncError(BUSY) from None
         return SyncOutcome(attempted=False)
-    return _run(credentials, base, now, force, budget_s)
+    return _run(credentials, base, now, force, budget_s, signed_in_email(db_path))
 
 
 def _usable_credentials(db_path: Path, now: int, force: bool) -> Credentials | None:
@@ -176,7 +176,12 @@ def sync_window(account: str, state: SyncState, now: int) -> Window:
 
 
 def _run(
-    credentials: Credentials, base: str, now: int, force: bool, budget_s: float | None
+    credentials: Credentials,
+    base: str,
+    now: int,
+    force: bool,
+    budget_s: float | None,
+    signed_in: str | None,
 ) -> SyncOutcome:
     try:
         window = sync_window(credentials.account, load_state(), now)
@@ -191,7 +196,7 @@ def _run(
     try:
         body = client.export_csv(window.start_ms, window.end_ms, budget_s=budget)
         summary = store_bridge.apply_export(
-            body, credentials.account, window.start_ms, window.end_ms
+            body, credentials.account, window.start_ms, window.end_ms, signed_in=signed_in
         )
     except RequestFailed as exc:
         return _failed(exc, credentials, now, force)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from codeburn.cache import import_store
 from codeburn.cache.import_store import ImportStoreError, ImportSummary
 from codeburn.providers.cursor_csv import CsvFormatError, parse_csv
+from codeburn.providers.team_export import one_persons_rows
 
 
 class NotAnExport(Exception):
@@ -34,12 +35,20 @@ def other_accounts_coverage_end(account: str) -> int | None:
 
 
 def apply_export(
-    body: bytes, account: str, window_start_ms: int, window_end_ms: int
+    body: bytes,
+    account: str,
+    window_start_ms: int,
+    window_end_ms: int,
+    *,
+    signed_in: str | None = None,
 ) -> ImportSummary:
-    """Parse the whole body first, then store it: a bad body leaves the store byte-identical."""
+    """Parse the whole body first, then store it: a bad body leaves the store byte-identical.
+
+    An export holding several people's rows keeps the signed-in person's; when that person is
+    not among them nothing is stored (never several people summed into one spend)."""
     try:
-        rows = parse_csv(body)
-    except CsvFormatError:
+        rows = one_persons_rows(parse_csv(body), signed_in=signed_in)
+    except CsvFormatError:  # ChooseUserError included
         raise NotAnExport from None
     try:
         return import_store.apply_sync(rows, account, window_start_ms, window_end_ms)

@@ -154,6 +154,7 @@ class FakeCursor:
     summary: Any = field(default_factory=lambda: json.loads(json.dumps(PERSONAL_SUMMARY)))
     summary_mode: Mode = "ok"
     filter_window: bool = True  # False: also send rows outside the window (a sloppy server)
+    variant: str = "current"  # "team": the export with a User column
     requests: list[RecordedRequest] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -212,7 +213,7 @@ class FakeCursor:
             ms = parse_iso_ms(row.date)
             if ms is not None and (not self.filter_window or start_ms <= ms <= end_ms):
                 chosen.append(row)
-        return export_bytes(chosen)
+        return export_bytes(chosen, self.variant)
 
     def stall(self) -> None:
         self._release.wait(self.stall_s)

@@ -1,0 +1,51 @@
+"""A synced export with several people's rows: the signed-in person's only, never the sum."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from codeburn.cache.import_store import store_path
+from codeburn.providers.localtime import iso_utc
+from codeburn.sync.cursor_sync import maybe_sync
+from tests.csv_fixtures import ExportRow
+from tests.sync.fake_cursor import SyncEnv
+
+HOUR = 3_600_000
+NOW = 1_795_000_000_000
+
+
+def _rows() -> list[ExportRow]:
+    return [
+        ExportRow(iso_utc(NOW - 3 * HOUR), "gpt-5", input=100, user="ana@example.com"),
+        ExportRow(iso_utc(NOW - 2 * HOUR), "gpt-5", input=200, user="ben@example.com"),
+        ExportRow(iso_utc(NOW - 1 * HOUR), "gpt-5", input=300, user="ana@example.com"),
+    ]
+
+
+def _sign_in_email(sync_env: SyncEnv, email: str) -> None:
+    with sqlite3.connect(sync_env.db_path) as conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO ItemTable (key, value) VALUES ('cursorAuth/cachedEmail', ?)",
+            (email,),
+        )
+
+
+def test_sync_keeps_the_signed_in_persons_rows(sync_env: SyncEnv) -> None:
+    _sign_in_email(sync_env, "ana@example.com")
+    sync_env.fake.variant, sync_env.fake.rows = "team", _rows()
+    outcome = maybe_sync(sync_env.db_path, now_ms=NOW)
+    assert outcome.summary is not None
+    assert (outcome.summary["added"], outcome.summary["tokens"]) == (2, 400)
+    stored = store_path().read_text()
+    assert [e["input"] for e in json.loads(stored)["events"]] == [100, 300]
+    assert "example.com" not in stored
+
+
+def test_sync_of_several_people_without_the_signed_in_one_stores_nothing(
+    sync_env: SyncEnv,
+) -> None:
+    sync_env.fake.variant, sync_env.fake.rows = "team", _rows()
+    outcome = maybe_sync(sync_env.db_path, now_ms=NOW)
+    assert (outcome.attempted, outcome.error_code) == (True, "export")
+    assert not store_path().exists()
