@@ -54,6 +54,15 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "no-agent": NO_AGENT_COLUMNS,
     "oldest": OLDEST_COLUMNS,
 }
+# Older and plan-specific layouts seen in real exports (tests/data/real-csv).
+REAL_LAYOUTS: dict[str, tuple[str, ...]] = {
+    "requests": (*CURRENT_COLUMNS[:-1], "Requests"),
+    "usage-tokens": (
+        "Date", "User", "Kind", "Model", "Input (w/ Cache Write)", "Input (w/o Cache Write)",
+        "Cache Read", "Output", "Total Tokens", "Cost ($)",
+    ),
+    "usage-details": ("Date", "User", "Kind", "Max Mode", "Model", "Tokens", "Cost ($)"),
+}  # fmt: skip
 USER_EMAIL = "dev.person@example.com"
 
 
@@ -96,6 +105,10 @@ class ExportRow:
             "Total Tokens": str(total),
             "Cost": self.cost,
             "Cost to you": self.cost,
+            "Cost ($)": self.cost,
+            "Requests": "1",
+            "Output": str(self.output),
+            "Tokens": f"{self.tokens:,}",
         }
 
 
@@ -113,7 +126,7 @@ def export_text(
     quote_all: bool = True,
 ) -> str:
     """The CSV text Cursor's dashboard would produce for `rows` in one header variant."""
-    columns = VARIANTS[variant]
+    columns = VARIANTS.get(variant) or REAL_LAYOUTS[variant]
     out = io.StringIO()
     writer = csv.writer(
         out,

@@ -22,6 +22,7 @@ from codeburn.providers.cursor_csv import (
 from codeburn.providers.localtime import local_midnight_ms
 from tests.csv_fixtures import (
     CURRENT_COLUMNS,
+    REAL_LAYOUTS,
     USER_EMAIL,
     VARIANTS,
     ExportRow,
@@ -334,7 +335,7 @@ _CELLS = st.one_of(
 
 @st.composite
 def _near_valid(draw: st.DrawFn) -> bytes:
-    columns = list(draw(st.sampled_from(list(VARIANTS.values()))))
+    columns = list(draw(st.sampled_from([*VARIANTS.values(), *REAL_LAYOUTS.values()])))
     if draw(st.booleans()):
         columns = draw(st.permutations(columns))
     if draw(st.booleans()) and columns:
@@ -481,3 +482,34 @@ def test_user_api_key_rows_belong_apart_from_cursor_spend() -> None:
     assert call.provider == "user-api-key"
     assert call.cost == pytest.approx(1000 * 5e-6 + 1000 * 25e-6)  # claude-opus-4-6 list price
     assert call.estimated and not call.billed
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.builds(
+            ExportRow,
+            date=st.just(ROW.date),
+            model=st.sampled_from(["auto", "gpt-5", "claude-4.5-sonnet-thinking"]),
+            cache_write=st.integers(0, 10**7),
+            input=st.integers(0, 10**9),
+            cache_read=st.integers(0, 10**9),
+            output=st.integers(0, 10**9),
+            cost=st.sampled_from(["Included", "$0.25", "0.19", "-"]),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    st.sampled_from(sorted(REAL_LAYOUTS)),
+)
+def test_fuzz_real_layouts_read_the_same_tokens(rows: list[ExportRow], layout: str) -> None:
+    parsed = parse_csv(export_bytes(rows, layout))
+    assert [r.tokens for r in parsed] == [r.tokens for r in rows]
+    if layout == "usage-details":
+        assert all(r.tokens_only and r.input == r.tokens for r in parsed)
+    else:
+        assert [(r.cache_write, r.input, r.cache_read, r.output) for r in parsed] == [
+            (r.cache_write, r.input, r.cache_read, r.output) for r in rows
+        ]
+    if layout == "requests":
+        assert all((r.requests, r.cost) == ("1", "") for r in parsed)
