@@ -23,6 +23,7 @@ from codeburn.providers.workspaces import folder_of, project_name
 HEADER_COLUMNS: Final = ("composerId", "workspaceId", "createdAt", "lastUpdatedAt", "value")
 DRAFT_IDS: Final = frozenset({"empty-state-draft"})
 _NO_FOLDER: Final = re.compile(r"^(empty-window|\d{13})$")
+_WORKSPACE_ID: Final = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")  # a folder name, never a path
 
 # composerData fields, each guarded by the WHERE clause's json_valid (SPEC §2.1).
 _DATA_FIELDS: Final = (
@@ -224,7 +225,7 @@ def _take_data(comp: Composer, row: tuple[Any, ...]) -> None:
 def _workspace_project(db_path: Path, workspace_id: str, memo: dict[str, str | None]) -> str | None:
     if workspace_id not in memo:
         folder = None
-        if not _NO_FOLDER.match(workspace_id) and "/" not in workspace_id:
+        if _WORKSPACE_ID.match(workspace_id) and not _NO_FOLDER.match(workspace_id):
             folder = folder_of(workspace_storage_dir(db_path) / workspace_id / "workspace.json")
         memo[workspace_id] = project_name(folder) if folder else None
     return memo[workspace_id]

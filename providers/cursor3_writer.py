@@ -70,12 +70,18 @@ class Header:
 class Cursor3Writer:
     """Adds Cursor 3.x conversations to a `ProfileWriter`'s global database."""
 
-    def __init__(self, profile: ProfileWriter, *, header_columns: int = 10) -> None:
-        if header_columns not in (9, 10):
+    def __init__(self, profile: ProfileWriter, *, header_columns: int | None = 10) -> None:
+        """`header_columns` 10 (Cursor 3.16+) or 9 (3.15) creates the `composerHeaders` table
+        at once; None writes a Cursor 3.0–3.14 database (headers only in the ItemTable)."""
+        if header_columns not in (9, 10, None):
             raise ValueError("composerHeaders has 9 or 10 columns")
         self.profile = profile
-        self.columns = COLUMNS_9 if header_columns == 9 else COLUMNS_10
+        self.columns: tuple[str, ...] = (
+            () if header_columns is None else COLUMNS_9 if header_columns == 9 else COLUMNS_10
+        )
         self._table = False
+        if self.columns:
+            self._create_table()
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -89,7 +95,8 @@ class Cursor3Writer:
 
     def header(self, header: Header) -> None:
         """A `composerHeaders` table row."""
-        self._create_table()
+        if not self.columns:
+            raise ValueError("this build has no composerHeaders table: use item_headers")
         row = {
             "composerId": header.composer_id,
             "workspaceId": header.workspace_id,

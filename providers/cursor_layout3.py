@@ -64,10 +64,8 @@ class Layout3:
         return self.indexed or bool(self.conversations or self.bubble_ids)
 
 
-def layout3_present(conn: sqlite3.Connection, new_rows: list[tuple[int, str]]) -> bool:
-    """Whether a refresh of a database that had nothing of Cursor 3.x must look again."""
-    if any(key.startswith(scan.COMPOSER_PREFIX) for _rowid, key in new_rows):
-        return True
+def layout3_present(conn: sqlite3.Connection) -> bool:
+    """Whether the database has a Cursor 3.x conversation index (cheap: no value is read)."""
     return has_index(conn)
 
 
@@ -235,7 +233,14 @@ def read_layout3(
     workspace_projects: dict[str, str],
     previous: Layout3 | None = None,
 ) -> Layout3:
-    """The 3.x pass over one database (one short read per query)."""
+    """The 3.x pass over one database (one short read per query).
+
+    Cursor 3.0 and later always keep a conversation index (the global ItemTable headers, then
+    the composerHeaders table): without one the database is an older build's, and the pass
+    reads nothing (a database of 100k messages would pay ~0.1 s for its composerData rows).
+    """
+    if not has_index(conn):
+        return Layout3()
     composers, indexed = read_composers(conn)
     out = Layout3(indexed=indexed)
     out.metas = conversation_metas(composers, db_path, workspace_projects)

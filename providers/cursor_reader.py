@@ -433,7 +433,7 @@ class CursorReader:
             conn.execute("COMMIT")
         changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
         limit = new_rows[-1][0] if new_rows else self._last_rowid
-        if self._l3.present or layout3_present(conn, new_rows):
+        if self._l3.present or layout3_present(conn):
             walked = [r for r in self._read_layout3(conn) if r <= self._last_rowid]
             if walked and any_json_rows(conn, walked):
                 return False  # stream rows already walked changed owner: walk them again

@@ -369,3 +369,29 @@ def test_refresh_reads_a_root_again_once_its_missing_blob_arrives(tmp_path: Path
         ("cursor:root:c-l:0", T0, 2, 2, "cursor-auto", "cursor", "c-l"),
         ("cursor:root:c-l:1", T0 + HOUR, 2, 4, "cursor-auto", "cursor", "c-l"),
     ]
+
+
+def test_cursor_3_0_database_lists_conversations_in_the_item_table_only(tmp_path: Path) -> None:
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        w = Cursor3Writer(p, header_columns=None)
+        w.item_headers([Header("c-18", workspace_id="ws9", folder="/home/me/new")])
+        _root_18(w)
+        with pytest.raises(ValueError, match="no composerHeaders table"):
+            w.header(Header("c-x"))
+    result = read(p.db_path)
+    assert [(c.key, c.project) for c in sorted(result.calls, key=lambda c: c.key)] == [
+        ("cursor:root:c-18:0", "-home-me-new"),
+        ("cursor:root:c-18:1", "-home-me-new"),
+    ]
+
+
+def test_without_a_conversation_index_the_database_is_an_older_builds(tmp_path: Path) -> None:
+    # Every Cursor 3.x database has a header index; without one nothing new is read.
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        p.put_item("other", {"x": 1})
+        w = Cursor3Writer(p, header_columns=None)
+        _root_18(w)
+    result = read(p.db_path)
+    # Its JSON blobs are read as the agent stream of SPEC §2.6, as before Cursor 3.
+    assert {c.key for c in result.calls} == {"cursor:agentKv:req-18a", "cursor:agentKv:req-18b"}
+    assert result.conversations == {} and result.metas == {}
