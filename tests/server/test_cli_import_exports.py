@@ -95,6 +95,7 @@ def test_team_export_needs_user_and_never_sums_several_people(
     assert "example.com" not in stored
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no fifos on this platform")
 def test_files_that_are_not_exports_are_refused_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -33,6 +33,7 @@ def sign_in_as(db: Path, email: str) -> None:
         )
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no fifos on this platform")
 async def test_dev_zero_and_a_fifo_are_refused_and_the_server_keeps_answering(
     server_env: ServerEnv,
 ) -> None:
