@@ -2,11 +2,13 @@
 
 Bubbles layout: a new conversation of 50 bubbles, then one bubble rewritten in place. Cursor
 3.x layout: a new root-only conversation of 20 turns plus a CLI transcript, then one more turn
-on both.
+on both with the root rewritten in place; then, apart, one more turn whose root row is
+replaced (INSERT OR REPLACE: a new ROWID, the old row gone).
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import sqlite3
 import tempfile
@@ -18,7 +20,7 @@ from codeburn.cache.config import Budget
 from codeburn.providers.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.cursor_agent_writer import AgentHomeWriter, assistant, turn_ended, user
 from codeburn.providers.cursor_reader import CursorReader
-from codeburn.providers.graph_writer import TurnSpec
+from codeburn.providers.graph_writer import TurnSpec, build_graph
 from codeburn.providers.localtime import iso_utc, today
 from codeburn.providers.sample_profile import ProfileWriter
 from codeburn.server.periods import named_period
@@ -63,14 +65,14 @@ def update_bubble(db: Path, composer: str) -> None:
         conn.close()
 
 
-def _turns(now: int, count: int) -> list[TurnSpec]:
+def _turns(now: int, count: int, first: int = 0) -> list[TurnSpec]:
     return [
         TurnSpec(
-            user=("question about the parser " * 40)[: 50 + 37 * i],
+            user=("question about the parser " * 80)[: 50 + 37 * i],
             assistant=(("here is the change to the reader " * 250)[: 200 + 157 * i],),
-            timing_ms=now - 60_000 + 1_000 * i,
+            timing_ms=now - 60_000 + 1_000 * (i - first),
         )
-        for i in range(count)
+        for i in range(first, first + count)
     ]
 
 
@@ -83,23 +85,38 @@ def _transcript(turns: list[TurnSpec]) -> list[dict[str, Any]]:
 
 class Cursor3Appender:
     """Writes as Cursor 3.x does: a new root-only conversation with its header and blobs, and
-    a CLI transcript; `update` adds one turn to both (a new root, the transcript rewritten)."""
+    a CLI transcript; `update` adds one turn to both (only the new blobs: the store is content
+    addressed; the root in composerData; the transcript rewritten)."""
 
     def __init__(self, db: Path, home: Path) -> None:
         self.root = db.parent.parent.parent
         self.home = AgentHomeWriter(home)
         self.turns: list[TurnSpec] = []
+        self.stored: set[str] = set()
         self.composer = ""
         self.created = 0
 
-    def _write(self) -> None:
+    def _write(self, *, in_place: bool = False) -> None:
+        root, blobs = build_graph(self.turns)
+        state = "~" + base64.b64encode(root).decode()
+        updated = (self.turns[-1].timing_ms or self.created) + 1_000
         with ProfileWriter(self.root) as writer:
             ide = Cursor3Writer(writer, header_columns=_header_columns(writer.conn))
-            updated = (self.turns[-1].timing_ms or self.created) + 1_000
-            ide.conversation(
-                self.composer, self.turns, used_tokens=0, created_ms=self.created,
-                updated_ms=updated, model="claude-4.6-sonnet", folder="/home/dev/bench",
-            )  # fmt: skip
+            ide.blobs({k: v for k, v in blobs.items() if k not in self.stored})
+            self.stored.update(blobs)
+            if in_place:  # the root rewritten in place (same ROWID), as a bubble is
+                writer.flush()
+                writer.conn.execute(
+                    "UPDATE cursorDiskKV SET value = json_set(value, '$.conversationState', ?,"
+                    " '$.lastUpdatedAt', ?) WHERE key = ?",
+                    (state, updated, f"composerData:{self.composer}"),
+                )
+                writer.conn.commit()
+            else:
+                ide.composer(
+                    self.composer, created_ms=self.created, updated_ms=updated,
+                    model="claude-4.6-sonnet", folder="/home/dev/bench", state=state,
+                )  # fmt: skip
             ide.header(Header(self.composer, folder="/home/dev/bench", created_ms=self.created,
                               updated_ms=updated))  # fmt: skip
         transcript = _transcript(self.turns[: max(1, len(self.turns) // 4)])
@@ -109,12 +126,14 @@ class Cursor3Appender:
         self.composer = f"bench3-{n:04d}-{time.time_ns():x}"
         self.created = time.time_ns() // 1_000_000 - 120_000
         self.turns = _turns(self.created + 60_000, NEW_TURNS)
+        self.stored = set()
         self._write()
         return self.composer
 
-    def update(self) -> None:
-        self.turns = self.turns + _turns(self.created + 100_000, 1)
-        self._write()
+    def update(self, *, in_place: bool = True) -> None:
+        """One more turn; the root rewritten in place, else replaced (a new ROWID)."""
+        self.turns = self.turns + _turns(self.created + 100_000, 1, first=len(self.turns))
+        self._write(in_place=in_place)
 
 
 def _header_columns(conn: sqlite3.Connection) -> int:
@@ -192,10 +211,19 @@ def measure_incremental(db: Path, cache_dir: Path, reps: int, layout: str) -> di
         seconds, _ = _timed(lambda: service.status(budget=budget, sync=False))
         updates.append(seconds)
     incremental = FULL_PARSES == [1]
+    replaces: list[float] = []
+    if layout == "cursor3":  # Cursor may also write the root with INSERT OR REPLACE
+        for _ in range(reps):
+            cursor3.update(in_place=False)
+            seconds, _ = _timed(lambda: service.status(budget=budget, sync=False))
+            replaces.append(seconds)
+    replace_parses = FULL_PARSES[0] - 1 if FULL_PARSES else 0
     equal = _equals_cold_parse(service)
     if layout == "cursor3":
         equal = equal and _equals_cold_report(service, period)
     return {
+        "replace": replaces,
+        "replaceFullParses": replace_parses if replaces else None,
         "serviceFirstRead": first,
         "unchanged": unchanged,
         "append": appends,

@@ -95,6 +95,11 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
             f"update {_median(incremental['update']):.3f} s, "
             f"equal to a cold parse: {incremental['equalsColdParse']}"
         )
+        if incremental["replace"]:
+            _say(
+                f"  replaced root: {_median(incremental['replace']):.3f} s "
+                f"({incremental['replaceFullParses']} full parse(s) in {reps})"
+            )
     floor, cold_s = _median(floors), _median(colds)
     refresh = max(_median(incremental["append"]), _median(incremental["update"]))
     return {
@@ -140,6 +145,14 @@ def print_table(sizes: list[dict[str, Any]]) -> None:
         ("(c) warm status, whole process", lambda s: f"{s['warmStatus']['median']:.3f} s"),
         ("(d) refresh after an append", lambda s: f"{_median(s['incremental']['append']):.3f} s"),
         ("(d) refresh after a rewrite", lambda s: f"{_median(s['incremental']['update']):.3f} s"),
+        (
+            "(d) refresh after a replaced root",
+            lambda s: (
+                f"{_median(s['incremental']['replace']):.3f} s"
+                if s["incremental"]["replace"]
+                else "n/a"
+            ),
+        ),
         ("(e) peak RSS of (b)", lambda s: f"{s['peakRssMB']['median']:.0f} MB"),
         (
             "(f) LSP start → first status",
