@@ -123,6 +123,12 @@ class _Walk:
     unreadable: int = 0
     request_ids: set[str] = field(default_factory=set)
 
+    def prefetch(self, refs: list[bytes]) -> None:
+        """Tell a lookup that can read many blobs at once (a `prefetch` method) what comes."""
+        many = getattr(self.lookup, "prefetch", None)
+        if many is not None:
+            many([key for key in map(blob_id, refs) if key is not None])
+
     def fetch(self, ref: bytes) -> bytes | None:
         key = blob_id(ref)
         if key is None:
@@ -208,18 +214,31 @@ def _text_len(raw: bytes | None) -> int:
     return len(raw.decode("utf-8", "replace")) if raw else 0
 
 
-def _turn_blob(walk: _Walk, ref: bytes) -> _TurnBlob | None:
+_TurnRefs = tuple[bytes | None, list[bytes]]
+
+
+def _turn_refs(walk: _Walk, ref: bytes) -> _TurnRefs | None:
+    """(user message ref, step refs) of a turn blob."""
     turn = walk.message(ref, 1)
     if turn is None:
         return None
     try:
         agent_raw = pb.first_bytes(turn, 1)
         agent = pb.nested(agent_raw, 2) if agent_raw is not None else {}
-        user_ref = pb.first_bytes(agent, 1)
-        step_refs = pb.all_bytes(agent, 2)
+        return pb.first_bytes(agent, 1), pb.all_bytes(agent, 2)
     except pb.WireError:
         walk.unreadable += 1
         return None
+
+
+def _turn_blobs(walk: _Walk, turn_refs: list[bytes]) -> list[_TurnBlob | None]:
+    """Every turn, one level of blobs at a time (a lookup may fetch a level in one read)."""
+    refs = [_turn_refs(walk, ref) for ref in turn_refs]
+    walk.prefetch([r for t in refs if t is not None for r in (t[0], *t[1]) if r is not None])
+    return [_turn_blob(walk, *t) if t is not None else None for t in refs]
+
+
+def _turn_blob(walk: _Walk, user_ref: bytes | None, step_refs: list[bytes]) -> _TurnBlob:
     out = _TurnBlob()
     user = walk.message(user_ref, 3) if user_ref is not None else None
     if user is not None:
@@ -290,8 +309,9 @@ def decode_root(root: bytes, blob: Lookup) -> Graph:
     used = _used_tokens(msg)
     walk = _Walk(blob)
     prompt_refs, turn_refs = pb.all_bytes(msg, 1), pb.all_bytes(msg, 8)
+    walk.prefetch(prompt_refs + turn_refs)
     before, segments, segment_ms = _segments(walk, prompt_refs)
-    blobs = [_turn_blob(walk, ref) for ref in turn_refs]
+    blobs = _turn_blobs(walk, turn_refs)
     referenced = len(prompt_refs) + len(turn_refs)
     if referenced and not segments and not any(blobs):
         reason = "encrypted" if walk.unreadable else "missing-blobs"

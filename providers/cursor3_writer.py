@@ -67,6 +67,10 @@ class Header:
         return head
 
 
+def scan_key(blob_id: str) -> str:
+    return f"agentKv:blob:{blob_id}"
+
+
 class Cursor3Writer:
     """Adds Cursor 3.x conversations to a `ProfileWriter`'s global database."""
 
@@ -165,12 +169,23 @@ class Cursor3Writer:
         self.profile.put(f"composerData:{composer_id}", value)
 
     def blobs(self, blobs: dict[str, bytes], *, encrypt: bool = False) -> None:
-        """`agentKv:blob:<id>` rows; JSON blobs are stored as text, like Cursor does."""
+        """`agentKv:blob:<id>` rows; JSON blobs are stored as text, like Cursor does. Blobs are
+        content-addressed: one already stored is left as it is (same key, same content)."""
+        self.profile.flush()
+        stored_ids = set()
+        ids = list(blobs)
+        for start in range(0, len(ids), 500):
+            chunk = [scan_key(i) for i in ids[start : start + 500]]
+            marks = ",".join("?" * len(chunk))
+            found = self.conn.execute(f"SELECT key FROM cursorDiskKV WHERE key IN ({marks})", chunk)
+            stored_ids.update(key[len("agentKv:blob:") :] for (key,) in found)
         for blob_id, data in blobs.items():
+            if blob_id in stored_ids:
+                continue
             stored: str | bytes = encrypted(data) if encrypt else data
             if not encrypt and data[:1] == b"{":
                 stored = data.decode()
-            self.profile.put(f"agentKv:blob:{blob_id}", stored)
+            self.profile.put(scan_key(blob_id), stored)
 
     def conversation(
         self,

@@ -109,22 +109,47 @@ def _root_bytes(state: str) -> bytes | None:
 
 
 class _Blobs:
-    """Looks blobs up by hex id, remembering the ROWIDs it found."""
+    """Looks blobs up by hex id, remembering the ROWIDs it found; `prefetch` reads a level of
+    a graph in one query per 500 ids (one query per blob cost half of a 3.x parse)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self.rowids: set[int] = set()
+        self._ahead: dict[str, tuple[int, bytes] | None] = {}
+
+    def prefetch(self, ids: list[str]) -> None:
+        wanted = [i for i in dict.fromkeys(ids) if i not in self._ahead]
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            self._ahead.update(dict.fromkeys(chunk))
+            rows = scan.fetch(
+                self.conn,
+                "SELECT substr(key, 14), rowid, CAST(value AS BLOB) FROM cursorDiskKV"
+                f" WHERE key IN ({','.join('?' * len(chunk))})",
+                [scan.AGENT_LO + i for i in chunk],
+            )
+            for key, rowid, value in rows:
+                if value is not None:
+                    self._ahead[key] = (int(rowid), bytes(value))
 
     def __call__(self, blob_id: str) -> bytes | None:
-        rows = scan.fetch(
-            self.conn,
-            "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE key = ?",
-            (scan.AGENT_LO + blob_id,),
-        )
-        if not rows or rows[0][1] is None:
+        if blob_id in self._ahead:
+            found = self._ahead.pop(blob_id)
+        else:
+            rows = scan.fetch(
+                self.conn,
+                "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE key = ?",
+                (scan.AGENT_LO + blob_id,),
+            )
+            found = (int(rows[0][0]), bytes(rows[0][1])) if rows and rows[0][1] else None
+        if found is None:
             return None
-        self.rowids.add(int(rows[0][0]))
-        return bytes(rows[0][1])
+        self.rowids.add(found[0])
+        return found[1]
+
+    def forget(self) -> None:
+        """Drop what was read ahead and not asked for (between roots)."""
+        self._ahead.clear()
 
 
 def _meter_call(cid: str, meta: ConversationMeta, meter: int, project: str) -> Call | None:
@@ -192,7 +217,10 @@ class _Pass:
             if raw is None:
                 raise GraphUnreadable("undecodable")
             self.blobs.rowids = set()
-            graph = decode_root(raw, self.blobs)
+            try:
+                graph = decode_root(raw, self.blobs)
+            finally:
+                self.blobs.forget()
             rowids = frozenset(self.blobs.rowids)
         self.out.graphs[cid] = (state, graph, rowids)
         self.rowids.update(rowids)

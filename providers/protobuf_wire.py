@@ -49,7 +49,11 @@ def fields(buf: bytes) -> Iterator[Field]:
     """Every field of one message, in wire order."""
     pos, size = 0, len(buf)
     while pos < size:
-        tag, pos = read_varint(buf, pos)
+        tag = buf[pos]
+        if tag < 0x80:  # one-byte tags and lengths are the common case: no call
+            pos += 1
+        else:
+            tag, pos = read_varint(buf, pos)
         number, wire = tag >> 3, tag & 7
         if number < 1 or number > _MAX_FIELD:
             raise WireError(f"invalid field number {number}")
@@ -57,7 +61,10 @@ def fields(buf: bytes) -> Iterator[Field]:
         if wire == VARINT:
             value, pos = read_varint(buf, pos)
         elif wire == LENGTH:
-            length, pos = read_varint(buf, pos)
+            if pos < size and buf[pos] < 0x80:
+                length, pos = buf[pos], pos + 1
+            else:
+                length, pos = read_varint(buf, pos)
             if length > size - pos:
                 raise WireError("length-delimited field runs past the end")
             value, pos = buf[pos : pos + length], pos + length
