@@ -172,7 +172,7 @@ class Cursor3Writer:
         """`agentKv:blob:<id>` rows; JSON blobs are stored as text, like Cursor does. Blobs are
         content-addressed: one already stored is left as it is (same key, same content)."""
         self.profile.flush()
-        stored_ids = set()
+        stored_ids: set[str] = set()
         ids = list(blobs)
         for start in range(0, len(ids), 500):
             chunk = [scan_key(i) for i in ids[start : start + 500]]
