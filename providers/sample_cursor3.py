@@ -64,7 +64,7 @@ class Cursor3Spec:
     assistant_chars: tuple[int, int] = (200, 8000)
     cli_sessions: int = 4  # Cursor Agent CLI store.db sessions (every other with a transcript)
     cli_transcripts: int = 2  # CLI sessions known only by a flat transcript
-    header_columns: Literal[9, 10] = 10
+    header_columns: Literal[9, 10] | None = 10  # None: Cursor 3.0–3.14, ItemTable headers only
     classic: int = 20  # `_v:3` conversations with bubbles, from before the upgrade
     classic_bubbles: tuple[int, int] = (6, 40)
     now_ms: int | None = None
@@ -253,7 +253,7 @@ def _ide_conversation(
         updated_ms=updated,
         name=" ".join(turns[0].user.split()[:4]),
     )
-    if index % 8 == 6:
+    if index % 8 == 6 or not ide.columns:
         return header  # listed in ItemTable's headers only (Cursor 3.0–3.15)
     ide.header(header)
     return None

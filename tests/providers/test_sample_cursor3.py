@@ -88,6 +88,20 @@ def test_nine_column_headers(tmp_path: Path) -> None:
     assert _rows(info.db_path, "SELECT count(*) FROM composerHeaders") == [(3,)]
 
 
+def test_before_cursor_3_15_headers_live_in_the_itemtable_only(tmp_path: Path) -> None:
+    spec = Cursor3Spec(conversations=3, turns=(1, 1), classic=0, cli_sessions=0,
+                       cli_transcripts=0, header_columns=None, now_ms=NOW_MS)  # fmt: skip
+    info = _generate(tmp_path, spec)
+    tables = _rows(info.db_path, "SELECT name FROM sqlite_master WHERE type = 'table'")
+    assert sorted(str(t[0]) for t in tables) == ["ItemTable", "cursorDiskKV"]
+    (item,) = _rows(
+        info.db_path, "SELECT value FROM ItemTable WHERE key = 'composer.composerHeaders'"
+    )
+    assert len(json.loads(str(item[0]))["allComposers"]) == 3
+    result = CursorReader(info.db_path, floor_ms=0).read(now_ms=NOW_MS)
+    assert sorted(result.conversations.values()) == ["root", "root", "root"]
+
+
 def test_composer_data_versions_and_roots(sample: Cursor3Info) -> None:
     data = _composer_data(sample.db_path)
     versions = sorted(int(str(v["_v"])) for v in data.values())
