@@ -20,7 +20,7 @@ from typing import Final
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.sample_profile import JournalMode, ProfileWriter
 
-GENERATOR_VERSION: Final = 3  # 3: the Cursor 3.x profile (sample_cursor3)
+GENERATOR_VERSION: Final = 4  # 3: the Cursor 3.x profile; 4: its shared blobs written once
 MODELS: Final = (
     "claude-4.5-sonnet-thinking",
     "claude-4.6-sonnet",
