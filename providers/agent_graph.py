@@ -235,12 +235,24 @@ def _turn_blobs(walk: _Walk, turn_refs: list[bytes]) -> list[_TurnBlob | None]:
     """Every turn, one level of blobs at a time (a lookup may fetch a level in one read)."""
     refs = [_turn_refs(walk, ref) for ref in turn_refs]
     walk.prefetch([r for t in refs if t is not None for r in (t[0], *t[1]) if r is not None])
-    return [_turn_blob(walk, *t) if t is not None else None for t in refs]
+    users = [walk.message(t[0], 3) if t is not None and t[0] is not None else None for t in refs]
+    walk.prefetch([r for u in users if u is not None for r in _text_refs(u)])
+    return [
+        _turn_blob(walk, user, t[1]) if t is not None else None
+        for user, t in zip(users, refs, strict=True)
+    ]
 
 
-def _turn_blob(walk: _Walk, user_ref: bytes | None, step_refs: list[bytes]) -> _TurnBlob:
+def _text_refs(user: dict[int, list[pb.Value]]) -> list[bytes]:
+    """The field-18 text blob ref of a user message, when well-formed (read ahead)."""
+    ref = user.get(18, ())
+    return [ref[0]] if ref and isinstance(ref[0], bytes) else []
+
+
+def _turn_blob(
+    walk: _Walk, user: dict[int, list[pb.Value]] | None, step_refs: list[bytes]
+) -> _TurnBlob:
     out = _TurnBlob()
-    user = walk.message(user_ref, 3) if user_ref is not None else None
     if user is not None:
         try:
             text = _text_len(pb.first_bytes(user, 1))

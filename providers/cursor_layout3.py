@@ -134,7 +134,8 @@ class _Blobs:
 
     def __call__(self, blob_id: str) -> bytes | None:
         if blob_id in self._ahead:
-            found = self._ahead.pop(blob_id)
+            # kept until `forget`: one blob (a shared system prompt) recurs within a root
+            found = self._ahead[blob_id]
         else:
             rows = scan.fetch(
                 self.conn,
@@ -142,6 +143,7 @@ class _Blobs:
                 (scan.AGENT_LO + blob_id,),
             )
             found = (int(rows[0][0]), bytes(rows[0][1])) if rows and rows[0][1] else None
+            self._ahead[blob_id] = found
         if found is None:
             return None
         self.rowids.add(found[0])

@@ -82,10 +82,50 @@ def fields(buf: bytes) -> Iterator[Field]:
 
 
 def parse(buf: bytes) -> dict[int, list[Value]]:
-    """Field number → its values in wire order (the whole message is checked first)."""
+    """Field number → its values in wire order (the whole message is checked first).
+
+    The loop of `fields`, inlined: graphs parse ~100k messages, a generator per message and a
+    tuple per field cost a third of the decoding."""
     out: dict[int, list[Value]] = {}
-    for number, _wire, value in fields(buf):
-        out.setdefault(number, []).append(value)
+    pos, size = 0, len(buf)
+    while pos < size:
+        tag = buf[pos]
+        if tag < 0x80:
+            pos += 1
+        else:
+            tag, pos = read_varint(buf, pos)
+        number, wire = tag >> 3, tag & 7
+        if number < 1 or number > _MAX_FIELD:
+            raise WireError(f"invalid field number {number}")
+        value: Value
+        if wire == LENGTH:
+            if pos < size and buf[pos] < 0x80:
+                length, pos = buf[pos], pos + 1
+            else:
+                length, pos = read_varint(buf, pos)
+            if length > size - pos:
+                raise WireError("length-delimited field runs past the end")
+            value, pos = buf[pos : pos + length], pos + length
+        elif wire == VARINT:
+            if pos < size and buf[pos] < 0x80:
+                value, pos = buf[pos], pos + 1
+            else:
+                value, pos = read_varint(buf, pos)
+        elif wire == FIXED64:
+            if pos + 8 > size:
+                raise WireError("truncated 64-bit field")
+            value, pos = int.from_bytes(buf[pos : pos + 8], "little"), pos + 8
+        elif wire == FIXED32:
+            if pos + 4 > size:
+                raise WireError("truncated 32-bit field")
+            value, pos = int.from_bytes(buf[pos : pos + 4], "little"), pos + 4
+        else:
+            raise WireError(f"unsupported wire type {wire}")
+        values = out.get(number)
+        if values is None:
+            out[number] = [value]
+        else:
+            values.append(value)
     return out
 
 
