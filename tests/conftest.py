@@ -1,15 +1,28 @@
-"""Suite-wide guard: after every test has run, no file CodeBurn wrote and no log line holds a
-Cursor secret (the access token, the cookie built from it, the user id)."""
+"""Suite-wide Hypothesis profiles, and a guard: after every test has run, no file CodeBurn wrote
+and no log line holds a Cursor secret (the access token, the cookie built from it, the user id)."""
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.sync.fake_cursor import TEST_SUB, TEST_USER_ID, make_jwt
+
+# Property tests: CI replays the same examples on every run (derandomized, no example database);
+# locally the default profile keeps exploring and remembers failures in .hypothesis/. Neither has
+# a deadline (no wall-clock limits in unit tests). `CODEBURN_HYPOTHESIS_PROFILE` picks one.
+settings.register_profile(
+    "ci", derandomize=True, database=None, max_examples=100, deadline=None, print_blob=True
+)
+settings.register_profile("dev", deadline=None)
+settings.load_profile(
+    os.environ.get("CODEBURN_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 OUR_FOLDERS = {"cache", "config"}  # every test points CODEBURN_CACHE_DIR/CONFIG_DIR at these
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from codeburn.cache.files import write_json_atomic
@@ -43,21 +43,34 @@ def _export(events: list[tuple[int, str, int, int]], looks: list[tuple[str, str]
     return export_bytes(rows)
 
 
+looks = st.lists(renderings, min_size=1, max_size=12)  # cycled over an export's rows
+INCLUDED = ("Included", "Included")
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     events=st.lists(event, min_size=1, max_size=12, unique_by=lambda e: (e[0], e[1])),
-    data=st.data(),
+    cuts=st.tuples(st.integers(0, 12), st.integers(0, 12)),
+    looks_of=st.tuples(looks, looks, looks),
+)
+# Found by Hypothesis: two events in the same millisecond (different models); the newest export
+# re-renders the second one only.
+@example(
+    events=[(0, "gpt-5", 0, 10), (1, "auto", 0, 0), (0, "auto", 0, 0)],
+    cuts=(0, 0),
+    looks_of=([INCLUDED], [INCLUDED], [INCLUDED, INCLUDED, ("0.19", "Included")]),
 )
 def test_exports_of_overlapping_slices_give_one_store_in_every_order(
-    events: list[tuple[int, str, int, int]], data: st.DataObject
+    events: list[tuple[int, str, int, int]],
+    cuts: tuple[int, int],
+    looks_of: tuple[list[tuple[str, str]], ...],
 ) -> None:
-    cut_a = data.draw(st.integers(0, len(events)))
-    cut_b = data.draw(st.integers(0, len(events)))
+    cut_a, cut_b = (min(c, len(events)) for c in cuts)
     slices = [events[: max(cut_a, 1)], events[min(cut_b, len(events) - 1) :], events]
     exports = []
     for n, part in enumerate(slices):
-        looks = data.draw(st.lists(renderings, min_size=len(part), max_size=len(part)))
-        exports.append((parse_csv(_export(part, looks)), NOW - (3 - n) * 3_600_000))
+        cycled = list(itertools.islice(itertools.cycle(looks_of[n]), len(part)))
+        exports.append((parse_csv(_export(part, cycled)), NOW - (3 - n) * 3_600_000))
     stores = []
     with TemporaryDirectory() as tmp:
         for k, order in enumerate(itertools.permutations(exports)):
@@ -67,12 +80,11 @@ def test_exports_of_overlapping_slices_give_one_store_in_every_order(
             stores.append(store.read_bytes())
             assert len(load(store).events) == len(events)
     assert len(set(stores)) == 1
-    # The newest export (the whole list) decides every rendering.
-    stored = {e["time"]: e for e in json.loads(stores[0])["events"]}
+    # The newest export (the whole list) decides every rendering. Events are keyed by time AND
+    # model: two events may share a millisecond.
+    stored = {(e["time"], e["model"]): e["cost"] for e in json.loads(stores[0])["events"]}
     newest_rows = exports[2][0]
-    assert {iso_utc(r.timestamp_ms): r.cost for r in newest_rows} == {
-        t: e["cost"] for t, e in stored.items()
-    }
+    assert {(iso_utc(r.timestamp_ms), r.model): r.cost for r in newest_rows} == stored
 
 
 def test_a_manual_import_heals_a_store_damaged_by_future_rows(tmp_path: Path) -> None:
