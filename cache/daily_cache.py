@@ -1,4 +1,10 @@
-"""Sealed days: per local day and provider, everything a report needs (SPEC §4)."""
+"""Sealed days: per local day and provider, everything a report needs (SPEC §4).
+
+Version 2: Cursor 3.x conversations are read (issue 8), so days sealed by a version 1 reader may
+hold wrong figures. A v1 file is migrated once: its sealed days before the 6-month floor are kept
+(their source aged out of every scan, only this file still knows them), the days from the floor on
+are dropped and re-derived. The v1 file itself is swept later with our other old versions.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,12 @@ from typing import Any, Final
 
 from codeburn.cache.files import locked, read_json, write_json_atomic
 from codeburn.cache.usage_slices import DaySlices, Slice
+from codeburn.providers.localtime import six_month_floor
 
-VERSION: Final = 1
+VERSION: Final = 2  # 2: Cursor 3.x conversations (issue 8)
 FILE: Final = f"daily.v{VERSION}.json"
+V1: Final = 1
+V1_FILE: Final = f"daily.v{V1}.json"
 ONE_DAY = timedelta(days=1)
 
 
@@ -92,9 +101,18 @@ class DailyCache:
             },
         }
 
+    def keep_before(self, floor: date) -> None:
+        """Only the sealed days before `floor` stay sealed; the rest is dropped."""
+        if self.sealed_from is None or self.watermark is None or self.sealed_from >= floor:
+            self.sealed_from = self.watermark = None
+            self.days = {}
+            return
+        self.watermark = min(self.watermark, floor - ONE_DAY)
+        self.days = {d: s for d, s in self.days.items() if self.is_sealed(d)}
+
     @classmethod
-    def load(cls, raw: Any) -> DailyCache | None:
-        if not isinstance(raw, dict) or raw.get("version") != VERSION:
+    def load(cls, raw: Any, version: int = VERSION) -> DailyCache | None:
+        if not isinstance(raw, dict) or raw.get("version") != version:
             return None
         try:
             sealed_from = raw["sealedFrom"]
@@ -117,19 +135,46 @@ def daily_path(cache_dir: Path) -> Path:
     return cache_dir / FILE
 
 
-def load_daily(cache_dir: Path, *, timezone: str, db_path: str) -> DailyCache:
-    """The daily cache for this zone and database; anything else (or corrupt) starts empty."""
+def load_daily(
+    cache_dir: Path, *, timezone: str, db_path: str, floor: date | None = None
+) -> DailyCache:
+    """The daily cache for this zone and database; anything else (or corrupt) starts empty.
+
+    With no current file, a v1 file is migrated first (`keep_before` the 6-month `floor`,
+    default today's) and written at once: the v1 file may be swept at any moment after.
+    """
+    _migrate_v1(cache_dir, floor)
+    return _load(cache_dir, timezone, db_path)
+
+
+def _load(cache_dir: Path, timezone: str, db_path: str) -> DailyCache:
     cache = DailyCache.load(read_json(daily_path(cache_dir)))
     if cache is None or cache.timezone != timezone or cache.db_path != db_path:
         return DailyCache(timezone=timezone, db_path=db_path)
     return cache
 
 
-def update_daily(cache_dir: Path, *, timezone: str, db_path: str, change: Any) -> DailyCache:
+def _migrate_v1(cache_dir: Path, floor: date | None) -> None:
+    path = daily_path(cache_dir)
+    if path.exists():
+        return
+    old = DailyCache.load(read_json(cache_dir / V1_FILE), V1)
+    if old is None:
+        return
+    old.keep_before(floor or six_month_floor())
+    with locked(path):
+        if not path.exists():  # another process may have migrated it meanwhile
+            write_json_atomic(path, old.dump())
+
+
+def update_daily(
+    cache_dir: Path, *, timezone: str, db_path: str, change: Any, floor: date | None = None
+) -> DailyCache:
     """Read-modify-write under the lock: `change(cache)` mutates the freshest copy."""
     path = daily_path(cache_dir)
+    _migrate_v1(cache_dir, floor)
     with locked(path):
-        cache = load_daily(cache_dir, timezone=timezone, db_path=db_path)
+        cache = _load(cache_dir, timezone, db_path)
         change(cache)
         write_json_atomic(path, cache.dump())
     return cache

@@ -217,7 +217,7 @@ class UsageService:
         last = min(last, now_day)
         floor_day = six_month_floor(now_day)
         zone = timezone_name()
-        daily = load_daily(self.cache_dir, timezone=zone, db_path=self.db_key)
+        daily = load_daily(self.cache_dir, timezone=zone, db_path=self.db_key, floor=floor_day)
         snapshot, store_error = self._snapshot()
         days: dict[date, DaySlices] = {}
         needed: list[date] = []

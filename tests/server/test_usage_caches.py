@@ -16,9 +16,9 @@ from codeburn.cache.daily_cache import daily_path
 from codeburn.cache.results_cache import CachedResults, results_path, save_results
 from codeburn.providers import cursor_reader
 from codeburn.providers.calls import Call
-from codeburn.providers.localtime import iso_utc, today
+from codeburn.providers.localtime import iso_utc, timezone_name, today
 from codeburn.providers.sample_profile import ProfileWriter
-from codeburn.server.periods import named_period
+from codeburn.server.periods import Period, named_period
 from codeburn.server.usage import UsageService
 from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
 
@@ -241,3 +241,40 @@ def test_older_cache_versions_are_swept_but_never_the_import_store(
     _status(db)
     assert not old_results.exists() and not old_daily.exists()
     assert store.exists() and results_path(env).exists()
+
+
+def test_days_sealed_by_the_v1_reader_are_rederived_except_past_the_floor(
+    tmp_path: Path, env: Path
+) -> None:
+    """daily.v1.json (before Cursor 3.x was read): its days inside the floor held wrong figures."""
+    db = write_hand_profile(tmp_path / "Cursor", days_ago(3), days_ago(2))
+    aged, wrong = days_ago(200), days_ago(3)  # 200 days: always before the 6-month floor
+
+    def slice_of(calls: int, cost: float) -> dict:
+        totals = [cost, cost, 0.0, calls, 100, 10, 0, 0, ["s-old"], 0]
+        models, projects = {"gpt-5": totals}, {"old-project": totals}
+        return {"totals": totals, "models": models, "projects": projects, "unpriced": {}}
+
+    env.mkdir(parents=True)
+    (env / "daily.v1.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "timezone": timezone_name(),
+                "dbPath": str(db),
+                "sealedFrom": aged.isoformat(),
+                "watermark": days_ago(1).isoformat(),
+                "days": {
+                    aged.isoformat(): {"cursor": {**slice_of(2, 1.5), "localCost": 1.5}},
+                    wrong.isoformat(): {"cursor": {**slice_of(99, 50.0), "localCost": 50.0}},
+                },
+            }
+        )
+    )
+    report = UsageService(db).report(Period("custom", aged, today()), sync=False)
+
+    assert report["totals"]["calls"] == 2 + 5  # the aged day kept; days_ago(3..2) re-read
+    assert not (env / "daily.v1.json").exists()
+    days = json.loads(daily_path(env).read_text())["days"]
+    assert days[aged.isoformat()]["cursor"]["totals"][:4] == [1.5, 1.5, 0.0, 2]
+    assert days[wrong.isoformat()]["cursor"]["totals"][3] == 2  # conversation A: prompt + reply

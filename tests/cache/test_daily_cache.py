@@ -1,0 +1,110 @@
+"""The daily cache's v1 → v2 migration, on real files: sealed days past the floor survive."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from codeburn.cache.daily_cache import V1_FILE, daily_path, load_daily, update_daily
+from codeburn.cache.results_cache import sweep_old_versions
+
+ZONE = "Europe/Berlin"
+DB = "/home/me/.config/Cursor/User/globalStorage/state.vscdb"
+FLOOR = date(2026, 6, 1)
+
+
+def _slice(cost: float, calls: int) -> dict[str, Any]:
+    totals = [cost, cost, 0.0, calls, 100 * calls, 10 * calls, 0, 0, ["s1"], 0]
+    return {
+        "totals": totals,
+        "models": {"gpt-5": totals},
+        "projects": {"alpha": totals},
+        "unpriced": {},
+        "localCost": cost,
+    }
+
+
+def _write_v1(cache: Path, *, sealed_from: str, watermark: str, days: dict[str, float]) -> Path:
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / V1_FILE
+    doc = {
+        "version": 1,
+        "timezone": ZONE,
+        "dbPath": DB,
+        "sealedFrom": sealed_from,
+        "watermark": watermark,
+        "days": {d: {"cursor": _slice(cost, 2)} for d, cost in days.items()},
+    }
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_v1_keeps_only_its_sealed_days_before_the_floor(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _write_v1(
+        cache,
+        sealed_from="2026-05-20",
+        watermark="2026-06-10",
+        days={"2026-05-25": 1.5, "2026-05-31": 0.25, "2026-06-01": 9.0, "2026-06-05": 7.0},
+    )
+    daily = load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR)
+
+    assert (daily.sealed_from, daily.watermark) == (date(2026, 5, 20), date(2026, 5, 31))
+    assert sorted(daily.days) == [date(2026, 5, 25), date(2026, 5, 31)]
+    assert daily.day(date(2026, 5, 25))["cursor"].totals.cost == 1.5
+    assert daily.day(date(2026, 5, 31))["cursor"].totals.calls == 2
+    assert daily.is_sealed(date(2026, 5, 21))  # sealed, no usage
+    assert not daily.is_sealed(FLOOR) and daily.day(date(2026, 6, 5)) == {}
+    # Written as v2 at once: the sweep of old versions may remove the v1 file right after.
+    sweep_old_versions(cache)
+    assert not (cache / V1_FILE).exists()
+    doc = json.loads(daily_path(cache).read_text())
+    assert daily_path(cache).name == "daily.v2.json" and doc["version"] == 2
+    assert list(doc["days"]) == ["2026-05-25", "2026-05-31"]
+    again = load_daily(cache, timezone=ZONE, db_path=DB, floor=date(2026, 7, 1))
+    assert sorted(again.days) == [date(2026, 5, 25), date(2026, 5, 31)]  # migrated once
+
+
+def test_v1_sealed_only_from_the_floor_on_keeps_nothing(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _write_v1(cache, sealed_from="2026-06-01", watermark="2026-06-10", days={"2026-06-02": 3.0})
+    daily = load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR)
+    assert (daily.sealed_from, daily.watermark, daily.days) == (None, None, {})
+
+
+def test_a_v1_file_of_another_zone_or_database_is_not_served(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _write_v1(cache, sealed_from="2026-05-20", watermark="2026-05-31", days={"2026-05-25": 1.5})
+    assert load_daily(cache, timezone="Asia/Kolkata", db_path=DB, floor=FLOOR).days == {}
+    assert load_daily(cache, timezone=ZONE, db_path="/other.vscdb", floor=FLOOR).days == {}
+
+
+def test_a_seal_after_the_migration_joins_the_kept_days(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _write_v1(
+        cache,
+        sealed_from="2026-05-30",
+        watermark="2026-06-03",
+        days={"2026-05-30": 0.5, "2026-06-02": 9.0},
+    )
+    rederived = {date(2026, 6, 2): {}}  # the v2 reader finds nothing that day: no usage
+
+    def change(daily: Any) -> None:
+        daily.seal(FLOOR, date(2026, 6, 3), rederived)
+
+    daily = update_daily(cache, timezone=ZONE, db_path=DB, change=change, floor=FLOOR)
+    assert (daily.sealed_from, daily.watermark) == (date(2026, 5, 30), date(2026, 6, 3))
+    assert sorted(daily.days) == [date(2026, 5, 30)]
+    assert (
+        json.loads(daily_path(cache).read_text())["days"]["2026-05-30"]["cursor"]["totals"][0]
+        == 0.5
+    )
+
+
+def test_a_current_file_is_never_overwritten_by_a_v1_file(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _write_v1(cache, sealed_from="2026-05-20", watermark="2026-05-31", days={"2026-05-25": 1.5})
+    daily_path(cache).write_bytes(b"\x00garbage")  # ours and corrupt: rebuilt, not migrated
+    assert load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR).days == {}
