@@ -48,7 +48,7 @@ class IdeSide:
     calls: list[Call]
     conversations: Mapping[str, str]  # id → "bubbles" | "root" | "meter" | "unreadable"
     metas: Mapping[str, MetaLike]
-    unreadable: Mapping[str, int]  # reason → conversations
+    unreadable_ids: Mapping[str, str]  # conversation id → why it could not be read
 
 
 NO_IDE: Final = IdeSide([], {}, {}, {})
@@ -195,21 +195,15 @@ class _Combiner:
         return Combined(ide_calls + calls, dict(sorted(unreadable.items())), self.first_seen)
 
     def _ide_unreadable(self) -> Counter[str]:
-        """The IDE's unreadable counts, less those an agent-side representation recovered."""
-        counts = Counter({r: n for r, n in self.ide.unreadable.items() if n > 0})
-        recovered = sum(
-            1 for c in self.represented if self.ide.conversations.get(c) == "unreadable"
+        """The IDE's unreadable conversations by reason, less those read from an agent source."""
+        return Counter(
+            reason for cid, reason in self.ide.unreadable_ids.items() if cid not in self.represented
         )
-        for reason in sorted(counts):
-            take = min(recovered, counts[reason])
-            counts[reason] -= take
-            recovered -= take
-        return +counts
 
 
 def combine(ide: IdeSide, agent: AgentRead, first_seen: dict[str, int]) -> Combined:
     """All local calls, each conversation once, and what could not be read."""
     if not agent.transcripts and not agent.sessions:  # the common case: nothing to combine
-        unreadable = {r: n for r, n in sorted(ide.unreadable.items()) if n > 0}
+        unreadable = dict(sorted(Counter(ide.unreadable_ids.values()).items()))
         return Combined(ide.calls, unreadable, dict(first_seen))
     return _Combiner(ide, agent, first_seen).run()

@@ -48,6 +48,7 @@ class Layout3:
     bubble_ids: set[str] = field(default_factory=set)  # 3.x conversations with bubbles
     metas: dict[str, ConversationMeta] = field(default_factory=dict)
     unreadable: dict[str, int] = field(default_factory=dict)
+    unreadable_ids: dict[str, str] = field(default_factory=dict)  # conversation id → reason
     calls: list[Call] = field(default_factory=list)
     skip_rowids: frozenset[int] = frozenset()  # agentKv rows reached from decoded roots
     request_ids: frozenset[str] = frozenset()
@@ -184,6 +185,7 @@ class _Pass:
     def unreadable(self, cid: str, reason: str) -> None:
         self.out.conversations[cid] = UNREADABLE
         self.out.unreadable[reason] = self.out.unreadable.get(reason, 0) + 1
+        self.out.unreadable_ids[cid] = reason
 
     def meter(self, cid: str, comp: Composer, meter: int, reason: str | None) -> None:
         """The meter alone, else unreadable for `reason` (nothing at all: an empty chat)."""

@@ -87,10 +87,12 @@ class ReadResult:
     full: bool
     first_seen: dict[str, int]
     # Filled by the Cursor 3.x reader: composer id → "bubbles" | "root" | "meter" | "unreadable",
-    # what the IDE knows of each conversation, and reason → conversations it could not read.
+    # what the IDE knows of each conversation, and reason → conversations it could not read
+    # (`unreadable_ids`: which ones, id → reason).
     conversations: dict[str, str] = field(default_factory=dict)
     metas: dict[str, ConversationMeta] = field(default_factory=dict)
     unreadable: dict[str, int] = field(default_factory=dict)
+    unreadable_ids: dict[str, str] = field(default_factory=dict)
 
 
 class CursorReader:
@@ -171,6 +173,7 @@ class CursorReader:
             conversations=self.conversations(),
             metas=dict(self._l3.metas),
             unreadable=dict(self._l3.unreadable),
+            unreadable_ids=dict(self._l3.unreadable_ids),
         )
 
     def calls(self) -> list[Call]:

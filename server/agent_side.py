@@ -22,7 +22,7 @@ FIRST_SEEN_PREFIX: Final = "agent-transcripts:"
 def ide_side(result: ReadResult | None) -> IdeSide:
     if result is None:
         return NO_IDE
-    return IdeSide(result.calls, result.conversations, result.metas, result.unreadable)
+    return IdeSide(result.calls, result.conversations, result.metas, result.unreadable_ids)
 
 
 def unreadable_warning(unreadable: dict[str, int]) -> str | None:

@@ -15,6 +15,7 @@ import pytest
 from codeburn.providers import agent_transcripts
 from codeburn.providers.agent_combine import NO_IDE, Combined, IdeSide, combine
 from codeburn.providers.calls import Call
+from codeburn.providers.cursor3_writer import Cursor3Writer
 from codeburn.providers.cursor_agent import AgentReader, take_snapshot
 from codeburn.providers.cursor_agent_writer import (
     AgentHomeWriter,
@@ -23,6 +24,9 @@ from codeburn.providers.cursor_agent_writer import (
     turn_ended,
     user,
 )
+from codeburn.providers.cursor_reader import CursorReader
+from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.server.agent_side import ide_side
 
 T0 = 1_780_000_000_000  # 2026-05-28T20:26:40Z
 HOUR = 3_600_000
@@ -124,17 +128,30 @@ def test_unreadable_conversations_are_counted_unless_another_source_reads_them(
     tmp_path: Path,
 ) -> None:
     home = AgentHomeWriter(tmp_path)
-    home.transcript("c3", exchange(4, 4), mtime_ms=T0)  # recovers one of the IDE's two
+    home.transcript("c3", exchange(4, 4), mtime_ms=T0)  # recovers the IDE's undecodable one
     home.cli_session("s2", [TurnSpec("secret", ["x"])], created_ms=T0, encrypt_blobs=True)
     home.cli_session("s3", [TurnSpec("secret", ["x"])], created_ms=T0, encrypt_blobs=True)
     home.transcript("s3", exchange(8, 8), flat=True, mtime_ms=T0)  # recovers s3
     ide = IdeSide(
         [], {"c3": "unreadable", "c4": "unreadable", "c5": "unreadable"}, {},
-        {"encrypted": 2, "undecodable": 1},
+        {"c3": "undecodable", "c4": "encrypted", "c5": "encrypted"},
     )  # fmt: skip
     combined = read(tmp_path, ide)
     assert {c.session for c in combined.calls} == {"c3", "s3"}
-    assert combined.unreadable == {"encrypted": 2, "undecodable": 1}
+    # c4 and c5 (IDE) + s2 (CLI) are encrypted; c3's own reason, undecodable, is the one gone.
+    assert combined.unreadable == {"encrypted": 3}
+
+
+def test_a_recovered_conversation_lowers_the_count_of_its_own_reason(tmp_path: Path) -> None:
+    home = AgentHomeWriter(tmp_path)
+    home.transcript("c6", exchange(4, 4), mtime_ms=T0)
+    ide = IdeSide(
+        [], {"c5": "unreadable", "c6": "unreadable", "c7": "unreadable"}, {},
+        {"c5": "encrypted", "c6": "unknown-version", "c7": "undecodable"},
+    )  # fmt: skip
+    combined = read(tmp_path, ide)
+    assert {c.session for c in combined.calls} == {"c6"}
+    assert combined.unreadable == {"encrypted": 1, "undecodable": 1}
 
 
 def test_a_subagent_counts_once_under_its_parents_project(tmp_path: Path) -> None:
@@ -195,7 +212,7 @@ def test_a_legacy_txt_and_a_jsonl_of_one_id_count_the_jsonl_only(tmp_path: Path)
 
 def test_without_agent_files_the_ide_answer_passes_through(tmp_path: Path) -> None:
     calls = [ide_call("cursor:composer-input:c7", "c7", 500)]
-    ide = IdeSide(calls, {"c7": "meter", "c8": "unreadable"}, {}, {"encrypted": 1, "other": 0})
+    ide = IdeSide(calls, {"c7": "meter", "c8": "unreadable"}, {}, {"c8": "encrypted"})
     combined = read(tmp_path / "no-home", ide)
     assert combined.calls == calls
     assert combined.unreadable == {"encrypted": 1}
@@ -221,5 +238,26 @@ def test_a_conversation_both_sides_could_not_read_is_counted_once(tmp_path: Path
     AgentHomeWriter(tmp_path).cli_session(
         "s9", [TurnSpec("secret", ["x"])], created_ms=T0, encrypt_blobs=True
     )
-    ide = IdeSide([], {"s9": "unreadable"}, {}, {"encrypted": 1})
+    ide = IdeSide([], {"s9": "unreadable"}, {}, {"s9": "encrypted"})
     assert read(tmp_path, ide).unreadable == {"encrypted": 1}
+
+
+def test_real_database_and_transcript_lower_the_recovered_reason(tmp_path: Path) -> None:
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        c3 = Cursor3Writer(p)
+        c3.composer("c-enc", created_ms=T0, state="~AAEC", encryption_key="a2V5")
+        c3.composer("c-new", created_ms=T0, version=19, state='{"inline":true}')
+        c3.composer("c-bad", created_ms=T0, state="~not base64!")
+    result = CursorReader(p.db_path, floor_ms=0).read(now_ms=T0 + HOUR)
+    assert result.unreadable_ids == {
+        "c-enc": "encrypted",
+        "c-new": "unknown-version",
+        "c-bad": "undecodable",
+    }
+    home = tmp_path / "home"
+    AgentHomeWriter(home).transcript("c-new", exchange(4, 8), mtime_ms=T0)
+    combined = read(home, ide_side(result))
+    assert [(c.session, c.input_tokens, c.output_tokens) for c in combined.calls] == [
+        ("c-new", 1, 2)
+    ]
+    assert combined.unreadable == {"encrypted": 1, "undecodable": 1}
