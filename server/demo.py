@@ -1,8 +1,11 @@
-"""`codeburn demo`: the month's report and the status line, on sample data when needed.
+"""`codeburn demo`: the last 30 days, the month and the status line (sample data when needed).
 
 The sample is shown in both of Cursor's layouts, one after the other: the bubbles of Cursor
 ≤ 2.x (with a usage export), then Cursor 3.x (headers table, conversation roots and blobs,
-agent transcripts, a Cursor Agent CLI store).
+agent transcripts, a Cursor Agent CLI store). Each shows the last 30 days' report first, so that
+a first run shows the whole sample on any day (on the 1st of a month, the month is one day old),
+then the month's total and the status line. Every date comes from the one clock in
+`providers/localtime.py`, so the demo runs the same at any fixed moment.
 """
 
 from __future__ import annotations
@@ -15,20 +18,23 @@ import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, Final
 
 from codeburn.cache.config import Budget
 from codeburn.providers.cursor_paths import resolve_db_path
-from codeburn.providers.localtime import day_end_ms, local_midnight_ms, today
+from codeburn.providers.localtime import day_end_ms, local_day, local_midnight_ms, now_ms, today
 from codeburn.providers.sample_cursor3 import Cursor3Spec, generate_cursor3_profile
 from codeburn.providers.sample_generator import (
     SampleSpec,
     generate_sample_profile,
     write_sample_export,
 )
+from codeburn.server.formatting import format_money
 from codeburn.server.periods import named_period
 from codeburn.server.usage import UsageService
 
 HOME_ENV = "CODEBURN_CURSOR_HOME"
+EXPORT_DAYS_AGO: Final = (9, 7)  # the sample export: whole local days, inside the last 30
 
 
 @contextlib.contextmanager
@@ -52,11 +58,23 @@ def _sample_environment() -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def month_line(report: dict[str, Any]) -> str:
+    """`This month (2026-12-01 – 2026-12-01): ~$1.89 · 121 calls`."""
+    period, totals = report["period"], report["totals"]
+    head = f"This month ({period['from']} – {period['to']})"
+    if totals["calls"] == 0:
+        return f"{head}: no usage yet"
+    mark = "~" if totals["estimatedCost"] > 0 else ""
+    return f"{head}: {mark}{format_money(totals['cost'])} · {totals['calls']:,} calls"
+
+
 def _show(service: UsageService, budget: Budget) -> None:
     from codeburn.server.text_output import print_report, print_status  # noqa: PLC0415
 
     now_day = today()
-    print_report(service.report(named_period("month", now_day), sync=False))
+    print_report(service.report(named_period("30days", now_day), sync=False))
+    print()
+    print(month_line(service.report(named_period("month", now_day), sync=False)))
     print()
     status = service.status(budget=budget, sync=False)
     assert status is not None
@@ -90,22 +108,19 @@ def _heading(text: str) -> None:
 
 def _bubbles_sample(folder: Path) -> None:
     """Cursor ≤ 2.x: conversations as bubbles, plus a usage export for exact figures."""
-    info = generate_sample_profile(folder / "Cursor", SampleSpec())
-    now_day = today()
+    now = now_ms()
+    info = generate_sample_profile(folder / "Cursor", SampleSpec(now_ms=now))
+    first, last = (local_day(now) - timedelta(days=n) for n in EXPORT_DAYS_AGO)
     export = folder / "usage-events.csv"
-    first = now_day - timedelta(days=9)
-    rows = write_sample_export(
-        export, local_midnight_ms(first), day_end_ms(now_day - timedelta(days=7))
-    )
+    rows = write_sample_export(export, local_midnight_ms(first), day_end_ms(last))
+    os.utime(export, ns=(now * 1_000_000, now * 1_000_000))  # written "now" by the demo's clock
     service = UsageService(info.db_path)
-    service.import_csv(
-        export, start=first.isoformat(), end=(now_day - timedelta(days=7)).isoformat()
-    )
+    service.import_csv(export, start=first.isoformat(), end=last.isoformat())
     _heading("Sample 1 of 2 — Cursor ≤ 2.x layout: conversations stored as bubbles")
     print(
         f"{info.conversations} conversations, {info.bubbles:,} messages "
         f"in {len(info.sources)} input sources, plus a usage export of {rows} events for "
-        f"{first} – {now_day - timedelta(days=7)} (exact figures).\n"
+        f"{first} – {last} (exact figures).\n"
     )
     _show(service, Budget(daily=5.0, monthly=60.0))
 

@@ -1,0 +1,103 @@
+"""`codeburn demo --sample` at fixed moments: a first run shows the whole sample on any day.
+
+Each run is a real CLI subprocess with its clock set by `CODEBURN_NOW` and its zone by `TZ`; the
+periods and the export's days below are worked out by hand for each moment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLI = "import sys; from codeburn.server.cli import main; sys.exit(main())"
+MOMENTS = [
+    # (CODEBURN_NOW, TZ, last 30 days, this month, export days)
+    (
+        "2026-12-01T10:00:00Z",  # the 1st of a month: this month is one day old
+        "UTC",
+        ("2026-11-01", "2026-12-01"),
+        ("2026-12-01", "2026-12-01"),
+        ("2026-11-22", "2026-11-24"),
+    ),
+    (
+        "2026-11-30T23:00:00Z",  # the last day of a month
+        "UTC",
+        ("2026-10-31", "2026-11-30"),
+        ("2026-11-01", "2026-11-30"),
+        ("2026-11-21", "2026-11-23"),
+    ),
+    (
+        "2027-01-01T12:00:00Z",  # 17:30 on 1 January in Kolkata
+        "Asia/Kolkata",
+        ("2026-12-02", "2027-01-01"),
+        ("2027-01-01", "2027-01-01"),
+        ("2026-12-23", "2026-12-25"),
+    ),
+    (
+        "2026-11-01T12:00:00Z",  # 04:00 PST, the day Los Angeles leaves daylight saving time
+        "America/Los_Angeles",
+        ("2026-10-02", "2026-11-01"),
+        ("2026-11-01", "2026-11-01"),
+        ("2026-10-23", "2026-10-25"),
+    ),
+]
+
+
+def run_demo(tmp_path: Path, now: str, tz: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODEBURN_")}
+    env.update(
+        CODEBURN_NOW=now,
+        TZ=tz,
+        HOME=str(tmp_path / "home"),  # no Cursor installed here
+        CODEBURN_CURSOR_DB=str(tmp_path / "no-cursor" / "state.vscdb"),
+        XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"),
+        XDG_CACHE_HOME=str(tmp_path / "home" / ".cache"),
+        TMPDIR=str(tmp_path / "tmp"),
+        COLUMNS="200",
+    )
+    (tmp_path / "tmp").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", CLI, "demo"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,  # a hang guard, not a performance limit
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert list((tmp_path / "tmp").iterdir()) == []  # the sample folder is removed afterwards
+    return done.stdout
+
+
+@pytest.mark.parametrize(("now", "tz", "thirty", "month", "export"), MOMENTS)
+def test_a_first_demo_shows_the_whole_sample_on_any_day(
+    tmp_path: Path,
+    now: str,
+    tz: str,
+    thirty: tuple[str, str],
+    month: tuple[str, str],
+    export: tuple[str, str],
+) -> None:
+    out = run_demo(tmp_path, now, tz)
+    assert "No Cursor installation found: sample data in both of Cursor's storage layouts" in out
+    second = out.index("Sample 2 of 2 — Cursor 3.x layout")
+    for sample in (out[:second], out[second:]):
+        head = f"CodeBurn — 30days ({thirty[0]} – {thirty[1]}, "
+        assert head in sample
+        assert "No usage in this period" not in sample
+        line = rf"This month \({month[0]} – {month[1]}\): (~\$[\d,.]+ · [\d,]+ calls|no usage yet)"
+        assert re.search(line, sample)
+        assert re.search(r"^~?\$[\d,.]+ today · ~?\$[\d,.]+ month$", sample, re.MULTILINE)
+    bubbles = out[:second]
+    assert "150 conversations" in bubbles
+    assert re.search(rf"a usage export of \d+ events for {export[0]} – {export[1]}", bubbles)
+    thirty_days = bubbles[bubbles.index("CodeBurn — 30days") : bubbles.index("This month (")]
+    # the export's days are inside: its exact figures and the local estimates are both there
+    total = re.search(r"Total ~\$[\d,.]+  [\d,]+ calls, [\d,]+ sessions  \((.+)\)", thirty_days)
+    assert total is not None and re.fullmatch(r"\$[\d,.]+ exact, \$[\d,.]+ estimated", total[1])
