@@ -331,6 +331,14 @@ test("the breakdown's period picker asks the server for that period and keeps it
   webview.messages.fire({ type: "period", period: "30days" });
   await tick();
   assert.deepEqual(reports().at(-1), [{ period: "30days" }]);
+  // Two picks in a row: the second is not lost behind the load the first started.
+  const picked = reports().length;
+  webview.messages.fire({ type: "period", period: "month" });
+  webview.messages.fire({ type: "period", period: "lastmonth" });
+  await tick();
+  await tick();
+  assert.deepEqual(reports().slice(picked), [[{ period: "month" }], [{ period: "lastmonth" }]]);
+  assert.match(webview.html, /<option value="lastmonth" selected>/);
   const before = reports().length;
   webview.messages.fire({ type: "period", period: "all; rm -rf" }); // not a period the page offers
   await tick();
