@@ -62,15 +62,17 @@ class Graph:
     skipped_blobs: int  # missing / encrypted / undecodable blobs skipped
     reached: frozenset[str] = frozenset()  # hex ids of every blob the root references
     request_ids: frozenset[str] = frozenset()  # providerOptions.cursor.requestId of its blobs
+    missing_blobs: int = 0  # of skipped_blobs, those not in the store (they may come later)
 
 
 class GraphUnreadable(Exception):
     """A root that exists but cannot be read; `reason` is what the warnings count."""
 
-    def __init__(self, reason: str, used_tokens: int = 0) -> None:
+    def __init__(self, reason: str, used_tokens: int = 0, missing_blobs: int = 0) -> None:
         super().__init__(f"conversation graph unreadable: {reason}")
         self.reason = reason
         self.used_tokens = used_tokens
+        self.missing_blobs = missing_blobs
 
 
 def valid_ms(value: Any) -> int | None:
@@ -327,7 +329,7 @@ def decode_root(root: bytes, blob: Lookup) -> Graph:
     referenced = len(prompt_refs) + len(turn_refs)
     if referenced and not segments and not any(blobs):
         reason = "encrypted" if walk.unreadable else "missing-blobs"
-        raise GraphUnreadable(reason, used)
+        raise GraphUnreadable(reason, used, walk.missing)
     timings = _timings(msg)
     turns: list[GraphTurn] = []
     for i in range(max(len(blobs), len(segments))):
@@ -361,6 +363,7 @@ def decode_root(root: bytes, blob: Lookup) -> Graph:
         skipped_blobs=walk.missing + walk.unreadable,
         reached=frozenset(walk.reached),
         request_ids=frozenset(walk.request_ids),
+        missing_blobs=walk.missing,
     )
 
 

@@ -13,7 +13,7 @@ import binascii
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from codeburn.providers import cursor_scan as scan
 from codeburn.providers.agent_graph import Graph, GraphUnreadable, decode_root, graph_calls
@@ -58,6 +58,10 @@ class Layout3:
     # composer id → (conversationState, its graph, the agent rows it reached): a refresh
     # decodes only roots that changed (blobs are content-addressed, so a root's bytes fix them)
     graphs: dict[str, tuple[str, Graph, frozenset[int]]] = field(default_factory=dict)
+    # ... and the roots that could not be read although every blob was there, and the calls
+    # of each decoded root with what they were made from (a refresh rebuilt ~15k calls)
+    failed: dict[str, tuple[str, GraphUnreadable]] = field(default_factory=dict)
+    root_calls: dict[str, tuple[tuple[Any, ...], list[Call], Graph]] = field(default_factory=dict)
 
     @property
     def present(self) -> bool:
@@ -177,7 +181,7 @@ def _graph_project(graph: Graph) -> str | None:
 class _Pass:
     conn: sqlite3.Connection
     out: Layout3
-    previous: dict[str, tuple[str, Graph, frozenset[int]]]
+    previous: Layout3
     blobs: _Blobs
     request_ids: set[str] = field(default_factory=set)
     rowids: set[int] = field(default_factory=set)
@@ -212,9 +216,14 @@ class _Pass:
             self.meter(cid, comp, comp.meter, "unknown-version" if newer else None)
 
     def decode(self, cid: str, state: str) -> Graph:
-        """The root's graph, reused from the last pass when its bytes did not change."""
-        memo = self.previous.get(cid)
-        if memo is not None and memo[0] == state and not memo[1].skipped_blobs:
+        """The root's graph, reused from the last pass when its bytes did not change (blobs are
+        content-addressed: only a missing blob can change what a root reads)."""
+        failed = self.previous.failed.get(cid)
+        if failed is not None and failed[0] == state:
+            self.out.failed[cid] = failed
+            raise failed[1]
+        memo = self.previous.graphs.get(cid)
+        if memo is not None and memo[0] == state and not memo[1].missing_blobs:
             graph, rowids = memo[1], memo[2]
         else:
             raw = _root_bytes(state)
@@ -223,12 +232,34 @@ class _Pass:
             self.blobs.rowids = set()
             try:
                 graph = decode_root(raw, self.blobs)
+            except GraphUnreadable as exc:
+                if not exc.missing_blobs:
+                    self.out.failed[cid] = (state, exc)
+                raise
             finally:
                 self.blobs.forget()
             rowids = frozenset(self.blobs.rowids)
         self.out.graphs[cid] = (state, graph, rowids)
         self.rowids.update(rowids)
         return graph
+
+    def calls(self, cid: str, state: str, graph: Graph, meter: int) -> list[Call]:
+        """`graph_calls`, reused when the root and everything else it reads are unchanged."""
+        meta = self.out.metas[cid]
+        project = meta.project or _graph_project(graph) or UNMAPPED_PROJECT
+        # and the same graph object: one decoded again (a blob arrived) makes new calls
+        made_of = (state, project, meta.model, meta.created_ms, meta.updated_ms, meter)
+        memo = self.previous.root_calls.get(cid)
+        if memo is not None and memo[0] == made_of and memo[2] is graph:
+            calls = memo[1]
+        else:
+            calls = graph_calls(
+                graph, conversation_id=cid, provider=CURSOR, project=project,
+                fallback_model=meta.model, created_ms=meta.created_ms,
+                updated_ms=meta.updated_ms, key_prefix=ROOT_KEY_PREFIX, meter_tokens=meter,
+            )  # fmt: skip
+        self.out.root_calls[cid] = (made_of, calls, graph)
+        return calls
 
     def root(self, cid: str, comp: Composer, state: str, newer: bool) -> None:
         try:
@@ -243,13 +274,7 @@ class _Pass:
         if not graph.turns:
             self.meter(cid, comp, comp.meter or graph.used_tokens, None)
             return
-        meta = self.out.metas[cid]
-        project = meta.project or _graph_project(graph) or UNMAPPED_PROJECT
-        calls = graph_calls(
-            graph, conversation_id=cid, provider=CURSOR, project=project,
-            fallback_model=meta.model, created_ms=meta.created_ms, updated_ms=meta.updated_ms,
-            key_prefix=ROOT_KEY_PREFIX, meter_tokens=comp.meter,
-        )  # fmt: skip
+        calls = self.calls(cid, state, graph, comp.meter)
         if calls:
             self.out.conversations[cid] = ROOT
             self.out.calls.extend(calls)
@@ -281,7 +306,7 @@ def read_layout3(
             out.projects[cid] = meta.project
         if meta.model is not None:
             out.models[cid] = meta.model
-    work = _Pass(conn, out, previous.graphs if previous is not None else {}, _Blobs(conn))
+    work = _Pass(conn, out, previous if previous is not None else Layout3(), _Blobs(conn))
     for cid in sorted(composers):
         comp = composers[cid]
         if not _is_candidate(comp):
