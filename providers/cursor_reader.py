@@ -56,6 +56,7 @@ from codeburn.providers.cursor_rows import (
     scan_budget,
 )
 from codeburn.providers.localtime import iso_utc
+from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.providers.pricing import cost_of
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
 from codeburn.providers.workspaces import PROJECT_MAPS, ProjectMaps
@@ -144,7 +145,7 @@ class CursorReader:
 
     def read(self, progress: Progress | None = None, *, now_ms: int | None = None) -> ReadResult:
         """Full parse the first time or when the database changed shape; incremental otherwise."""
-        now_ms = now_ms if now_ms is not None else time.time_ns() // 1_000_000
+        now_ms = now_ms if now_ms is not None else clock_ms()
         full = not self._incremental_possible()
         try:
             with gc_paused(), open_readonly(self.db_path) as conn:

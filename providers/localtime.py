@@ -1,7 +1,11 @@
-"""Local days, UTC ISO strings and the six-month floor.
+"""Local days, UTC ISO strings, the six-month floor, and the one clock all code reads.
 
 Every day boundary comes from the C library's local time, so `TZ` is honoured the way the
 rest of the machine honours it (call `time.tzset()` after changing it in-process).
+
+Test seam: `CODEBURN_NOW` (an ISO instant, e.g. `2026-12-01T10:00:00Z`) read once at import
+makes this process's clock start at that instant and tick on from there. The test suite sets
+it for the language server and CLI subprocesses it starts; nothing else should.
 """
 
 from __future__ import annotations
@@ -33,12 +37,16 @@ def local_day(ms: int) -> date:
     return date(t.tm_year, t.tm_mon, t.tm_mday)
 
 
+CLOCK_ENV = "CODEBURN_NOW"
+
+
 def today() -> date:
     return local_day(now_ms())
 
 
 def now_ms() -> int:
-    return time.time_ns() // 1_000_000
+    """The current time in epoch milliseconds: the only place any code reads the clock."""
+    return time.time_ns() // 1_000_000 + _OFFSET_MS
 
 
 def iso_utc(ms: int) -> str:
@@ -99,3 +107,12 @@ class DayIndex:
         if ms < self._bounds[0] or ms >= self._bounds[-1]:
             return local_day(ms)
         return self._days[bisect.bisect_right(self._bounds, ms) - 1]
+
+
+def _clock_offset(text: str | None) -> int:
+    """Milliseconds from the real clock to the `CODEBURN_NOW` instant (0 when unset or bad)."""
+    start = parse_iso_ms(text) if text else None
+    return 0 if start is None else start - time.time_ns() // 1_000_000
+
+
+_OFFSET_MS = _clock_offset(os.environ.get(CLOCK_ENV))

@@ -11,13 +11,12 @@ from __future__ import annotations
 import heapq
 import json
 import random
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from codeburn.providers.localtime import iso_utc
+from codeburn.providers.localtime import iso_utc, now_ms
 from codeburn.providers.sample_profile import JournalMode, ProfileWriter
 
 GENERATOR_VERSION: Final = 4  # 3: the Cursor 3.x profile; 4: its shared blobs written once
@@ -116,7 +115,7 @@ class _Sample:
 
     def __init__(self, spec: SampleSpec) -> None:
         self.spec = spec
-        self.now_ms = spec.now_ms if spec.now_ms is not None else time.time_ns() // 1_000_000
+        self.now_ms = spec.now_ms if spec.now_ms is not None else now_ms()
         self.corpus = _Corpus(spec.seed)
         self.bubble_count = 0
         self.workspace_members: dict[int, list[str]] = {}

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import httpx
 
+from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.sync.auth import Credentials
 
 DEFAULT_BASE_URL = "https://cursor.com"
@@ -90,7 +91,7 @@ def parse_retry_after(value: str | None, now_s: float | None = None) -> float | 
         return None
     if when.tzinfo is None:
         return None
-    return max(0.0, when.timestamp() - (time.time() if now_s is None else now_s))
+    return max(0.0, when.timestamp() - (clock_ms() / 1000 if now_s is None else now_s))
 
 
 def _status_failure(response: httpx.Response, what: str) -> RequestFailed:

@@ -1,16 +1,24 @@
-"""Suite-wide Hypothesis profiles, and a guard: after every test has run, no file CodeBurn wrote
-and no log line holds a Cursor secret (the access token, the cookie built from it, the user id)."""
+"""Suite-wide: the clock the suite runs at (`--clock`), Hypothesis profiles, and a guard: after
+every test has run, no file CodeBurn wrote and no log line holds a Cursor secret (the access
+token, the cookie built from it, the user id)."""
 
 from __future__ import annotations
 
-import logging
 import os
+
+os.environ.pop("CODEBURN_NOW", None)  # set per test below, for subprocesses only
+
+import logging
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
+import time_machine
 from hypothesis import settings
 
+from codeburn.providers.localtime import CLOCK_ENV, iso_utc, now_ms
+from tests import clock
 from tests.sync.fake_cursor import TEST_SUB, TEST_USER_ID, make_jwt
 
 # Property tests: CI replays the same examples on every run (derandomized, no example database);
@@ -25,6 +33,41 @@ settings.load_profile(
 )
 
 OUR_FOLDERS = {"cache", "config"}  # every test points CODEBURN_CACHE_DIR/CONFIG_DIR at these
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--clock",
+        default=os.environ.get("CODEBURN_TEST_CLOCK", ""),
+        help=f"run the suite at a moment: {', '.join(clock.CLOCKS)} or ISO@Area/City "
+        "(default: the real clock; env CODEBURN_TEST_CLOCK)",
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    name = config.getoption("--clock")
+    return f"clock: {name} = {clock.resolve(name).isoformat()}" if name else "clock: real"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def suite_clock(request: pytest.FixtureRequest) -> Iterator[datetime | None]:
+    """The moment the suite starts at; time ticks on from there."""
+    name = request.config.getoption("--clock")
+    if not name:
+        yield None
+        return
+    with time_machine.travel(clock.resolve(name), tick=True):
+        yield clock.resolve(name)
+
+
+@pytest.fixture(autouse=True)
+def subprocess_clock(
+    suite_clock: datetime | None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Subprocesses started by this test start at this process's (moved) clock."""
+    if suite_clock is not None:
+        monkeypatch.setenv(CLOCK_ENV, iso_utc(now_ms()))
+    yield
 
 
 def _needles() -> list[bytes]:

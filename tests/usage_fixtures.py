@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -27,6 +31,22 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
     monkeypatch.delenv("CODEBURN_CURSOR_DB", raising=False)
     monkeypatch.delenv("CODEBURN_CURSOR_BASE_URL", raising=False)
     return env
+
+
+@contextmanager
+def local_zone(name: str) -> Iterator[None]:
+    """Run in another local time zone, then back to the suite's own (see tests/clock.py)."""
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = name
+    time.tzset()
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
 
 
 def at(day: date, hour: int, minute: int = 0) -> int:

@@ -26,7 +26,7 @@ from pygls.protocol import JsonRPCNotification, _params_field_structure_hook, de
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
-from codeburn.providers.localtime import iso_utc, local_midnight_ms, now_ms, today
+from codeburn.providers.localtime import CLOCK_ENV, iso_utc, local_midnight_ms, now_ms, today
 from codeburn.providers.sample_profile import JournalMode, ProfileWriter
 
 STATUS = "codeburn/status"
@@ -102,7 +102,7 @@ class ServerEnv:
 def server_env(tmp_path: Path) -> ServerEnv:
     """Private cache/config/home, sync off, and a small Cursor profile named by env."""
     db = write_profile(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CODEBURN_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODEBURN_") or k == CLOCK_ENV}
     env.update(
         CODEBURN_CACHE_DIR=str(tmp_path / "cache"),
         CODEBURN_CONFIG_DIR=str(tmp_path / "config"),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from codeburn.providers.localtime import today
 from codeburn.server.cli import main
 from tests.usage_fixtures import days_ago, isolated_env, write_hand_profile
 
@@ -101,8 +102,8 @@ def test_status_shape_and_month_figures(
     assert status["warnings"] == []
     assert status["schema"] == "codeburn.status/1" and status["state"] == "ok"
     assert status["today"] == {"cost": 0, "estimatedCost": 0, "calls": 0}
-    same_month = d1[:7] == d2[:7] == status["generatedAt"][:7]
-    if same_month:
+    month = today().isoformat()[:7]  # the local month (generatedAt is UTC)
+    if d1[:7] == month:  # A (d1) and B (d2) are both this month
         assert status["month"]["calls"] == 5
         assert status["month"]["cost"] == pytest.approx(COST_A + COST_B)
         assert status["topModels"][0] == {
@@ -113,6 +114,13 @@ def test_status_shape_and_month_figures(
         assert status["localEstimateNote"] == (
             "includes $0.031 of Cursor priced from local files, not Cursor's bill"
         )
+    elif d2[:7] == month:  # the 3rd: only B and C (d2)
+        assert status["month"]["calls"] == 3
+        assert status["month"]["cost"] == pytest.approx(COST_B)
+        assert status["topModels"][0]["name"] == "Sonnet 4.6"
+    else:  # the 1st or 2nd: nothing yet this month
+        assert status["month"] == {"cost": 0, "estimatedCost": 0, "calls": 0}
+        assert status["topModels"] == [] and status["localEstimateNote"] is None
     assert status["budget"] == {"daily": None, "monthly": None, "level": "ok"}
 
 

@@ -1,0 +1,54 @@
+"""The clock seam: subprocesses honour CODEBURN_NOW, and the suite runs at its --clock."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime
+
+from codeburn.providers import localtime
+from codeburn.providers.localtime import CLOCK_ENV, now_ms, parse_iso_ms, timezone_name, today
+
+PRINT_NOW = "from codeburn.providers.localtime import iso_utc, now_ms; print(iso_utc(now_ms()))"
+
+
+def _child_now(value: str) -> str:
+    env = dict(os.environ, **{CLOCK_ENV: value})
+    done = subprocess.run(
+        [sys.executable, "-c", PRINT_NOW], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_a_subprocess_starts_at_the_seams_instant_and_ticks() -> None:
+    child = _child_now("2031-05-06T07:08:09Z")
+    start = parse_iso_ms("2031-05-06T07:08:09Z")
+    shown = parse_iso_ms(child)
+    assert start is not None and shown is not None
+    assert (
+        0 <= shown - start < 60_000
+    )  # ticks on from the instant (a hang guard, not a speed limit)
+
+
+def test_an_unreadable_seam_value_leaves_the_real_clock() -> None:
+    assert localtime._clock_offset("next tuesday") == 0
+    assert localtime._clock_offset("") == 0
+    assert localtime._clock_offset(None) == 0
+
+
+def test_the_seam_sets_an_offset_from_the_real_clock() -> None:
+    real = localtime.time.time_ns() // 1_000_000  # time-machine moves this too; offsets still add
+    offset = localtime._clock_offset("2001-02-03T04:05:06Z")
+    assert abs(real + offset - 981_173_106_000) < 60_000
+
+
+def test_the_suite_runs_at_its_clock(suite_clock: datetime | None) -> None:
+    if suite_clock is None:
+        assert CLOCK_ENV not in os.environ
+        return
+    assert today() == suite_clock.date()
+    assert timezone_name() == str(suite_clock.tzinfo)
+    assert os.environ[CLOCK_ENV]  # what every subprocess of this test starts at
+    child = parse_iso_ms(_child_now(os.environ[CLOCK_ENV]))
+    assert child is not None and abs(child - now_ms()) < 60_000
