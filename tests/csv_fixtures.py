@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from codeburn.providers.localtime import iso_utc
+from codeburn.providers.localtime import iso_utc, now_ms
 
 CURRENT_COLUMNS = (
     "Date",
@@ -162,10 +162,13 @@ def write_export(
     crlf: bool = True,
     quote_all: bool = True,
 ) -> Path:
-    """Write an export file; `mtime_ms` sets its modification time (coverage never passes it)."""
+    """Write an export file; `mtime_ms` sets its modification time (coverage never passes it).
+
+    By default that is now by the suite's clock, which the kernel's file times do not follow.
+    """
     path.write_bytes(export_bytes(rows, variant, bom=bom, crlf=crlf, quote_all=quote_all))
-    if mtime_ms is not None:
-        os.utime(path, ns=(mtime_ms * 1_000_000, mtime_ms * 1_000_000))
+    ns = (now_ms() if mtime_ms is None else mtime_ms) * 1_000_000
+    os.utime(path, ns=(ns, ns))
     return path
 
 
