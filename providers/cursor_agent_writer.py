@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from codeburn.providers.graph_writer import TurnSpec, build_graph, encrypted
+from codeburn.providers.localtime import now_ms
 
 __all__ = [
     "AgentHomeWriter",
@@ -66,8 +67,9 @@ def turn_ended(status: str = "success") -> dict[str, Any]:
 
 
 def _set_mtime(path: Path, mtime_ms: int | None) -> None:
-    if mtime_ms is not None:
-        os.utime(path, ns=(mtime_ms * 1_000_000, mtime_ms * 1_000_000))
+    """Transcripts are dated by their mtime: default now, by the clock CodeBurn reads."""
+    ns = (now_ms() if mtime_ms is None else mtime_ms) * 1_000_000
+    os.utime(path, ns=(ns, ns))
 
 
 class AgentHomeWriter:
