@@ -49,15 +49,29 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"clock: {name} = {clock.resolve(name).isoformat()}" if name else "clock: real"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def suite_clock(request: pytest.FixtureRequest) -> Iterator[datetime | None]:
-    """The moment the suite starts at; time ticks on from there."""
-    name = request.config.getoption("--clock")
-    if not name:
-        yield None
-        return
-    with time_machine.travel(clock.resolve(name), tick=True):
-        yield clock.resolve(name)
+_TRAVEL = pytest.StashKey[tuple[datetime, time_machine.travel]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before collection, so that module-level times in the tests are on the suite's clock."""
+    name = config.getoption("--clock")
+    if name:
+        moment = clock.resolve(name)
+        travel = time_machine.travel(moment, tick=True)
+        travel.start()
+        config.stash[_TRAVEL] = (moment, travel)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _TRAVEL in config.stash:
+        config.stash[_TRAVEL][1].stop()
+
+
+@pytest.fixture(scope="session")
+def suite_clock(request: pytest.FixtureRequest) -> datetime | None:
+    """The moment the suite started at (time ticks on from there), or None: the real clock."""
+    travel = request.config.stash.get(_TRAVEL, None)
+    return travel[0] if travel is not None else None
 
 
 @pytest.fixture(autouse=True)

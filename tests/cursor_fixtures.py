@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from codeburn.providers.cursor_reader import CursorReader, ReadResult
-from codeburn.providers.localtime import iso_utc, local_midnight_ms, six_month_floor
+from codeburn.providers.localtime import iso_utc, local_midnight_ms, now_ms, six_month_floor
 from codeburn.providers.sample_profile import ProfileWriter
 
-NOW_MS = time.time_ns() // 1_000_000
+NOW_MS = now_ms()  # when the test module was imported, by the suite's clock
 
 
 def ago(minutes: float) -> str:

@@ -117,7 +117,10 @@ def test_agent_stream_only_request(tmp_path: Path) -> None:
     with profile(tmp_path) as p:
         p.agent("a1", role="user", content="u" * 27, request_id="req-9", model="gpt-5")
         p.agent("a2", role="assistant", content=[{"type": "text", "text": "v" * 32}])
-    mtime_ms = os.stat(p.db_path).st_mtime_ns // 1_000_000
+    mtime_ms = NOW_MS - 60_000  # the database last written a minute ago
+    for path in (p.db_path, p.db_path.with_name(p.db_path.name + "-wal")):
+        if path.exists():
+            os.utime(path, ns=(mtime_ms * 1_000_000, mtime_ms * 1_000_000))
     call = only(read(p.db_path).calls)
     assert call.key == "cursor:agentKv:req-9"
     assert (call.input_tokens, call.output_tokens) == (7, 8)

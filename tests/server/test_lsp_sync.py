@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from pygls.exceptions import JsonRpcException
 
+from codeburn.providers.localtime import now_ms
 from tests.csv_fixtures import ExportRow
 from tests.server.conftest import (
     WAIT_S,
@@ -39,7 +39,7 @@ def fake() -> Iterator[FakeCursor]:
 @pytest.fixture
 def signed_in(server_env: ServerEnv, fake: FakeCursor) -> ServerEnv:
     """Cursor signed in (a token in the profile's global DB), sync on, cursor.com → the fake."""
-    token = make_jwt(exp=int(time.time()) + WEEK_S)
+    token = make_jwt(exp=now_ms() // 1000 + WEEK_S)
     write_global_db(server_env.db, token)
     fake.expected_cookie = cookie_for(token)
     server_env.env.pop("CODEBURN_CURSOR_SYNC")
