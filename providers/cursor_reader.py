@@ -391,8 +391,7 @@ class CursorReader:
 
     def _rebuild_stream_calls(self, conn: sqlite3.Connection) -> None:
         """Requests that join no bubble of the database stand on their own, dated first-seen."""
-        # Never after now: a file time ahead of the clock must not date a record in the future.
-        mtime = min(self._db_mtime_ms(), clock_ms())
+        mtime = self._db_mtime_ms()
         candidates: list[str] = []
         for request_id in self._walker.requests:
             self.first_seen.setdefault(request_id, mtime)

@@ -46,7 +46,12 @@ def today() -> date:
 
 def now_ms() -> int:
     """The current time in epoch milliseconds: the only place any code reads the clock."""
-    return time.time_ns() // 1_000_000 + _OFFSET_MS
+    return now_ns() // 1_000_000
+
+
+def now_ns() -> int:
+    """The current time in epoch nanoseconds (file times)."""
+    return time.time_ns() + _OFFSET_MS * 1_000_000
 
 
 def iso_utc(ms: int) -> str:

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import time_machine
 
-from tests.sync.fake_cursor import FakeCursor, SyncEnv, setup_sync_env
+from tests.sync.fake_cursor import FIXED_NOW_MS, FakeCursor, SyncEnv, setup_sync_env
 
 # A zone far from UTC (and with DST) so that local midnight is never UTC midnight.
 TEST_TZ = "Pacific/Auckland"
@@ -26,6 +27,14 @@ def local_tz() -> Iterator[str]:
     else:
         os.environ["TZ"] = old
     time.tzset()
+
+
+@pytest.fixture
+def fixed_clock() -> Iterator[int]:
+    """FIXED_NOW_MS for everything in the test, the login token's expiry (a week after the
+    clock when `sync_env` builds it) included; request it before `sync_env`."""
+    with time_machine.travel(FIXED_NOW_MS / 1000, tick=False):
+        yield FIXED_NOW_MS
 
 
 @pytest.fixture

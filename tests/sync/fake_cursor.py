@@ -38,6 +38,7 @@ ORIGIN = "https://cursor.com"
 TEST_SUB = "auth0|user_sync_test"
 TEST_USER_ID = "user_sync_test"
 WEEK_S = 7 * 24 * 3600
+FIXED_NOW_MS = 1_795_000_000_000  # 2026-11-18T08:26:40Z: the `fixed_clock` fixture's moment
 
 Mode = Literal["ok", "401", "403", "429", "500", "not-csv", "truncated", "stall"]
 

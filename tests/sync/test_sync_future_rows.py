@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
-import time_machine
 
 from codeburn.cache.files import write_json_atomic
 from codeburn.cache.import_store import store_path
@@ -16,19 +14,13 @@ from codeburn.sync.auth import account_of
 from codeburn.sync.cursor_sync import maybe_sync
 from codeburn.sync.state import load_state, update_state
 from tests.csv_fixtures import ExportRow
-from tests.sync.fake_cursor import TEST_SUB, SyncEnv
+from tests.sync.fake_cursor import FIXED_NOW_MS, TEST_SUB, SyncEnv
 
 HOUR = 3_600_000
-NOW = 1_795_000_000_000  # 2026-11-18T08:26:40Z, a fixed clock for every step below
+NOW = FIXED_NOW_MS  # 2026-11-18T08:26:40Z, the clock for every step below
+pytestmark = pytest.mark.usefixtures("fixed_clock")
 YEAR_2099 = 4_070_908_800_000  # 2099-01-01T00:00:00Z
 ACCOUNT = account_of(TEST_SUB)
-
-
-@pytest.fixture(autouse=True)
-def fixed_clock() -> Iterator[None]:
-    """NOW for everything, the login token's expiry (a week after the clock) included."""
-    with time_machine.travel(NOW / 1000, tick=False):
-        yield
 
 
 def _row(ms: int, output: int = 50) -> ExportRow:

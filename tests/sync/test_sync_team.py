@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from codeburn.cache.import_store import store_path
 from codeburn.providers.localtime import iso_utc
 from codeburn.sync.cursor_sync import maybe_sync
 from tests.csv_fixtures import ExportRow
-from tests.sync.fake_cursor import SyncEnv
+from tests.sync.fake_cursor import FIXED_NOW_MS, SyncEnv
 
 HOUR = 3_600_000
-NOW = 1_795_000_000_000
+NOW = FIXED_NOW_MS  # the clock for the whole test (the login token expires a week after it)
+pytestmark = pytest.mark.usefixtures("fixed_clock")
 
 
 def _rows() -> list[ExportRow]:
