@@ -1,11 +1,17 @@
-"""Text output for people: aligned tables, `~` before estimates, never a bare $0.00."""
+"""Text output for people: aligned tables, `~` before estimates, never a bare $0.00.
+
+Data (model, project and provider names, messages) is printed as plain text: never read as
+Rich markup or emoji codes, and with control characters shown as escapes (`\x1b`).
+"""
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from codeburn.providers.localtime import now_ms, parse_iso_ms
 from codeburn.server.formatting import format_money, format_tokens, local_estimate_note
@@ -19,10 +25,26 @@ def money(row: dict[str, Any]) -> str:
     return f"~{text}" if row.get("estimatedCost", 0) > 0 else text
 
 
+_ESCAPED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})  # control, format, unassigned
+
+
+def plain(value: Any) -> str:
+    """`value` as inert text: control and format characters (ESC, bidi overrides) escaped."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in _ESCAPED else ch for ch in text)
+
+
+def _text(value: Any, style: str = "") -> Text:
+    return Text(plain(value), style=style)
+
+
 def make_console() -> Console:
-    """Wide enough for the tables even when stdout is a pipe."""
-    out = Console()
-    return out if out.is_terminal else Console(width=110)
+    """Wide enough for the tables even when stdout is a pipe; no markup, emoji or highlighting."""
+    options: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
+    out = Console(**options)
+    return out if out.is_terminal else Console(width=110, **options)
 
 
 def _table(header: str, rows: list[dict[str, Any]], name_key: str, limit: int = 12) -> Table:
@@ -32,7 +54,7 @@ def _table(header: str, rows: list[dict[str, Any]], name_key: str, limit: int = 
         table.add_column(head, justify="right", no_wrap=True)
     for row in rows[:limit]:
         table.add_row(
-            str(row[name_key]),
+            _text(row[name_key]),
             money(row),
             f"{row['calls']:,}",
             f"{row['sessions']:,}",
@@ -42,7 +64,7 @@ def _table(header: str, rows: list[dict[str, Any]], name_key: str, limit: int = 
             format_tokens(row["cacheWriteTokens"]),
         )
     if len(rows) > limit:
-        table.add_row(f"… {len(rows) - limit} more", *[""] * 7)
+        table.add_row(Text(f"… {len(rows) - limit} more"), *[""] * 7)
     return table
 
 
@@ -50,12 +72,10 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
     out = console or make_console()
     period = report["period"]
     totals = report["totals"]
-    out.print(
-        f"[bold]CodeBurn[/bold] — {period['label']} "
-        f"({period['from']} – {period['to']}, {period['timezone']})"
-    )
+    head = f" — {period['label']} ({period['from']} – {period['to']}, {period['timezone']})"
+    out.print(Text.assemble(("CodeBurn", "bold"), plain(head)))
     for warning in report["warnings"]:
-        out.print(f"[yellow]! {warning}[/yellow]")
+        out.print(_text(f"! {warning}", "yellow"))
     if totals["calls"] == 0:
         out.print("No usage in this period.")
         _print_sync(out, report.get("cursorSync"))
@@ -68,15 +88,15 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
     out.print(_table("Project", report["projects"], "project"))
     if report["unpricedModels"]:
         names = ", ".join(m["model"] for m in report["unpricedModels"])
-        out.print(f"[yellow]No price known for: {names} (counted at $0)[/yellow]")
+        out.print(_text(f"No price known for: {names} (counted at $0)", "yellow"))
     out.print()
     exact = totals["cost"] - totals["estimatedCost"]
-    line = (
-        f"[bold]Total {money(totals)}[/bold]  "
-        f"{totals['calls']:,} calls, {totals['sessions']:,} sessions"
+    line = Text.assemble(
+        (f"Total {money(totals)}", "bold"),
+        f"  {totals['calls']:,} calls, {totals['sessions']:,} sessions",
     )
     if totals["estimatedCost"] > 0 and exact > 0:
-        line += (
+        line.append(
             f"  ({format_money(exact)} exact, {format_money(totals['estimatedCost'])} estimated)"
         )
     if totals.get("notCharged"):
@@ -90,7 +110,7 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         )
     local = report["coverage"]["localEstimateCost"]
     if local > 0:
-        out.print(f"[dim]  {local_estimate_note(local)}[/dim]")
+        out.print(_text(f"  {local_estimate_note(local)}", "dim"))
     _print_sync(out, report.get("cursorSync"))
 
 
@@ -98,7 +118,7 @@ def _print_sync(out: Console, block: dict[str, Any] | None) -> None:
     line = sync_line(block)
     if line:
         style = "yellow" if block and block.get("state") in ("error", "no-login") else "dim"
-        out.print(f"[{style}]{line}[/{style}]")
+        out.print(_text(line, style))
 
 
 def ago(iso: Any) -> str:
@@ -164,14 +184,14 @@ def unreadable_line(status: dict[str, Any]) -> str | None:
 
 def print_status(status: dict[str, Any], console: Console | None = None) -> None:
     out = console or make_console()
-    out.print(status_line(status))
+    out.print(_text(status_line(status)))
     if status.get("localEstimateNote"):
-        out.print(f"[dim]{status['localEstimateNote']}[/dim]")
+        out.print(_text(status["localEstimateNote"], "dim"))
     unreadable = unreadable_line(status)
     if unreadable:
-        out.print(f"[yellow]{unreadable}[/yellow]")
+        out.print(_text(unreadable, "yellow"))
     line = budget_line(status)
     if line:
         style = {"ok": "dim", "warning": "yellow", "over": "red"}[status["budget"]["level"]]
-        out.print(f"[{style}]{line}[/{style}]")
+        out.print(_text(line, style))
     _print_sync(out, status.get("cursorSync"))
