@@ -27,11 +27,11 @@ from codeburn.providers.agent_stream import (
 )
 from codeburn.providers.calls import Call
 from codeburn.providers.cursor_emit import display_model
-from codeburn.providers.localtime import parse_iso_ms
+from codeburn.providers.localtime import LATEST_MS, parse_iso_ms
 from codeburn.providers.pricing import cost_of
 
 # Epoch ms accepted as a date: after 1970, before the year 10000.
-MAX_MS: Final = 253_402_300_800_000
+MAX_MS: Final = LATEST_MS
 # Blobs fetched for one root at most (a damaged graph must not walk a whole database).
 MAX_BLOBS: Final = 200_000
 

@@ -156,7 +156,7 @@ class StreamWalker:
             # whitespace), and anything but whitespace after the object is an error.
             try:
                 record, end = scan_once(raw, 0)
-            except (StopIteration, ValueError):
+            except (StopIteration, ValueError, RecursionError):
                 continue
             if end != len(raw) and raw[end:].strip(" \t\n\r"):
                 continue

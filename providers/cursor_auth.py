@@ -40,7 +40,7 @@ def decode_jwt_payload(token: str) -> dict[str, Any] | None:
     segment = parts[1] + "=" * (-len(parts[1]) % 4)
     try:
         payload = json.loads(base64.urlsafe_b64decode(segment.encode("ascii")))
-    except (ValueError, UnicodeError, binascii.Error):
+    except (ValueError, UnicodeError, binascii.Error, RecursionError):
         return None
     return payload if isinstance(payload, dict) else None
 

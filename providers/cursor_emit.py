@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from codeburn.providers.agent_stream import StreamRequest, estimate_tokens
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.localtime import is_date_ms
 from codeburn.providers.pricing import cost_of, rates_for
 
 AUTO_MODEL: Final = "cursor-auto"
@@ -201,10 +202,7 @@ def _conversation_record(conv: Conversation, input_tokens: int, model: str | Non
     if not input_tokens and not output:
         return None
     created = conv.meta[0] if conv.meta is not None else None
-    if isinstance(created, int | float) and not isinstance(created, bool) and created > 0:
-        ts = int(created)
-    else:
-        ts = conv.bubbles[0][B_TS]
+    ts = int(created) if is_date_ms(created) and created > 0 else conv.bubbles[0][B_TS]
     return _call(
         f"cursor:composer-input:{conv.composer_id}",
         display_model(model),

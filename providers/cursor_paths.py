@@ -42,7 +42,7 @@ def canonical(path: Path) -> Path:
     """Absolute, symlink-free form used in every cache key."""
     try:
         return path.resolve()
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
         return path.absolute()
 
 

@@ -16,6 +16,7 @@ from typing import Any, Final
 from codeburn.providers import cursor_scan as scan
 from codeburn.providers.calls import Call
 from codeburn.providers.cursor_emit import Bubble
+from codeburn.providers.localtime import LATEST_MS
 
 DEFAULT_BUDGET: Final = 250_000
 _COMPOSER_AT: Final = len(scan.CALL_KEY_PREFIX + scan.BUBBLE_LO)
@@ -99,7 +100,7 @@ class BubbleScan:
             if not composer or "\n" in composer or "\r" in composer or "\x00" in composer:
                 self.subcomposer += 1
             else:
-                if type(created) is not str or ts is None:
+                if type(created) is not str or ts is None or not 0 <= ts < LATEST_MS:
                     undated[composer] = undated.get(composer, 0) + 1
                 elif created < floor_iso:
                     before += 1

@@ -16,9 +16,13 @@ import os
 import time
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import TypeGuard
 
 DAY = timedelta(days=1)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# Times from 2101 on are not dates any record carries (`9999-12-31T23:59:59Z` is a placeholder),
+# and near year 9999 a local day or the day after it no longer exists: such times are skipped.
+LATEST_MS = 4_133_980_800_000  # 2101-01-01T00:00:00Z
 
 
 def local_midnight_ms(day: date) -> int:
@@ -61,14 +65,23 @@ def iso_utc(ms: int) -> str:
 
 
 def parse_iso_ms(text: str) -> int | None:
-    """Epoch ms of an ISO time (`Z`, offsets, naive = UTC), or None when it is not one."""
+    """Epoch ms of an ISO time (`Z`, offsets, naive = UTC) in [1970, 2101), else None."""
     try:
         dt = datetime.fromisoformat(text.strip())
     except (ValueError, AttributeError):
         return None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return (dt - EPOCH) // timedelta(milliseconds=1)
+    try:
+        ms = (dt - EPOCH) // timedelta(milliseconds=1)
+    except OverflowError:  # year 1 with an eastern offset
+        return None
+    return ms if is_date_ms(ms) else None
+
+
+def is_date_ms(ms: object) -> TypeGuard[int | float]:
+    """True for an epoch-ms number that can be a record's time: 1970 to 2100 (not bool/NaN)."""
+    return isinstance(ms, int | float) and not isinstance(ms, bool) and 0 <= ms < LATEST_MS
 
 
 def months_before(day: date, months: int) -> date:

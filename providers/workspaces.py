@@ -52,7 +52,7 @@ def _read_workspace_composers(db: Path) -> list[str]:
     for (raw,) in rows:
         try:
             ids.extend(_composer_ids(json.loads(bytes(raw).decode("utf-8", "replace"))))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
     return ids
 
@@ -60,7 +60,7 @@ def _read_workspace_composers(db: Path) -> list[str]:
 def folder_of(workspace_json: Path) -> str | None:
     try:
         data = json.loads(workspace_json.read_bytes().decode("utf-8", "replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     folder = data.get("folder") if isinstance(data, dict) else None
     return folder if isinstance(folder, str) and folder else None
