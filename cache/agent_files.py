@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.files import locked, read_json, write_json_atomic
+from codeburn.cache.files import locked, read_json, write_cache_json
 
 VERSION: Final = 1
 FILE: Final = f"cursor-agent-files.v{VERSION}.json"
@@ -31,4 +31,4 @@ def load_agent_files(cache_dir: Path, home: str) -> dict[str, Any]:
 def save_agent_files(cache_dir: Path, home: str, entries: dict[str, Any]) -> None:
     path = agent_files_path(cache_dir)
     with locked(path):
-        write_json_atomic(path, {"version": VERSION, "home": home, "entries": entries})
+        write_cache_json(path, {"version": VERSION, "home": home, "entries": entries})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +25,14 @@ class Budget:
 
 
 def _positive(value: Any) -> float | None:
+    """A budget amount: a finite number > 0 (10^400 or 1e309 is none: the default applies)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value) if value > 0 else None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) and number > 0 else None
 
 
 def load_config() -> dict[str, Any]:

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.files import locked, read_json, write_json_atomic
+from codeburn.cache.files import locked, read_json, write_cache_json
 from codeburn.cache.usage_slices import DaySlices, Slice
 from codeburn.providers.localtime import six_month_floor
 
@@ -176,5 +176,5 @@ def update_daily(
     with locked(path):
         cache = _load(cache_dir, timezone, db_path)
         change(cache)
-        write_json_atomic(path, cache.dump())
+        write_cache_json(path, cache.dump())
     return cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from codeburn.cache.files import locked, read_json, write_json_atomic
+from codeburn.cache.files import locked, read_json, write_cache_json
 
 FILE: Final = "cursor-agent-first-seen.v1.json"
 
@@ -38,4 +38,4 @@ def save_first_seen(cache_dir: Path, db_path: str, seen: dict[str, int]) -> None
                 changed = True
         if changed or db_path not in data:
             data[db_path] = merged
-            write_json_atomic(path, data)
+            write_cache_json(path, data)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.files import locked, write_json_atomic
+from codeburn.cache.files import locked, write_cache_json
 from codeburn.providers.calls import Call
 
 VERSION: Final = 2  # 2: Cursor 3.x conversations (issue 8)
@@ -103,7 +103,7 @@ def _read(path: Path) -> CachedResults | None:
         return None
     try:
         cached = CachedResults.load(json.loads(data))
-    except ValueError:
+    except (ValueError, RecursionError):
         cached = None
     with _memo_lock:
         _memo[path] = (file_id, cached)
@@ -122,7 +122,8 @@ def load_results(cache_dir: Path, db_path: str) -> CachedResults | None:
 def save_results(cache_dir: Path, results: CachedResults) -> None:
     path = results_path(cache_dir)
     with locked(path):
-        write_json_atomic(path, results.dump())
+        if not write_cache_json(path, results.dump()):
+            return
         try:
             file_id = _file_id(os.stat(path))
         except OSError:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import sqlite3
 import tempfile
@@ -75,16 +74,26 @@ def _wal_has_frames(path: Path) -> bool:
 def _snapshot(path: Path) -> Iterator[sqlite3.Connection]:
     """Copy db + WAL into a private folder, read the copy, delete it right after.
 
-    The copy holds Cursor's access token, so it must never outlive the read.
+    The copy holds Cursor's access token, so it must never outlive the read: it is made in a
+    0700 folder under our cache folder (not the shared temp folder), and a copy a killed process
+    left behind is removed at the next start (cache/leftovers.py).
     """
-    folder = tempfile.mkdtemp(prefix="codeburn-snapshot-")
+    from codeburn.cache.leftovers import SNAPSHOT_PREFIX, snapshot_root  # noqa: PLC0415
+
+    folder: str | None = None
     try:
-        os.chmod(folder, 0o700)
+        folder = tempfile.mkdtemp(prefix=SNAPSHOT_PREFIX, dir=snapshot_root())
         copy = Path(folder) / path.name
         shutil.copyfile(path, copy)
         wal = Path(str(path) + "-wal")
         if wal.exists():
             shutil.copyfile(wal, Path(str(copy) + "-wal"))
+    except OSError as exc:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        why = exc.strerror or str(exc)
+        raise DatabaseReadError(f"could not copy Cursor database {path} to read it: {why}") from exc
+    try:
         conn = _connect(copy.as_uri() + "?mode=ro")
         try:
             _probe(conn)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -84,7 +83,9 @@ def _service(args: argparse.Namespace, progress: Any = None) -> Any:
 
 
 def _print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+    from codeburn.server.json_out import dumps  # noqa: PLC0415
+
+    sys.stdout.write(dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
 def cmd_report(args: argparse.Namespace) -> int:

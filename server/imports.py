@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ from codeburn.providers.calls import PROVIDER_NAMES
 from codeburn.providers.cursor_csv import CsvFormatError
 from codeburn.providers.localtime import parse_iso_ms
 from codeburn.server.cli import UserError
+from codeburn.server.json_out import dumps
 
 if TYPE_CHECKING:
     from codeburn.server.usage import UsageService
@@ -63,7 +63,7 @@ def summary_text(summary: dict[str, Any], what: str) -> str:
 
 def _emit(args: argparse.Namespace, obj: dict[str, Any], text: str) -> None:
     if args.format == "json":
-        sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+        sys.stdout.write(dumps(obj, indent=2) + "\n")
     else:
         sys.stdout.write(text + "\n")
 

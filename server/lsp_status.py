@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from codeburn.cache.config import Budget, cursor_sync_env_off
 from codeburn.cache.dirs import cache_dir
-from codeburn.cache.files import LockTimeoutError, locked, read_json, write_json_atomic
+from codeburn.cache.files import LockTimeoutError, locked, read_json, write_cache_json
 from codeburn.server.formatting import format_money
 from codeburn.server.report import WARNING_SHARE, build_status
 
@@ -130,5 +130,5 @@ class BudgetNotices:
         shown = {k: v for k, v in shown.items() if k.split("|")[1] in keep}
         self._memory = shown
         if persist and due:
-            write_json_atomic(self.path, shown)
+            write_cache_json(self.path, shown)
         return due

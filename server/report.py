@@ -13,6 +13,7 @@ from codeburn.providers.calls import CURSOR, PROVIDER_NAMES, USER_API_KEY
 from codeburn.providers.localtime import day_end_ms, iso_utc, local_midnight_ms, now_ms
 from codeburn.providers.pricing import display_name
 from codeburn.server.formatting import local_estimate_note
+from codeburn.server.json_out import finite
 from codeburn.server.periods import Period
 
 REPORT_SCHEMA: Final = "codeburn.report/1"
@@ -109,7 +110,7 @@ def build_report(
             entry[0] += calls
             entry[1] += tokens
     local_cost = sum(part.local_cost for part in merged.values())
-    return {
+    report: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "period": {
             "label": period.label,
@@ -142,6 +143,7 @@ def build_report(
         "cursorSync": cursor_sync,
         "warnings": warnings,
     }
+    return finite(report)  # valid JSON: no Infinity or NaN
 
 
 def budget_block(budget: Budget, today_cost: float, month_cost: float) -> dict[str, Any]:
@@ -198,7 +200,7 @@ def build_status(
     local_cost = sum(part.local_cost for part in month_slices.values())
     today_total = _total(today_slices).cost
     month_total = _total(month_slices).cost
-    return {
+    status: dict[str, Any] = {
         "schema": STATUS_SCHEMA,
         "generatedAt": iso_utc(now_ms()),
         "state": state,
@@ -213,6 +215,7 @@ def build_status(
         "warnings": list(warnings or []),
         "unreadable": unreadable_block(unreadable or {}),
     }
+    return finite(status)  # valid JSON: no Infinity or NaN
 
 
 def unreadable_block(unreadable: dict[str, int]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from codeburn.cache.daily_cache import DailyCache, load_daily, update_daily
 from codeburn.cache.dirs import cache_dir as default_cache_dir
 from codeburn.cache.first_seen import load_first_seen, save_first_seen
 from codeburn.cache.import_store import ImportSnapshot, ImportStoreError
+from codeburn.cache.leftovers import sweep_once
 from codeburn.cache.results_cache import (
     CachedResults,
     db_fingerprint,
@@ -92,6 +93,7 @@ class UsageService:
         self.db_path = canonical(db_path)
         self.db_key = str(self.db_path)
         self.cache_dir = cache_dir or default_cache_dir()
+        sweep_once()  # what a killed process left: db snapshots, temp files
         self.progress = progress
         self._lock = threading.RLock()
         self._reader: CursorReader | None = None

@@ -83,11 +83,11 @@ def parse_retry_after(value: str | None, now_s: float | None = None) -> float | 
     if value is None or not value.strip():
         return None
     text = value.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # str.isdigit() also takes "²" and "٣"
         return float(text)
     try:
         when = parsedate_to_datetime(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when.tzinfo is None:
         return None
@@ -162,7 +162,7 @@ class CursorClient:
         body = self._get(SUMMARY_PATH, {}, "application/json", budget_s, "the usage summary")
         try:
             return json.loads(body)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise RequestFailed("export", "cursor.com did not return the usage summary") from exc
 
     def _get(

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from codeburn.cache.dirs import cache_dir
-from codeburn.cache.files import LockTimeoutError, locked, read_json, write_json_atomic
+from codeburn.cache.files import LockTimeoutError, locked, read_json, write_cache_json
 from codeburn.providers.cursor_auth import load_token
-from codeburn.providers.localtime import iso_utc, parse_iso_ms
+from codeburn.providers.localtime import is_date_ms, iso_utc, parse_iso_ms
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.sync.auth import Credentials, credentials_for
 from codeburn.sync.client import BaseUrlError, CursorClient, RequestFailed, base_url
@@ -33,7 +33,10 @@ def quota_path() -> Path:
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
     return number if math.isfinite(number) and number >= 0 else None
 
 
@@ -45,12 +48,20 @@ def _cents(value: Any) -> int | float | None:
 
 
 def _time(value: Any) -> str | None:
-    if isinstance(value, str) and value.strip().isdigit():
-        return iso_utc(int(value.strip()))
-    if isinstance(value, int) and not isinstance(value, bool):
-        return iso_utc(value)
-    ms = parse_iso_ms(value) if isinstance(value, str) else None
-    return iso_utc(ms) if ms is not None else None
+    """ISO time of an epoch-ms number or ISO string; None when absent; ValueError when it is
+    given but not a time from 1970 to 2100 (the whole answer is then unreadable)."""
+    if value is None:
+        return None
+    text = value.strip() if isinstance(value, str) else None
+    if text is not None and text.isascii() and text.isdigit():
+        ms: Any = int(text)
+    elif text is not None:
+        ms = parse_iso_ms(text)
+    else:
+        ms = value
+    if not is_date_ms(ms):
+        raise ValueError(f"not a time: {str(value)[:40]!r}")
+    return iso_utc(int(ms))
 
 
 def _pool(pool_id: str, label: str, percent: float | None, block: Any = None) -> dict[str, Any]:
@@ -58,6 +69,7 @@ def _pool(pool_id: str, label: str, percent: float | None, block: Any = None) ->
     limit = _cents(block.get("limit")) if isinstance(block, dict) else None
     if percent is None and used is not None and limit:
         percent = used / limit * 100
+        percent = percent if math.isfinite(percent) else None
     return {
         "id": pool_id,
         "label": label,
@@ -152,10 +164,14 @@ def parse_usage_summary(summary: Any, fetched_ms: int) -> dict[str, Any]:
     on_demand = _spend(individual.get("onDemand"))
     if on_demand is None and isinstance(team, dict):
         on_demand = _spend(team.get("onDemand"))
+    try:
+        cycle = _time(summary.get("billingCycleStart")), _time(summary.get("billingCycleEnd"))
+    except ValueError:
+        return unavailable(fetched_ms, "format")
     result.update(
         membershipType=membership if isinstance(membership, str) and membership else None,
-        billingCycleStart=_time(summary.get("billingCycleStart")),
-        billingCycleEnd=_time(summary.get("billingCycleEnd")),
+        billingCycleStart=cycle[0],
+        billingCycleEnd=cycle[1],
         pools=pools,
         binding=max(pools, key=lambda pool: pool["percentUsed"]),
         totalPercentUsed=_number(plan.get("totalPercentUsed")) if isinstance(plan, dict) else None,
@@ -225,7 +241,7 @@ def read_quota(
             good = result if result["available"] else _last_good(credentials.account)
             if not result["available"] and good is not None and result["reason"] == "network":
                 result = {**good, "stale": True}
-            write_json_atomic(
+            write_cache_json(
                 quota_path(),
                 {
                     "account": credentials.account,

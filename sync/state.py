@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from codeburn.cache.dirs import imports_dir
-from codeburn.cache.files import locked, read_json, write_json_atomic
+from codeburn.cache.files import locked, read_json, write_cache_json
 from codeburn.providers.localtime import iso_utc, parse_iso_ms
 
 STATE_FILE = "cursor-sync.v1.json"
@@ -104,7 +104,7 @@ def load_state() -> SyncState:
 
 
 def save_state(state: SyncState) -> None:
-    write_json_atomic(state_path(), state.to_json())
+    write_cache_json(state_path(), state.to_json())
 
 
 @contextlib.contextmanager

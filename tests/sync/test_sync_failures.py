@@ -32,6 +32,8 @@ CASES = {
     "429-retry-after": Case("429", "network", 120_000, "120"),
     "429-retry-after-below-minimum": Case("429", "network", 60_000, "5"),
     "429-no-retry-after": Case("429", "network", 300_000),
+    "429-retry-after-not-ascii-digits": Case("429", "network", 300_000, "²"),
+    "429-retry-after-huge": Case("429", "network", 24 * HOUR, "9" * 400),
     "500": Case("500", "network", None),
     "not-csv": Case("not-csv", "export", None),
     "truncated": Case("truncated", "network", None),

@@ -10,7 +10,7 @@ import pytest
 
 from codeburn.providers.localtime import now_ms
 from codeburn.sync.quota import parse_usage_summary, quota_path, read_quota
-from tests.sync.fake_cursor import TEAM_SUMMARY, TEST_SUB, SyncEnv
+from tests.sync.fake_cursor import PERSONAL_SUMMARY, TEAM_SUMMARY, TEST_SUB, SyncEnv
 
 QUOTA_KEYS = {
     "available",
@@ -155,3 +155,38 @@ def test_network_trouble_without_history_is_unavailable(sync_env: SyncEnv) -> No
     sync_env.fake.summary_mode = "truncated"
     quota = read_quota(sync_env.db_path)
     assert quota is not None and (quota["available"], quota["reason"]) == (False, "network")
+
+
+@pytest.mark.parametrize(
+    "cycle_start",
+    [10**20, "99999999999999999999", "9999-12-31T23:59:59.999Z", -1, 1e300],
+)
+def test_a_billing_cycle_time_out_of_range_is_unavailable(
+    sync_env: SyncEnv, cycle_start: Any
+) -> None:
+    sync_env.fake.summary = {**PERSONAL_SUMMARY, "billingCycleStart": cycle_start}
+    quota = read_quota(sync_env.db_path)
+    assert quota is not None
+    assert (quota["available"], quota["message"], quota["reason"]) == (
+        False,
+        "quota unavailable",
+        "format",
+    )
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [
+        {"used": 10**400, "limit": 2000},
+        {"used": 1e308, "limit": 1e-308},
+        {"used": 1500, "limit": 2000, "autoPercentUsed": 10**400},
+    ],
+)
+def test_numbers_no_float_can_hold_never_become_infinity(plan: dict[str, Any]) -> None:
+    quota = parse_usage_summary({"individualUsage": {"plan": plan}}, 0)
+    text = json.dumps(quota, allow_nan=False)  # raises on Infinity or NaN
+    assert "Infinity" not in text
+    if quota["available"]:
+        assert all(p["percentUsed"] is not None for p in quota["pools"])
+    else:
+        assert quota["reason"] == "format"
