@@ -138,6 +138,7 @@ def test_writes_work_without_os_fchmod(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def _aged(path: Path, age_ms: int) -> Path:
+    """`path` last modified `age_ms` ago by the suite's clock (the kernel uses the real one)."""
     ns = (now_ms() - age_ms) * 1_000_000
     os.utime(path, ns=(ns, ns))
     return path
@@ -155,6 +156,7 @@ def test_leftovers_older_than_an_hour_are_swept(
     _aged(old_snap, 2 * HOUR_MS)
     new_snap = snapshots / "codeburn-snapshot-new1"
     new_snap.mkdir()
+    _aged(new_snap, 50 * 60_000)  # 50 minutes: a parse may still be reading it
     legacy = tmp_path / "tmp" / "codeburn-snapshot-legacy"
     legacy.mkdir()
     _aged(legacy, 3 * HOUR_MS)
@@ -167,6 +169,7 @@ def test_leftovers_older_than_an_hour_are_swept(
     _aged(nested_tmp, 2 * HOUR_MS)
     fresh_tmp = env / ".daily.v1.json.fresh.tmp"
     fresh_tmp.write_bytes(b"z")
+    _aged(fresh_tmp, 0)
     kept = env / "cursor-results.v2.json"
     kept.write_text("{}")
     _aged(kept, 5 * HOUR_MS)
