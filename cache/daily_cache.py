@@ -164,7 +164,7 @@ def _migrate_v1(cache_dir: Path, floor: date | None) -> None:
     old.keep_before(floor or six_month_floor())
     with locked(path):
         if not path.exists():  # another process may have migrated it meanwhile
-            write_json_atomic(path, old.dump())
+            write_cache_json(path, old.dump())
 
 
 def update_daily(
