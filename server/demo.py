@@ -129,6 +129,8 @@ def _cursor3_sample(folder: Path) -> None:
     """Cursor 3.x: headers table, conversationState roots and blobs, transcripts, the CLI."""
     home = folder / "cursor-home"
     os.environ[HOME_ENV] = str(home)
+    # Its own cache and import store: sample 1's usage export must not show up here.
+    os.environ["CODEBURN_CACHE_DIR"] = str(folder / "cache3")
     info = generate_cursor3_profile(folder / "Cursor3", home, Cursor3Spec())
     ide = sum(info.kinds.values())
     _heading("Sample 2 of 2 — Cursor 3.x layout: conversation graphs, transcripts and the CLI")
@@ -139,4 +141,4 @@ def _cursor3_sample(folder: Path) -> None:
         f"{info.transcripts} agent transcripts and {info.cli_sessions} Cursor Agent CLI "
         f"sessions (store.db) under {home.name}/ — estimates only.\n"
     )
-    _show(UsageService(info.db_path, cache_dir=folder / "cache3"), Budget(daily=5.0, monthly=60.0))
+    _show(UsageService(info.db_path), Budget(daily=5.0, monthly=60.0))

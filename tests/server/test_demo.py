@@ -100,6 +100,7 @@ def test_a_first_demo_shows_the_whole_sample_on_any_day(
         line = rf"This month \({month[0]} – {month[1]}\): (~\$[\d,.]+ · [\d,]+ calls|no usage yet)"
         assert re.search(line, sample)
         assert re.search(r"^~?\$[\d,.]+ today · ~?\$[\d,.]+ month$", sample, re.MULTILINE)
+    assert "(imported)" not in out[second:]  # sample 1's export stays in sample 1
     bubbles = out[:second]
     assert "150 conversations" in bubbles
     assert re.search(rf"a usage export of \d+ events for {export[0]} – {export[1]}", bubbles)
