@@ -97,3 +97,18 @@ def write_hand_profile(root: Path, d1: date, d2: date) -> Path:
         )
         p.workspace("w1", folder="file:///home/me/alpha", composers=["conv-a"])
     return p.db_path
+
+
+def write_profile_with_today(root: Path) -> Path:
+    """The hand profile (three and two days ago) plus one assistant message early today."""
+    db = write_hand_profile(root, days_ago(3), days_ago(2))
+    with ProfileWriter(root) as p:
+        p.bubble(
+            "conv-t",
+            "t1",
+            role="assistant",
+            text="x" * 400,
+            created_at=iso_utc(at(today(), 0, 5)),
+            model="gpt-5",
+        )
+    return db

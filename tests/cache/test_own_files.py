@@ -19,11 +19,11 @@ from codeburn.cache.daily_cache import daily_path
 from codeburn.cache.files import locked, private_dir, write_json_atomic
 from codeburn.cache.results_cache import results_path
 from codeburn.providers import sqlite_ro
-from codeburn.providers.localtime import iso_utc, now_ms, today
+from codeburn.providers.localtime import iso_utc, now_ms
 from codeburn.providers.sample_profile import ProfileWriter
 from codeburn.server.cli import main
 from codeburn.server.usage import UsageService
-from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
+from tests.usage_fixtures import isolated_env, write_profile_with_today
 
 HOUR_MS = 3_600_000
 
@@ -46,20 +46,6 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-def _profile(root: Path) -> Path:
-    db = write_hand_profile(root, days_ago(3), days_ago(2))
-    with ProfileWriter(root) as p:
-        p.bubble(
-            "conv-t",
-            "t1",
-            role="assistant",
-            text="x" * 400,
-            created_at=iso_utc(at(today(), 0, 5)),
-            model="gpt-5",
-        )
-    return db
-
-
 def _status(db: Path) -> dict:
     status = UsageService(db).status(budget=Budget(), sync=False)
     assert status is not None
@@ -68,7 +54,7 @@ def _status(db: Path) -> dict:
 
 @pytest.mark.parametrize("damage", ["deep", "folder", "folder-with-files"])
 def test_damaged_cache_files_are_rebuilt_silently(tmp_path: Path, env: Path, damage: str) -> None:
-    db = _profile(tmp_path / "Cursor")
+    db = write_profile_with_today(tmp_path / "Cursor")
     good = _status(db)
     for path in (results_path(env), daily_path(env)):
         path.unlink(missing_ok=True)
@@ -99,7 +85,7 @@ def test_a_budget_no_float_can_hold_means_no_budget(
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "config.json").write_text('{"budget": ' + budget + "}")
     assert budget_from_config() == Budget()
-    db = _profile(tmp_path / "Cursor")
+    db = write_profile_with_today(tmp_path / "Cursor")
     assert main(["status", "--format", "json", "--cursor-db", str(db)]) == 0
     status = json.loads(capsys.readouterr().out, parse_constant=_no_constants)
     assert status["budget"] == {"daily": None, "monthly": None, "level": "ok"}

@@ -19,7 +19,14 @@ from codeburn.providers.localtime import iso_utc, timezone_name, today
 from codeburn.providers.sample_profile import ProfileWriter
 from codeburn.server.periods import Period, named_period
 from codeburn.server.usage import UsageService
-from tests.usage_fixtures import at, days_ago, isolated_env, local_zone, write_hand_profile
+from tests.usage_fixtures import (
+    at,
+    days_ago,
+    isolated_env,
+    local_zone,
+    write_hand_profile,
+    write_profile_with_today,
+)
 
 NO_BUDGET = Budget()
 
@@ -38,20 +45,6 @@ class ReaderSpy:
         monkeypatch.setattr(cursor_reader.CursorReader, "read", read)
 
 
-def _profile_with_today(root: Path) -> Path:
-    db = write_hand_profile(root, days_ago(3), days_ago(2))
-    with ProfileWriter(root) as p:
-        p.bubble(
-            "conv-t",
-            "t1",
-            role="assistant",
-            text="x" * 400,
-            created_at=iso_utc(at(today(), 0, 5)),
-            model="gpt-5",
-        )
-    return db
-
-
 def _status(db: Path) -> dict:
     status = UsageService(db).status(budget=NO_BUDGET, sync=False)
     assert status is not None
@@ -66,7 +59,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_second_run_is_served_from_the_caches(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = _profile_with_today(tmp_path / "Cursor")
+    db = write_profile_with_today(tmp_path / "Cursor")
     spy = ReaderSpy(monkeypatch)
     first = _status(db)
     assert spy.calls == 1 and first["today"]["calls"] == 1
@@ -86,7 +79,7 @@ def test_second_run_is_served_from_the_caches(
 def test_a_database_change_is_reparsed(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = _profile_with_today(tmp_path / "Cursor")
+    db = write_profile_with_today(tmp_path / "Cursor")
     spy = ReaderSpy(monkeypatch)
     assert _status(db)["today"]["calls"] == 1
     with ProfileWriter(tmp_path / "Cursor") as p:  # WAL mode: the change lands in the -wal file
@@ -99,7 +92,7 @@ def test_a_database_change_is_reparsed(
 def test_another_path_never_reuses_the_cache(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = _profile_with_today(tmp_path / "Cursor")
+    db = write_profile_with_today(tmp_path / "Cursor")
     _status(db)
     twin_root = tmp_path / "Twin" / "User" / "globalStorage"
     twin_root.mkdir(parents=True)
@@ -114,7 +107,7 @@ def test_another_path_never_reuses_the_cache(
 def test_an_earlier_floor_is_reparsed(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = _profile_with_today(tmp_path / "Cursor")
+    db = write_profile_with_today(tmp_path / "Cursor")
     service = UsageService(db)
     service.report(named_period("today", today()), sync=False)
     spy = ReaderSpy(monkeypatch)
@@ -128,7 +121,7 @@ def test_an_earlier_floor_is_reparsed(
 def test_corrupt_cache_files_are_rebuilt_silently(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = _profile_with_today(tmp_path / "Cursor")
+    db = write_profile_with_today(tmp_path / "Cursor")
     good = _status(db)
     results_path(env).write_text("{not json")
     daily_path(env).write_bytes(b"\x00\x01garbage")
@@ -141,7 +134,7 @@ def test_corrupt_cache_files_are_rebuilt_silently(
 def test_time_zone_change_rebuilds_the_daily_cache(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = _profile_with_today(tmp_path / "Cursor")
+    db = write_profile_with_today(tmp_path / "Cursor")
     UsageService(db).report(named_period("week", today()), sync=False)
     assert json.loads(daily_path(env).read_text())["timezone"]
     zone = "Asia/Tokyo" if timezone_name() == "Asia/Kolkata" else "Asia/Kolkata"
@@ -232,7 +225,7 @@ def test_concurrent_writers_leave_a_valid_file(tmp_path: Path) -> None:
 def test_older_cache_versions_are_swept_but_never_the_import_store(
     tmp_path: Path, env: Path
 ) -> None:
-    db = _profile_with_today(tmp_path / "Cursor")
+    db = write_profile_with_today(tmp_path / "Cursor")
     env.mkdir(parents=True)
     (env / "imports").mkdir()
     old_results = env / "cursor-results.v0.json"
