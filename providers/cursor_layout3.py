@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import binascii
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -20,6 +21,7 @@ from codeburn.providers.agent_graph import Graph, GraphUnreadable, decode_root, 
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.composer_headers import (
     Composer,
+    ComposerRows,
     ConversationMeta,
     conversation_metas,
     has_index,
@@ -62,6 +64,11 @@ class Layout3:
     # of each decoded root with what they were made from (a refresh rebuilt ~15k calls)
     failed: dict[str, tuple[str, GraphUnreadable]] = field(default_factory=dict)
     root_calls: dict[str, tuple[tuple[Any, ...], list[Call], Graph]] = field(default_factory=dict)
+    # the rows the composers were parsed from, and the candidates found without a bubble row
+    # (with `bubble_ids`: a refresh probes again only conversations whose bubbles may differ)
+    composer_rows: ComposerRows = field(default_factory=ComposerRows)
+    no_bubbles: frozenset[str] = frozenset()
+    skip_changed: frozenset[int] | None = None  # skip_rowids ^ the last pass's (None: unknown)
 
     @property
     def present(self) -> bool:
@@ -101,6 +108,49 @@ def _has_bubbles(conn: sqlite3.Connection, cid: str) -> bool:
         (prefix + ":", prefix + ";"),
     ).fetchone()
     return row is not None
+
+
+class _BubbleProbe:
+    """Whether a conversation has any `bubbleId:` row; the last pass's answer when its bubble
+    rows cannot have changed (a probe per conversation cost a refresh ~10 ms)."""
+
+    def __init__(
+        self, conn: sqlite3.Connection, previous: Layout3, probe: Collection[str] | None
+    ) -> None:
+        self.conn = conn
+        self.known = (previous.bubble_ids, previous.no_bubbles) if probe is not None else None
+        self.probe = probe if probe is not None else ()
+
+    def __call__(self, cid: str) -> bool:
+        if self.known is not None and cid not in self.probe:
+            with_bubbles, without = self.known
+            if cid in with_bubbles:
+                return True
+            if cid in without:
+                return False
+        return _has_bubbles(self.conn, cid)
+
+
+def _agent_rows(
+    graphs: dict[str, tuple[str, Graph, frozenset[int]]], previous: Layout3
+) -> tuple[frozenset[int], frozenset[int] | None]:
+    """The agent rows the decoded roots reach, and those the last pass's did not (None when
+    some may have gone: then nobody knows without comparing). A refresh mostly only adds."""
+    before = previous.graphs
+    added: set[int] = set()
+    for cid, (_state, _graph, rowids) in graphs.items():
+        old = before.get(cid)
+        if old is None or old[2] is not rowids:
+            if old is not None and not old[2] <= rowids:
+                break
+            added.update(rowids)
+    else:
+        if before.keys() <= graphs.keys():
+            added -= previous.skip_rowids
+            if not added:
+                return previous.skip_rowids, frozenset()
+            return previous.skip_rowids | added, frozenset(added)
+    return frozenset().union(*(g[2] for g in graphs.values())), None
 
 
 def _root_bytes(state: str) -> bytes | None:
@@ -184,7 +234,6 @@ class _Pass:
     previous: Layout3
     blobs: _Blobs
     request_ids: set[str] = field(default_factory=set)
-    rowids: set[int] = field(default_factory=set)
 
     def unreadable(self, cid: str, reason: str) -> None:
         self.out.conversations[cid] = UNREADABLE
@@ -240,7 +289,6 @@ class _Pass:
                 self.blobs.forget()
             rowids = frozenset(self.blobs.rowids)
         self.out.graphs[cid] = (state, graph, rowids)
-        self.rowids.update(rowids)
         return graph
 
     def calls(self, cid: str, state: str, graph: Graph, meter: int) -> list[Call]:
@@ -289,32 +337,40 @@ def read_layout3(
     db_path: Path,
     workspace_projects: dict[str, str],
     previous: Layout3 | None = None,
+    *,
+    probe: Collection[str] | None = None,
 ) -> Layout3:
     """The 3.x pass over one database (one short read per query).
 
     Cursor 3.0 and later always keep a conversation index (the global ItemTable headers, then
     the composerHeaders table): without one the database is an older build's, and the pass
     reads nothing (a database of 100k messages would pay ~0.1 s for its composerData rows).
+    `probe`: the conversations whose bubble rows may have changed since `previous` (None: any).
     """
     if not has_index(conn):
         return Layout3()
-    composers, indexed = read_composers(conn)
-    out = Layout3(indexed=indexed)
+    previous = previous if previous is not None else Layout3()
+    composers, indexed = read_composers(conn, previous.composer_rows)
+    out = Layout3(indexed=indexed, composer_rows=previous.composer_rows)
     out.metas = conversation_metas(composers, db_path, workspace_projects)
     for cid, meta in out.metas.items():
         if meta.project is not None and meta.project != workspace_projects.get(cid):
             out.projects[cid] = meta.project
         if meta.model is not None:
             out.models[cid] = meta.model
-    work = _Pass(conn, out, previous if previous is not None else Layout3(), _Blobs(conn))
+    work = _Pass(conn, out, previous, _Blobs(conn))
+    has_bubbles = _BubbleProbe(conn, previous, probe)
+    no_bubbles: list[str] = []
     for cid in sorted(composers):
         comp = composers[cid]
         if not _is_candidate(comp):
             continue
-        if _has_bubbles(conn, cid):
+        if has_bubbles(cid):
             out.bubble_ids.add(cid)
             continue
+        no_bubbles.append(cid)
         work.conversation(cid, comp)
-    out.skip_rowids = frozenset(work.rowids)
+    out.no_bubbles = frozenset(no_bubbles)
+    out.skip_rowids, out.skip_changed = _agent_rows(out.graphs, previous)
     out.request_ids = frozenset(work.request_ids)
     return out

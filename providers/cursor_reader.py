@@ -326,12 +326,16 @@ class CursorReader:
         self._projects_fp, self._projects = fingerprint, mapping
         return changed
 
-    def _read_layout3(self, conn: sqlite3.Connection) -> frozenset[int]:
-        """The Cursor 3.x pass; returns the agent rows whose skipping changed."""
+    def _read_layout3(
+        self, conn: sqlite3.Connection, probe: set[str] | None = None
+    ) -> frozenset[int]:
+        """The Cursor 3.x pass; returns the agent rows whose skipping changed. `probe`: the
+        conversations whose bubble rows may have changed (None: any)."""
         _fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
         before = self._l3.skip_rowids
-        self._l3 = read_layout3(conn, self.db_path, mapping, self._l3)
-        return before ^ self._l3.skip_rowids
+        self._l3 = read_layout3(conn, self.db_path, mapping, self._l3, probe=probe)
+        changed = self._l3.skip_changed
+        return changed if changed is not None else before ^ self._l3.skip_rowids
 
     # -- conversations ----------------------------------------------------------------------
 
@@ -422,11 +426,13 @@ class CursorReader:
         """Apply what changed since the last read; False when only a full parse is safe."""
         conn.execute("BEGIN")
         try:
-            if scan.key_at(conn, self._last_rowid) != self._last_key:
-                return False
+            at_last = scan.key_at(conn, self._last_rowid)
             new_rows = scan.rows_after(conn, self._last_rowid)
+            rewritten = at_last is None and self._rewritten_composer(new_rows)
+            if at_last != self._last_key and not rewritten:
+                return False
             total = scan.total_count(conn)
-            if total - len(new_rows) == self._total_count:
+            if total - len(new_rows) == self._total_count - int(rewritten):
                 # No row at or below the last ROWID went away: the family counts still hold.
                 bubbles_le, agents_le = self._bubble_count, self._agent_count
             else:
@@ -438,7 +444,10 @@ class CursorReader:
         changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
         limit = new_rows[-1][0] if new_rows else self._last_rowid
         if self._l3.present or layout3_present(conn):
-            walked = [r for r in self._read_layout3(conn) if r <= self._last_rowid]
+            # New bubble rows name their conversation; a vanished one could be anyone's.
+            unnamed = sub_rowids or bubbles_le != self._bubble_count
+            probe = None if unnamed else set(changed)
+            walked = [r for r in self._read_layout3(conn, probe) if r <= self._last_rowid]
             if walked and any_json_rows(conn, walked):
                 return False  # stream rows already walked changed owner: walk them again
         if not self._update_stream(conn, agents_le, new_agents, limit, changed):
@@ -463,6 +472,15 @@ class CursorReader:
         self._total_count = total
         self._ident = self._stat()
         return True
+
+    def _rewritten_composer(self, new_rows: list[tuple[int, str]]) -> bool:
+        """The last row read was a composerData row, written again with INSERT OR REPLACE (the
+        old ROWID gone, a new one): harmless, the 3.x pass reads every composerData row again
+        and `_classify` re-reads its conversation's bubbles."""
+        last = self._last_key
+        if last is None or not last.startswith(scan.COMPOSER_PREFIX):
+            return False
+        return any(key == last for _rowid, key in new_rows)
 
     def _classify(
         self, new_rows: list[tuple[int, str]]
