@@ -13,29 +13,160 @@ User blob: 1 text, 5 simulated, 18 text blob ref, 25 timestamp ms. Step blob: 1 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from codeburn.providers import protobuf_wire as pb
-from codeburn.providers.agent_stream import (
-    StreamRequest,
-    content_chars,
-    estimate_tokens,
-    tool_calls,
-)
+from codeburn.providers.agent_stream import Record, StreamRequest, estimate_tokens, record_of
 from codeburn.providers.calls import Call
 from codeburn.providers.cursor_emit import display_model
-from codeburn.providers.localtime import LATEST_MS, parse_iso_ms
+from codeburn.providers.localtime import valid_ms
 from codeburn.providers.pricing import cost_of
 
-# Epoch ms accepted as a date: after 1970, before the year 10000.
-MAX_MS: Final = LATEST_MS
 # Blobs fetched for one root at most (a damaged graph must not walk a whole database).
 MAX_BLOBS: Final = 200_000
 
 Lookup = Callable[[str], bytes | None]
+
+# What a blob is read as: the role a graph gives it decides how its bytes are decoded.
+PROMPT: Final = 1  # a prompt-history JSON record (root field 1)
+TURN: Final = 2  # a turn (root field 8)
+USER: Final = 4  # a turn's user message
+STEP: Final = 8  # an assistant step
+TEXT: Final = 16  # a user message's text (field 18)
+ROLES: Final = (PROMPT, TURN, USER, STEP, TEXT)
+
+
+class Bad:
+    """A blob that is there but cannot be read in the role asked (encrypted, malformed)."""
+
+
+BAD: Final = Bad()
+
+
+@dataclass(frozen=True, slots=True)
+class UserPart:
+    """A user message blob. The flags keep where decoding failed: what came before still counts."""
+
+    failed_early: bool = False  # fields 1 or 18 malformed: nothing counts
+    text_chars: int = 0  # field 1
+    text_ref: bytes | None = None  # field 18
+    failed_flag: bool = False  # field 5 malformed: the text does not count either
+    simulated: bool = False
+    failed_time: bool = False  # field 25 malformed
+    timestamp_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepPart:
+    """An assistant step blob (field 1 = assistant message)."""
+
+    failed: bool = False  # the message or its text is malformed: nothing counts
+    assistant: bool = False  # the step is an assistant message (not a tool call, thinking)
+    chars: int = 0
+    failed_time: bool = False  # field 2 malformed
+    timestamp_ms: int | None = None
+
+
+TurnPart = tuple[bytes | None, list[bytes]]  # (user message ref, step refs)
+Part = Record | TurnPart | UserPart | StepPart | int | Bad
+
+
+def _text_len(raw: bytes | None) -> int:
+    return len(raw.decode("utf-8", "replace")) if raw else 0
+
+
+def _turn_part(data: bytes) -> TurnPart | Bad:
+    try:
+        turn = pb.nested(data, 1)
+        agent_raw = pb.first_bytes(turn, 1)
+        agent = pb.nested(agent_raw, 2) if agent_raw is not None else {}
+        return pb.first_bytes(agent, 1), pb.all_bytes(agent, 2)
+    except pb.WireError:
+        return BAD
+
+
+def _user_part(data: bytes) -> UserPart | Bad:
+    try:
+        user = pb.nested(data, 3)
+    except pb.WireError:
+        return BAD
+    try:
+        text_chars = _text_len(pb.first_bytes(user, 1))
+        text_ref = pb.first_bytes(user, 18)
+    except pb.WireError:
+        return UserPart(failed_early=True)
+    try:
+        simulated = bool(pb.first_int(user, 5))
+    except pb.WireError:
+        return UserPart(text_chars=text_chars, text_ref=text_ref, failed_flag=True)
+    try:
+        ms = valid_ms(pb.first_int(user, 25))
+    except pb.WireError:
+        return UserPart(
+            text_chars=text_chars, text_ref=text_ref, simulated=simulated, failed_time=True
+        )
+    return UserPart(text_chars=text_chars, text_ref=text_ref, simulated=simulated, timestamp_ms=ms)
+
+
+def _step_part(data: bytes) -> StepPart | Bad:
+    try:
+        step = pb.nested(data, 3)
+    except pb.WireError:
+        return BAD
+    try:
+        assistant_raw = pb.first_bytes(step, 1)
+        if assistant_raw is None:
+            return StepPart()
+        assistant = pb.nested(assistant_raw, 4)
+        chars = _text_len(pb.first_bytes(assistant, 1))
+    except pb.WireError:
+        return StepPart(failed=True)
+    try:
+        ms = valid_ms(pb.first_int(assistant, 2))
+    except pb.WireError:
+        return StepPart(assistant=True, chars=chars, failed_time=True)
+    return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
+
+
+def part_of(data: bytes, role: int) -> Part:
+    """What a blob's bytes are in one role (`BAD` when they cannot be that)."""
+    if role == PROMPT:
+        record = record_of(data)
+        return BAD if record is None else record
+    if role == TURN:
+        return _turn_part(data)
+    if role == USER:
+        return _user_part(data)
+    if role == STEP:
+        return _step_part(data)
+    return _text_len(data)
+
+
+class Parts(Protocol):
+    """Where a walk gets blobs from, already decoded in the role asked; None = not stored."""
+
+    def part(self, key: str, role: int) -> Part | None: ...
+
+    def prefetch(self, keys: list[str], role: int) -> None: ...
+
+
+class BytesParts:
+    """Parts decoded from a bytes lookup as they are asked for (a `prefetch` method of the
+    lookup, when it has one, is told what comes)."""
+
+    def __init__(self, lookup: Lookup) -> None:
+        self.lookup = lookup
+        self._prefetch = getattr(lookup, "prefetch", None)
+
+    def part(self, key: str, role: int) -> Part | None:
+        data = self.lookup(key)
+        return None if data is None else part_of(data, role)
+
+    def prefetch(self, keys: list[str], role: int) -> None:
+        if self._prefetch is not None:
+            self._prefetch(keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,15 +206,6 @@ class GraphUnreadable(Exception):
         self.missing_blobs = missing_blobs
 
 
-def valid_ms(value: Any) -> int | None:
-    """An epoch-ms date, or None for anything that cannot be one."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if not 0 < value < MAX_MS:  # also NaN
-        return None
-    return int(value)
-
-
 def blob_id(ref: bytes) -> str | None:
     """Hex id of a blob reference (raw 32-byte sha256; a 64-digit hex string also occurs)."""
     if len(ref) == 32:
@@ -93,16 +215,6 @@ def blob_id(ref: bytes) -> str | None:
         if all(c in "0123456789abcdef" for c in text):
             return text
     return None
-
-
-def _load_json(raw: bytes) -> dict[str, Any] | None:
-    if raw[:1] != b"{":
-        return None
-    try:
-        value = json.loads(raw.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 @dataclass(slots=True)
@@ -116,22 +228,20 @@ class _TurnBlob:
 
 @dataclass(slots=True)
 class _Walk:
-    """Fetches blobs for one root, counting what is missing or unreadable."""
+    """Fetches the parts of one root, counting what is missing or unreadable."""
 
-    lookup: Lookup
+    parts: Parts
     reached: set[str] = field(default_factory=set)
     fetched: int = 0
     missing: int = 0
     unreadable: int = 0
     request_ids: set[str] = field(default_factory=set)
 
-    def prefetch(self, refs: list[bytes]) -> None:
-        """Tell a lookup that can read many blobs at once (a `prefetch` method) what comes."""
-        many = getattr(self.lookup, "prefetch", None)
-        if many is not None:
-            many([key for key in map(blob_id, refs) if key is not None])
+    def prefetch(self, refs: list[bytes], role: int) -> None:
+        self.parts.prefetch([key for key in map(blob_id, refs) if key is not None], role)
 
-    def fetch(self, ref: bytes) -> bytes | None:
+    def fetch(self, ref: bytes, role: int) -> Any:
+        """The part, or None when the blob is missing or unreadable (both counted)."""
         key = blob_id(ref)
         if key is None:
             self.unreadable += 1
@@ -140,29 +250,13 @@ class _Walk:
         self.fetched += 1
         if self.fetched > MAX_BLOBS:
             raise GraphUnreadable("too-large")
-        data = self.lookup(key)
-        if data is None:
+        found = self.parts.part(key, role)
+        if found is None:
             self.missing += 1
-        return data
-
-    def message(self, ref: bytes, depth: int) -> dict[int, list[pb.Value]] | None:
-        data = self.fetch(ref)
-        if data is None:
-            return None
-        try:
-            return pb.nested(data, depth)
-        except pb.WireError:
+        elif found is BAD:
             self.unreadable += 1  # encrypted blobs end up here
             return None
-
-    def json(self, ref: bytes) -> dict[str, Any] | None:
-        data = self.fetch(ref)
-        if data is None:
-            return None
-        record = _load_json(data)
-        if record is None:
-            self.unreadable += 1
-        return record
+        return found
 
 
 def _segments(walk: _Walk, refs: list[bytes]) -> tuple[int, list[StreamRequest], list[int | None]]:
@@ -172,128 +266,116 @@ def _segments(walk: _Walk, refs: list[bytes]) -> tuple[int, list[StreamRequest],
     times: list[int | None] = []
     answered = True  # the current turn has seen an assistant or tool message
     for ref in refs:
-        record = walk.json(ref)
+        record: Record | None = walk.fetch(ref, PROMPT)
         if record is None:
             continue
-        options = record.get("providerOptions")
-        cursor = options.get("cursor") if isinstance(options, dict) else None
-        cursor = cursor if isinstance(cursor, dict) else {}
-        request_id = cursor.get("requestId")
-        if isinstance(request_id, str) and request_id:
+        role, chars, request_id, model, tools, created_ms = record
+        if request_id is not None:
             walk.request_ids.add(request_id)
-        role, content = record.get("role"), record.get("content")
         if role == "user" and answered:
             turns.append(StreamRequest(""))
             times.append(None)
             answered = False
         current = turns[-1] if turns else None
         if role == "user" and current is not None:
-            current.user_chars += content_chars(content)
+            current.user_chars += chars
         elif current is None or role == "system":
             if current is None:
-                before += content_chars(content)
+                before += chars
             else:
-                current.context_chars += content_chars(content)
+                current.context_chars += chars
         elif role == "tool":
-            current.context_chars += content_chars(content)
+            current.context_chars += chars
             answered = True
         elif role == "assistant":
             answered = True
-            current.assistant_chars += content_chars(content)
-            for name, command in tool_calls(content):
+            current.assistant_chars += chars
+            for name, command in tools:
                 current.add_tool(name, command)
-            model = cursor.get("modelName")
-            if isinstance(model, str) and model and not current.model:
+            if model is not None and not current.model:
                 current.model = model
-            created = record.get("createdAt")
-            ms = parse_iso_ms(created) if isinstance(created, str) else valid_ms(created)
-            if times[-1] is None and ms is not None:
-                times[-1] = valid_ms(ms)
+            if times[-1] is None and created_ms is not None:
+                times[-1] = created_ms
     return before, turns, times
-
-
-def _text_len(raw: bytes | None) -> int:
-    return len(raw.decode("utf-8", "replace")) if raw else 0
-
-
-_TurnRefs = tuple[bytes | None, list[bytes]]
-
-
-def _turn_refs(walk: _Walk, ref: bytes) -> _TurnRefs | None:
-    """(user message ref, step refs) of a turn blob."""
-    turn = walk.message(ref, 1)
-    if turn is None:
-        return None
-    try:
-        agent_raw = pb.first_bytes(turn, 1)
-        agent = pb.nested(agent_raw, 2) if agent_raw is not None else {}
-        return pb.first_bytes(agent, 1), pb.all_bytes(agent, 2)
-    except pb.WireError:
-        walk.unreadable += 1
-        return None
 
 
 def _turn_blobs(walk: _Walk, turn_refs: list[bytes]) -> list[_TurnBlob | None]:
     """Every turn, one level of blobs at a time (a lookup may fetch a level in one read)."""
-    refs = [_turn_refs(walk, ref) for ref in turn_refs]
-    walk.prefetch([r for t in refs if t is not None for r in (t[0], *t[1]) if r is not None])
-    users = [walk.message(t[0], 3) if t is not None and t[0] is not None else None for t in refs]
-    walk.prefetch([r for u in users if u is not None for r in _text_refs(u)])
+    refs: list[TurnPart | None] = [walk.fetch(ref, TURN) for ref in turn_refs]
+    walk.prefetch([t[0] for t in refs if t is not None and t[0] is not None], USER)
+    walk.prefetch([r for t in refs if t is not None for r in t[1]], STEP)
+    users: list[UserPart | None] = [
+        walk.fetch(t[0], USER) if t is not None and t[0] is not None else None for t in refs
+    ]
+    walk.prefetch([u.text_ref for u in users if u is not None and u.text_ref is not None], TEXT)
     return [
         _turn_blob(walk, user, t[1]) if t is not None else None
         for user, t in zip(users, refs, strict=True)
     ]
 
 
-def _text_refs(user: dict[int, list[pb.Value]]) -> list[bytes]:
-    """The field-18 text blob ref of a user message, when well-formed (read ahead)."""
-    ref = user.get(18, ())
-    return [ref[0]] if ref and isinstance(ref[0], bytes) else []
-
-
-def _turn_blob(
-    walk: _Walk, user: dict[int, list[pb.Value]] | None, step_refs: list[bytes]
-) -> _TurnBlob:
+def _turn_blob(walk: _Walk, user: UserPart | None, step_refs: list[bytes]) -> _TurnBlob:
     out = _TurnBlob()
     if user is not None:
-        try:
-            text = _text_len(pb.first_bytes(user, 1))
-            text_ref = pb.first_bytes(user, 18)
-            if text_ref is not None:
-                text = max(text, _text_len(walk.fetch(text_ref)))
-            if pb.first_int(user, 5):
-                out.context_chars += text  # a message Cursor inserted, not the user's
+        if user.failed_early:
+            walk.unreadable += 1
+        else:
+            text = user.text_chars
+            if user.text_ref is not None:
+                text = max(text, walk.fetch(user.text_ref, TEXT) or 0)
+            if user.failed_flag:
+                walk.unreadable += 1
             else:
-                out.user_chars += text
-            out.user_ms = valid_ms(pb.first_int(user, 25))
-        except pb.WireError:
-            walk.unreadable += 1
+                if user.simulated:
+                    out.context_chars += text  # a message Cursor inserted, not the user's
+                else:
+                    out.user_chars += text
+                if user.failed_time:
+                    walk.unreadable += 1
+                else:
+                    out.user_ms = user.timestamp_ms
     for step_ref in step_refs:
-        step = walk.message(step_ref, 3)
-        if step is None:
+        step: StepPart | None = walk.fetch(step_ref, STEP)
+        if step is None or not (step.assistant or step.failed):
             continue
-        try:
-            assistant_raw = pb.first_bytes(step, 1)
-            if assistant_raw is None:
-                continue
-            assistant = pb.nested(assistant_raw, 4)
-            out.assistant_chars += _text_len(pb.first_bytes(assistant, 1))
-            if out.assistant_ms is None:
-                out.assistant_ms = valid_ms(pb.first_int(assistant, 2))
-        except pb.WireError:
+        if step.failed:
             walk.unreadable += 1
+            continue
+        out.assistant_chars += step.chars
+        if out.assistant_ms is None:
+            if step.failed_time:
+                walk.unreadable += 1
+            else:
+                out.assistant_ms = step.timestamp_ms
     return out
 
 
-def _root_fields(root: bytes) -> dict[int, list[pb.Value]]:
+@dataclass(frozen=True, slots=True)
+class RootFields:
+    """The fields of a root that the walk needs."""
+
+    prompt_refs: list[bytes]
+    turn_refs: list[bytes]
+    used_tokens: int
+    timings: list[int | None]
+    workspace_uris: tuple[str, ...]
+    started_ms: int | None
+
+
+def root_fields(root: bytes) -> RootFields:
+    """A root's fields; raises GraphUnreadable("undecodable") when it is malformed."""
     try:
         msg = pb.parse(root)
-        for number in (1, 8, 5, 9, 14):
-            pb.all_bytes(msg, number)
-        pb.first_int(msg, 26)
+        prompt_refs, turn_refs = pb.all_bytes(msg, 1), pb.all_bytes(msg, 8)
+        pb.all_bytes(msg, 5)
+        uris = tuple(u.decode("utf-8", "replace") for u in pb.all_bytes(msg, 9) if u)
+        raw_timings = pb.all_bytes(msg, 14)
+        started = valid_ms(pb.first_int(msg, 26))
     except pb.WireError as exc:
         raise GraphUnreadable("undecodable") from exc
-    return msg
+    return RootFields(
+        prompt_refs, turn_refs, _used_tokens(msg), _timings(raw_timings), uris, started
+    )
 
 
 def _used_tokens(msg: dict[int, list[pb.Value]]) -> int:
@@ -307,9 +389,9 @@ def _used_tokens(msg: dict[int, list[pb.Value]]) -> int:
     return used if used is not None and 0 < used < 1 << 53 else 0
 
 
-def _timings(msg: dict[int, list[pb.Value]]) -> list[int | None]:
+def _timings(raw_timings: list[bytes]) -> list[int | None]:
     times: list[int | None] = []
-    for raw in pb.all_bytes(msg, 14):
+    for raw in raw_timings:
         try:
             times.append(valid_ms(pb.first_int(pb.nested(raw, 1), 2)))
         except pb.WireError:
@@ -319,18 +401,24 @@ def _timings(msg: dict[int, list[pb.Value]]) -> list[int | None]:
 
 def decode_root(root: bytes, blob: Lookup) -> Graph:
     """Decode a root and walk its blobs; raises GraphUnreadable when nothing can be read."""
-    msg = _root_fields(root)
-    used = _used_tokens(msg)
-    walk = _Walk(blob)
-    prompt_refs, turn_refs = pb.all_bytes(msg, 1), pb.all_bytes(msg, 8)
-    walk.prefetch(prompt_refs + turn_refs)
+    return decode_parts(root, BytesParts(blob))
+
+
+def decode_parts(root: bytes, parts: Parts) -> Graph:
+    """`decode_root` over blobs already decoded by role (see `Parts`)."""
+    fields = root_fields(root)
+    used = fields.used_tokens
+    walk = _Walk(parts)
+    prompt_refs, turn_refs = fields.prompt_refs, fields.turn_refs
+    walk.prefetch(prompt_refs, PROMPT)
+    walk.prefetch(turn_refs, TURN)
     before, segments, segment_ms = _segments(walk, prompt_refs)
     blobs = _turn_blobs(walk, turn_refs)
     referenced = len(prompt_refs) + len(turn_refs)
     if referenced and not segments and not any(blobs):
         reason = "encrypted" if walk.unreadable else "missing-blobs"
         raise GraphUnreadable(reason, used, walk.missing)
-    timings = _timings(msg)
+    timings = fields.timings
     turns: list[GraphTurn] = []
     for i in range(max(len(blobs), len(segments))):
         tb = blobs[i] if i < len(blobs) else None
@@ -354,12 +442,11 @@ def decode_root(root: bytes, blob: Lookup) -> Graph:
                 commands=tuple(seg.commands) if seg else (),
             )
         )
-    uris = tuple(u.decode("utf-8", "replace") for u in pb.all_bytes(msg, 9) if u)
     return Graph(
         turns=tuple(turns),
         used_tokens=used,
-        started_ms=valid_ms(pb.first_int(msg, 26)),
-        workspace_uris=uris,
+        started_ms=fields.started_ms,
+        workspace_uris=fields.workspace_uris,
         skipped_blobs=walk.missing + walk.unreadable,
         reached=frozenset(walk.reached),
         request_ids=frozenset(walk.request_ids),

@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from codeburn.providers import cursor_scan as scan
+from codeburn.providers.localtime import parse_iso_ms, valid_ms
 from codeburn.providers.sqlite_ro import open_readonly
 
 _COMMAND_SPLIT = re.compile(r"&&|\|\||[;|\n]")
@@ -108,12 +109,6 @@ class StreamRequest:
                     self.commands.append(cmd)
 
 
-def _cursor_options(record: dict[str, Any]) -> dict[str, Any]:
-    options = record.get("providerOptions")
-    cursor = options.get("cursor") if isinstance(options, dict) else None
-    return cursor if isinstance(cursor, dict) else {}
-
-
 def tool_calls(content: Any) -> list[tuple[str, str | None]]:
     """(tool name, shell command) of each `tool-call` block of a message."""
     calls: list[tuple[str, str | None]] = []
@@ -129,6 +124,57 @@ def tool_calls(content: Any) -> list[tuple[str, str | None]]:
     return calls
 
 
+class Record(NamedTuple):
+    """What the walks use of one JSON record (`{role, content, providerOptions.cursor…}`)."""
+
+    role: str | None
+    chars: int  # characters of `content` (content_chars)
+    request_id: str | None  # providerOptions.cursor.requestId
+    model: str | None  # providerOptions.cursor.modelName
+    tools: tuple[tuple[str, str | None], ...]  # tool calls of an assistant message
+    created_ms: int | None  # createdAt of an assistant message, epoch ms
+
+
+def parse_record(text: str) -> Record | None:
+    """The record in one JSON value, or None when the value is not exactly one JSON object."""
+    # json.loads without its Python layers: the value starts with `{` (no leading
+    # whitespace), and anything but whitespace after the object is an error.
+    try:
+        value, end = _SCAN_ONCE(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if end != len(text) and text[end:].strip(" \t\n\r"):
+        return None
+    if type(value) is not dict:
+        return None
+    options = value.get("providerOptions")
+    cursor = options.get("cursor") if type(options) is dict else None
+    request_id = model = None
+    if type(cursor) is dict:
+        request_id, model = cursor.get("requestId"), cursor.get("modelName")
+        request_id = request_id if type(request_id) is str and request_id else None
+        model = model if type(model) is str and model else None
+    role, content = value.get("role"), value.get("content")
+    chars = len(content) if type(content) is str else content_chars(content)
+    tools: tuple[tuple[str, str | None], ...] = ()
+    created_ms = None
+    if role == "assistant":
+        tools = tuple(tool_calls(content)) if type(content) is list else ()
+        created = value.get("createdAt")
+        if created is not None:
+            created_ms = valid_ms(parse_iso_ms(created) if type(created) is str else created)
+    return Record(role if type(role) is str else None, chars, request_id, model, tools, created_ms)
+
+
+def record_of(raw: Any) -> Record | None:
+    """The record in a raw agentKv value (TEXT or BLOB); None for binary, numeric or NULL."""
+    if type(raw) is str:
+        return parse_record(raw) if raw[:1] == "{" else None
+    if type(raw) is bytes and raw[:1] == b"{":
+        return parse_record(raw.decode("utf-8", "replace"))
+    return None
+
+
 @dataclass(slots=True)
 class StreamWalker:
     """State machine over agentKv rows in ROWID order; can resume on appended rows."""
@@ -142,27 +188,15 @@ class StreamWalker:
 
     def feed(self, rows: Iterable[tuple[int, Any]]) -> None:
         """Raw agent values in ROWID order; only JSON objects (first byte `{`) count."""
-        scan_once, apply = _SCAN_ONCE, self._apply
+        self.feed_records(record for _rowid, raw in rows if (record := record_of(raw)))
+
+    def feed_records(self, records: Iterable[Record]) -> None:
+        """Records of JSON agent values, in ROWID order."""
+        apply = self._apply
         seen = 0
-        for _rowid, raw in rows:
-            if type(raw) is str:
-                if raw[:1] != "{":
-                    continue
-            elif type(raw) is bytes and raw[:1] == b"{":
-                raw = raw.decode("utf-8", "replace")  # noqa: PLW2901
-            else:
-                continue  # binary, numeric or NULL
-            # json.loads without its Python layers: the value starts with `{` (no leading
-            # whitespace), and anything but whitespace after the object is an error.
-            try:
-                record, end = scan_once(raw, 0)
-            except (StopIteration, ValueError, RecursionError):
-                continue
-            if end != len(raw) and raw[end:].strip(" \t\n\r"):
-                continue
+        for record in records:
             seen += 1
-            if type(record) is dict:
-                apply(record)
+            apply(record)
         self.rows_seen += seen
 
     def _open(self, request_id: str) -> StreamRequest:
@@ -176,42 +210,31 @@ class StreamWalker:
         self.touched.add(request_id)
         return request
 
-    def _apply(self, record: dict[str, Any]) -> None:
-        """One record (the hot loop of the walk: written for speed, see SPEC §2.6)."""
-        options = record.get("providerOptions")
-        cursor = options.get("cursor") if type(options) is dict else None
-        if type(cursor) is dict:
-            request_id, model = cursor.get("requestId"), cursor.get("modelName")
-            if type(request_id) is str and request_id:
-                self._open(request_id)
-        else:
-            model = None
+    def _apply(self, record: Record) -> None:
+        """One record (the hot loop of the walk, see SPEC §2.6)."""
+        role, chars, request_id, model, tools, _created = record
+        if request_id is not None:
+            self._open(request_id)
         current = self.current
         request = self.requests.get(current) if current else None
         if request is not None:
             self.touched.add(request.request_id)
-            if type(model) is str and model and not request.model:
+            if model is not None and not request.model:
                 request.model = model
-        role = record.get("role")
         if role == "system":
-            self.pending_context += _chars(record.get("content"))
+            self.pending_context += chars
             self.current = None
         elif role == "user":
             if request is None:
-                self.pending_user += _chars(record.get("content"))
+                self.pending_user += chars
             else:
-                request.user_chars += _chars(record.get("content"))
+                request.user_chars += chars
         elif role == "tool" and request is not None:
-            request.context_chars += _chars(record.get("content"))
+            request.context_chars += chars
         elif role == "assistant" and request is not None:
-            content = record.get("content")
-            request.assistant_chars += _chars(content)
-            for name, command in tool_calls(content):
+            request.assistant_chars += chars
+            for name, command in tools:
                 request.add_tool(name, command)
-
-
-def _chars(content: Any) -> int:
-    return len(content) if type(content) is str else content_chars(content)
 
 
 def walk_pages(

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Final, TypeGuard
 
 from codeburn.providers import cursor_scan as scan
-from codeburn.providers.agent_graph import valid_ms
 from codeburn.providers.cursor_emit import display_model
 from codeburn.providers.cursor_paths import workspace_storage_dir
+from codeburn.providers.localtime import valid_ms
 from codeburn.providers.workspaces import folder_of, project_name
 
 HEADER_COLUMNS: Final = ("composerId", "workspaceId", "createdAt", "lastUpdatedAt", "value")

@@ -84,6 +84,15 @@ def is_date_ms(ms: object) -> TypeGuard[int | float]:
     return isinstance(ms, int | float) and not isinstance(ms, bool) and 0 <= ms < LATEST_MS
 
 
+def valid_ms(value: object) -> int | None:
+    """An epoch-ms date after 1970 and before 2101, or None for anything that cannot be one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not 0 < value < LATEST_MS:  # also NaN
+        return None
+    return int(value)
+
+
 def months_before(day: date, months: int) -> date:
     """The same day of month `months` earlier, clamped (Aug 31 minus 6 months is Feb 28/29)."""
     month_index = day.year * 12 + (day.month - 1) - months
