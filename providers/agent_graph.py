@@ -74,7 +74,9 @@ Part = Record | TurnPart | UserPart | StepPart | int | Bad
 
 
 def _text_len(raw: bytes | None) -> int:
-    return len(raw.decode("utf-8", "replace")) if raw else 0
+    if not raw:
+        return 0
+    return len(raw) if raw.isascii() else len(raw.decode("utf-8", "replace"))
 
 
 def _turn_part(data: bytes) -> TurnPart | Bad:
@@ -147,6 +149,8 @@ def part_of(data: bytes, role: int) -> Part:
 class Parts(Protocol):
     """Where a walk gets blobs from, already decoded in the role asked; None = not stored."""
 
+    reads_ahead: bool  # `prefetch` does something (else the walk does not call it)
+
     def part(self, key: str, role: int) -> Part | None: ...
 
     def prefetch(self, keys: list[str], role: int) -> None: ...
@@ -159,6 +163,7 @@ class BytesParts:
     def __init__(self, lookup: Lookup) -> None:
         self.lookup = lookup
         self._prefetch = getattr(lookup, "prefetch", None)
+        self.reads_ahead = self._prefetch is not None
 
     def part(self, key: str, role: int) -> Part | None:
         data = self.lookup(key)
@@ -238,7 +243,8 @@ class _Walk:
     request_ids: set[str] = field(default_factory=set)
 
     def prefetch(self, refs: list[bytes], role: int) -> None:
-        self.parts.prefetch([key for key in map(blob_id, refs) if key is not None], role)
+        if self.parts.reads_ahead:
+            self.parts.prefetch([key for key in map(blob_id, refs) if key is not None], role)
 
     def fetch(self, ref: bytes, role: int) -> Any:
         """The part, or None when the blob is missing or unreadable (both counted)."""
@@ -404,9 +410,10 @@ def decode_root(root: bytes, blob: Lookup) -> Graph:
     return decode_parts(root, BytesParts(blob))
 
 
-def decode_parts(root: bytes, parts: Parts) -> Graph:
-    """`decode_root` over blobs already decoded by role (see `Parts`)."""
-    fields = root_fields(root)
+def decode_parts(root: bytes | RootFields, parts: Parts) -> Graph:
+    """`decode_root` over blobs already decoded by role (see `Parts`); the root may come
+    parsed already (`root_fields`)."""
+    fields = root if isinstance(root, RootFields) else root_fields(root)
     used = fields.used_tokens
     walk = _Walk(parts)
     prompt_refs, turn_refs = fields.prompt_refs, fields.turn_refs

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import pickle
 import re
-import signal
 import sqlite3
-import sys
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, NamedTuple
 
 from codeburn.providers import cursor_scan as scan
+from codeburn.providers.fork_aside import Aside, can_fork
 from codeburn.providers.localtime import parse_iso_ms, valid_ms
 from codeburn.providers.sqlite_ro import open_readonly
 
@@ -256,69 +251,22 @@ def walk_pages(
 
 
 def can_walk_aside() -> bool:
-    """Whether the walk may run in a forked process: Linux, and no other thread alive (a fork
-    copies only the calling thread, so a lock another thread holds would never be released).
-    """
-    return sys.platform == "linux" and threading.active_count() == 1
+    """Whether the walk may run in a forked process (see `fork_aside.can_fork`)."""
+    return can_fork()
 
 
-class WalkAside:
-    """Walks the agent stream in a forked child while the caller reads bubbles.
-
-    The walk is Python's JSON decoding (it holds the GIL), so a thread would not run beside
-    the bubble scan; a forked process does, on the second core. The child opens its own
-    connection (never the parent's) and sends the finished walker back through a pipe.
-    """
+class WalkAside(Aside[StreamWalker]):
+    """Walks the agent stream in a forked child while the caller reads bubbles; the child
+    opens its own connection (never the parent's) and sends the finished walker back."""
 
     def __init__(
         self, db_path: Path, upto: int, page_rows: int, skip: frozenset[int] = frozenset()
     ) -> None:
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child (its work is checked through result())
-            os.close(read_fd)
-            _walk_in_child(db_path, upto, page_rows, skip, write_fd)
-        os.close(write_fd)
-        self._pid, self._read_fd = pid, read_fd
-
-    def result(self) -> StreamWalker:
-        """The child's walker; raises what the walk raised."""
-        with os.fdopen(self._read_fd, "rb") as pipe:
-            data = pipe.read()
-        os.waitpid(self._pid, 0)
-        if not data:
-            raise RuntimeError("the agent-stream reader stopped before it finished")
-        error, walker = pickle.loads(data)  # our own child, over a private pipe
-        if error is not None:
-            raise error
-        assert isinstance(walker, StreamWalker)
-        return walker
-
-    def cancel(self) -> None:
-        """The parent gives up (an error, Ctrl-C): stop the child and reap it."""
-        with contextlib.suppress(OSError):
-            os.kill(self._pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.waitpid(self._pid, 0)
-        with contextlib.suppress(OSError):
-            os.close(self._read_fd)
+        super().__init__(lambda: _walk(db_path, upto, page_rows, skip))
 
 
-def _walk_in_child(
-    db_path: Path, upto: int, page_rows: int, skip: frozenset[int], write_fd: int
-) -> NoReturn:
-    try:
-        try:
-            walker = StreamWalker()
-            with open_readonly(db_path) as conn:
-                walk_pages(conn, walker, 0, upto, page_rows, skip)
-            payload = pickle.dumps((None, walker), pickle.HIGHEST_PROTOCOL)
-        except BaseException as exc:  # handed to the parent, which raises it
-            try:
-                payload = pickle.dumps((exc, None), pickle.HIGHEST_PROTOCOL)
-            except Exception:
-                payload = pickle.dumps((RuntimeError(repr(exc)), None))
-        with os.fdopen(write_fd, "wb") as pipe:
-            pipe.write(payload)
-    finally:
-        os._exit(0)  # no atexit handlers, no flushing of the parent's buffers
+def _walk(db_path: Path, upto: int, page_rows: int, skip: frozenset[int]) -> StreamWalker:
+    walker = StreamWalker()
+    with open_readonly(db_path) as conn:
+        walk_pages(conn, walker, 0, upto, page_rows, skip)
+    return walker

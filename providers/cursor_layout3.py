@@ -14,10 +14,22 @@ import sqlite3
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from codeburn.providers import cursor_scan as scan
-from codeburn.providers.agent_graph import Graph, GraphUnreadable, decode_root, graph_calls
+from codeburn.providers.agent_graph import (
+    Graph,
+    GraphUnreadable,
+    Part,
+    Parts,
+    RootFields,
+    decode_parts,
+    graph_calls,
+    part_of,
+    root_fields,
+)
+from codeburn.providers.agent_stream import Record
+from codeburn.providers.blob_scan import ScannedParts
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.composer_headers import (
     Composer,
@@ -69,6 +81,9 @@ class Layout3:
     composer_rows: ComposerRows = field(default_factory=ComposerRows)
     no_bubbles: frozenset[str] = frozenset()
     skip_changed: frozenset[int] | None = None  # skip_rowids ^ the last pass's (None: unknown)
+    # A full parse's pass over the blobs: the JSON rows, newest first, for the agent stream
+    # (the reader takes them: None once used).
+    records: list[tuple[int, Record]] | None = None
 
     @property
     def present(self) -> bool:
@@ -163,16 +178,30 @@ def _root_bytes(state: str) -> bytes | None:
             return None
 
 
+class _RowParts(Parts, Protocol):
+    """Parts whose rows a walk found are collected in `rowids` (per root, see `_Pass.decode`)."""
+
+    rowids: set[int]
+
+    def forget(self) -> None: ...
+
+
 class _Blobs:
     """Looks blobs up by hex id, remembering the ROWIDs it found; `prefetch` reads a level of
     a graph in one query per 500 ids (one query per blob cost half of a 3.x parse)."""
+
+    reads_ahead = True
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self.rowids: set[int] = set()
         self._ahead: dict[str, tuple[int, bytes] | None] = {}
 
-    def prefetch(self, ids: list[str]) -> None:
+    def part(self, key: str, role: int) -> Part | None:
+        data = self(key)
+        return None if data is None else part_of(data, role)
+
+    def prefetch(self, ids: list[str], role: int = 0) -> None:
         wanted = [i for i in dict.fromkeys(ids) if i not in self._ahead]
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
@@ -232,7 +261,8 @@ class _Pass:
     conn: sqlite3.Connection
     out: Layout3
     previous: Layout3
-    blobs: _Blobs
+    parts: _RowParts
+    roots: dict[str, RootFields]  # parsed already (a full parse)
     request_ids: set[str] = field(default_factory=set)
 
     def unreadable(self, cid: str, reason: str) -> None:
@@ -275,19 +305,19 @@ class _Pass:
         if memo is not None and memo[0] == state and not memo[1].missing_blobs:
             graph, rowids = memo[1], memo[2]
         else:
-            raw = _root_bytes(state)
+            raw = self.roots.get(cid) or _root_bytes(state)
             if raw is None:
                 raise GraphUnreadable("undecodable")
-            self.blobs.rowids = set()
+            self.parts.rowids = set()
             try:
-                graph = decode_root(raw, self.blobs)
+                graph = decode_parts(raw, self.parts)
             except GraphUnreadable as exc:
                 if not exc.missing_blobs:
                     self.out.failed[cid] = (state, exc)
                 raise
             finally:
-                self.blobs.forget()
-            rowids = frozenset(self.blobs.rowids)
+                self.parts.forget()
+            rowids = frozenset(self.parts.rowids)
         self.out.graphs[cid] = (state, graph, rowids)
         return graph
 
@@ -332,6 +362,24 @@ class _Pass:
             self.meter(cid, comp, comp.meter, None)
 
 
+def _scan_roots(composers: dict[str, Composer], ids: list[str]) -> dict[str, RootFields]:
+    """The roots a full parse decodes (a root that does not parse fails again later)."""
+    roots: dict[str, RootFields] = {}
+    for cid in ids:
+        comp = composers[cid]
+        state = comp.state
+        if comp.bad_data or state is None or not state.startswith("~") or len(state) < 2:
+            continue
+        raw = _root_bytes(state)
+        if raw is None:
+            continue
+        try:
+            roots[cid] = root_fields(raw)
+        except GraphUnreadable:
+            continue
+    return roots
+
+
 def read_layout3(
     conn: sqlite3.Connection,
     db_path: Path,
@@ -339,6 +387,8 @@ def read_layout3(
     previous: Layout3 | None = None,
     *,
     probe: Collection[str] | None = None,
+    scan_upto: int | None = None,
+    scan_aside: bool = False,
 ) -> Layout3:
     """The 3.x pass over one database (one short read per query).
 
@@ -346,6 +396,10 @@ def read_layout3(
     the composerHeaders table): without one the database is an older build's, and the pass
     reads nothing (a database of 100k messages would pay ~0.1 s for its composerData rows).
     `probe`: the conversations whose bubble rows may have changed since `previous` (None: any).
+    With `scan_upto` (a full parse) the blobs are read in one pass over the rows up to that
+    ROWID (`blob_scan`; `scan_aside`: its JSON rows in a forked child), and `records` keeps
+    the pass's JSON rows for the agent stream; otherwise they are looked up by key (a refresh
+    decodes only the roots that changed).
     """
     if not has_index(conn):
         return Layout3()
@@ -358,7 +412,6 @@ def read_layout3(
             out.projects[cid] = meta.project
         if meta.model is not None:
             out.models[cid] = meta.model
-    work = _Pass(conn, out, previous, _Blobs(conn))
     has_bubbles = _BubbleProbe(conn, previous, probe)
     no_bubbles: list[str] = []
     for cid in sorted(composers):
@@ -369,8 +422,19 @@ def read_layout3(
             out.bubble_ids.add(cid)
             continue
         no_bubbles.append(cid)
-        work.conversation(cid, comp)
     out.no_bubbles = frozenset(no_bubbles)
+    parts: _RowParts
+    if scan_upto is not None:
+        scanned = ScannedParts(conn, db_path if scan_aside else None)
+        roots = _scan_roots(composers, no_bubbles)
+        scanned.read(roots.values(), scan_upto)
+        out.records = scanned.records
+        parts = scanned
+    else:
+        parts, roots = _Blobs(conn), {}
+    work = _Pass(conn, out, previous, parts, roots)
+    for cid in no_bubbles:
+        work.conversation(cid, composers[cid])
     out.skip_rowids, out.skip_changed = _agent_rows(out.graphs, previous)
     out.request_ids = frozenset(work.request_ids)
     return out

@@ -64,6 +64,8 @@ from codeburn.providers.workspaces import PROJECT_MAPS, ProjectMaps
 PAGE_ROWS: Final = 2_000
 # Agent rows worth a second process (forking and sending the result back cost ~50 ms).
 WALK_ASIDE_ROWS: Final = 20_000
+# Bubbles under 1/4 of the rows (Cursor 3.x): pages ask for them by ROWID (see bubble_batches).
+SPARSE_BUBBLES: Final = 4
 RECENT_MS: Final = 15 * 60_000
 FULL_PARSE_MAX_AGE_S: Final = 3600.0
 BUDGET_WARNING: Final = (
@@ -240,14 +242,18 @@ class CursorReader:
             self._total_count = scan.total_count(conn)
         finally:
             conn.execute("COMMIT")
-        self._read_layout3(conn)
-        skip, aside = self._l3.skip_rowids, None
-        if self._agent_count >= WALK_ASIDE_ROWS and can_walk_aside():
+        many = self._agent_count >= WALK_ASIDE_ROWS and can_walk_aside()
+        self._read_layout3(conn, scan_upto=self._last_rowid, scan_aside=many)
+        skip, aside, records = self._l3.skip_rowids, None, self._l3.records
+        self._l3.records = None
+        if records is None and many:
             aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS, skip)
         try:
             acc = self._scan_bubbles(conn, progress)
             if aside is not None:
                 self._walker, aside = aside.result(), None
+            elif records is not None:  # the 3.x pass read the agent rows already
+                self._walker.feed_records(r for i, r in reversed(records) if i not in skip)
             else:
                 walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS, skip)
         finally:
@@ -280,12 +286,18 @@ class CursorReader:
         acc = BubbleScan(self.floor_iso, None, self.budget)
         total, done, below, page_rows = self._bubble_count, 0, self._last_rowid + 1, PAGE_ROWS
         guard = replace = False
+        rowids = None
+        if total * SPARSE_BUBBLES < self._total_count:
+            rowids = scan.bubble_rowids(conn, self._last_rowid)
         previous_factory = conn.text_factory
         try:
             while True:
                 taken = kept = before = 0
                 try:
-                    for batch in scan.bubble_batches(conn, below, page_rows, guard=guard):
+                    batches = scan.bubble_batches(
+                        conn, below, page_rows, guard=guard, rowids=rowids
+                    )
+                    for batch in batches:
                         batch_kept, batch_before = acc.add(batch)
                         kept += batch_kept
                         before += batch_before
@@ -327,13 +339,22 @@ class CursorReader:
         return changed
 
     def _read_layout3(
-        self, conn: sqlite3.Connection, probe: set[str] | None = None
+        self,
+        conn: sqlite3.Connection,
+        probe: set[str] | None = None,
+        *,
+        scan_upto: int | None = None,
+        scan_aside: bool = False,
     ) -> frozenset[int]:
         """The Cursor 3.x pass; returns the agent rows whose skipping changed. `probe`: the
-        conversations whose bubble rows may have changed (None: any)."""
+        conversations whose bubble rows may have changed (None: any); `scan_upto`: a full
+        parse's one pass over the blobs (see read_layout3)."""
         _fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
         before = self._l3.skip_rowids
-        self._l3 = read_layout3(conn, self.db_path, mapping, self._l3, probe=probe)
+        self._l3 = read_layout3(
+            conn, self.db_path, mapping, self._l3, probe=probe, scan_upto=scan_upto,
+            scan_aside=scan_aside,
+        )  # fmt: skip
         changed = self._l3.skip_changed
         return changed if changed is not None else before ^ self._l3.skip_rowids
 

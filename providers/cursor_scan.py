@@ -8,6 +8,7 @@ Family scans use `+key` so that SQLite walks the table in ROWID order instead of
 
 from __future__ import annotations
 
+import bisect
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -89,23 +90,51 @@ def has_cursor_table(conn: sqlite3.Connection) -> bool:
 
 
 def bubble_batches(
-    conn: sqlite3.Connection, below: int, limit: int, *, guard: bool = True, batch: int = 100
+    conn: sqlite3.Connection,
+    below: int,
+    limit: int,
+    *,
+    guard: bool = True,
+    batch: int = 100,
+    rowids: Sequence[int] | None = None,
 ) -> Iterator[list[BubbleRow]]:
     """Up to `limit` bubble rows with ROWID < below, newest first, in batches as SQLite yields
     them (one statement: one short read transaction).
 
-    Paging by ROWID needs no list of ROWIDs up front; SQLite walks the table backwards.
-    Unguarded (`guard=False`), the page skips `json_valid` (a value copy and a parse-cache
-    lookup per row) and raises on a value that is not JSON: go on guarded.
+    Paging by ROWID needs no list of ROWIDs up front; SQLite walks the table backwards. Where
+    bubbles are a small part of the table (Cursor 3.x keeps its blobs beside them), that walk
+    reads mostly other rows: given `rowids` (every bubble's, ascending, `bubble_rowids`) the
+    page asks for its rows by ROWID instead. Unguarded (`guard=False`), the page skips
+    `json_valid` (a value copy and a parse-cache lookup per row) and raises on a value that is
+    not JSON: go on guarded.
     """
     valid = " AND json_valid(value)" if guard else ""
-    cursor = conn.execute(
-        f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV WHERE rowid < ?"
-        f" AND {_BUBBLE_FAMILY}{valid} ORDER BY rowid DESC LIMIT ?",
-        (below, limit),
-    )
+    if rowids is None:
+        cursor = conn.execute(
+            f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV WHERE rowid < ?"
+            f" AND {_BUBBLE_FAMILY}{valid} ORDER BY rowid DESC LIMIT ?",
+            (below, limit),
+        )
+    else:
+        end = bisect.bisect_left(rowids, below)
+        page = rowids[max(0, end - limit) : end]
+        cursor = conn.execute(
+            f"SELECT {BUBBLE_COLUMNS} FROM cursorDiskKV"
+            f" WHERE rowid IN ({','.join('?' * len(page))})"
+            f" AND {_BUBBLE_FAMILY}{valid} ORDER BY rowid DESC",
+            page,
+        )
     while rows := cursor.fetchmany(batch):
         yield rows
+
+
+def bubble_rowids(conn: sqlite3.Connection, max_rowid: int) -> list[int]:
+    """Every bubble's ROWID up to `max_rowid`, ascending (the key index alone is read)."""
+    rows = conn.execute(
+        "SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ? AND rowid <= ?",
+        (BUBBLE_LO, BUBBLE_HI, max_rowid),
+    ).fetchall()
+    return sorted(r[0] for r in rows)
 
 
 def is_decode_error(exc: sqlite3.Error) -> bool:

@@ -15,6 +15,7 @@ from codeburn.providers.agent_combine import NO_IDE, Combined, IdeSide, combine
 from codeburn.providers.cursor_agent import AgentRead, AgentReader, AgentSnapshot, take_snapshot
 from codeburn.providers.cursor_paths import canonical, cursor_home
 from codeburn.providers.cursor_reader import ReadResult
+from codeburn.providers.fork_aside import Aside, can_fork
 
 FIRST_SEEN_PREFIX: Final = "agent-transcripts:"
 
@@ -78,6 +79,15 @@ class AgentSide:
             save_agent_files(self.cache_dir, self.home_key, reader.entries)
             reader.changed = False
         return result
+
+    def read_beside(self, snapshot: AgentSnapshot) -> Aside[AgentRead] | None:
+        """`read(snapshot)` started in a forked child, on a first read where the process may
+        fork (the CLI), to run while the caller reads the IDE database; None otherwise (the
+        language server reads in process). The child's reader state is not kept: a later
+        read starts from the per-file state the child saved."""
+        if self._reader is not None or not can_fork():
+            return None
+        return Aside(lambda: self.read(snapshot))
 
     def combine(self, ide: ReadResult | None, agent: AgentRead) -> Combined:
         key = FIRST_SEEN_PREFIX + self.home_key

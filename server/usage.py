@@ -142,16 +142,21 @@ class UsageService:
             return (*self._from_cache(cached, floor_ms), False)
         result: ReadResult | None = None
         missing = ""
-        if db_exists:
-            try:
-                result = self._reader_for(floor_ms).read(self.progress)
-            except DatabaseMissingError as exc:
-                missing = f": {exc}"
-            except (DatabaseLockedError, DatabaseUnrecognizedError, CursorDbError) as exc:
-                return self._last_good(cached, floor_ms, exc)
-            else:
-                save_first_seen(self.cache_dir, self.db_key, result.first_seen)
-        agent = self._agent.read(snapshot)
+        beside = self._agent.read_beside(snapshot) if db_exists else None
+        try:
+            if db_exists:
+                try:
+                    result = self._reader_for(floor_ms).read(self.progress)
+                except DatabaseMissingError as exc:
+                    missing = f": {exc}"
+                except (DatabaseLockedError, DatabaseUnrecognizedError, CursorDbError) as exc:
+                    return self._last_good(cached, floor_ms, exc)
+                else:
+                    save_first_seen(self.cache_dir, self.db_key, result.first_seen)
+            agent = beside.result() if beside is not None else self._agent.read(snapshot)
+        finally:
+            if beside is not None:
+                beside.cancel()
         if result is None and not agent.has_data:
             return [], self._no_data(missing), True
         combined = self._agent.combine(result, agent)

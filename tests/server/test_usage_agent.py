@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codeburn.cache.agent_files import agent_files_path
-from codeburn.providers import cursor_agent
+from codeburn.providers import cursor_agent, fork_aside
 from codeburn.providers.cursor3_writer import Cursor3Writer
 from codeburn.providers.cursor_agent_writer import (
     AgentHomeWriter,
@@ -24,6 +24,7 @@ from codeburn.providers.cursor_agent_writer import (
 )
 from codeburn.providers.localtime import iso_utc, today
 from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.server import agent_side
 from codeburn.server.cli import main
 from codeburn.server.periods import Period
 from codeburn.server.usage import UsageService
@@ -261,3 +262,24 @@ def test_an_import_replaces_cursor_agent_estimates_inside_its_coverage(
         "cursor": (1, pytest.approx(0.01)),
         "cursor-agent": (2, pytest.approx(COST_T1)),
     }
+
+
+def test_the_agent_side_read_beside_the_database_equals_the_read_in_process(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    if not fork_aside.can_fork():
+        pytest.skip("no fork here")
+    machine.write_sessions()
+    write_hand_profile(tmp_path / "Cursor", machine.d1, machine.d2)
+    started: list[int] = []
+    real_aside = agent_side.Aside
+    monkeypatch.setattr(agent_side, "Aside", lambda work: started.append(1) or real_aside(work))
+    beside = machine.service().report(machine.period(), sync=False)
+    assert started == [1]  # the transcripts and CLI stores were read in a forked child
+    monkeypatch.setattr(agent_side, "can_fork", lambda: False)
+    alone = UsageService(machine.db, cache_dir=tmp_path / "other-cache")
+    in_process = alone.report(machine.period(), sync=False)
+    assert started == [1]
+    assert beside["totals"] == in_process["totals"]
+    assert beside["providers"] == in_process["providers"]
+    assert [p["id"] for p in beside["providers"]] == ["cursor", "cursor-agent"]

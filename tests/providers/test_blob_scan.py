@@ -1,0 +1,151 @@
+"""The full parse's one pass over the agentKv blobs gives exactly what lookups by key give."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codeburn.providers import cursor_scan as scan
+from codeburn.providers.agent_stream import StreamWalker, walk_pages
+from codeburn.providers.cursor3_writer import Cursor3Writer, Header, scan_key
+from codeburn.providers.cursor_layout3 import Layout3, read_layout3
+from codeburn.providers.cursor_reader import CursorReader
+from codeburn.providers.fork_aside import Aside, can_fork
+from codeburn.providers.graph_writer import TurnSpec, build_graph, json_message
+from codeburn.providers.sample_cursor3 import Cursor3Spec, generate_cursor3_profile
+from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.providers.sqlite_ro import open_readonly
+
+T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
+MIN, HOUR, DAY = 60_000, 3_600_000, 86_400_000
+
+
+def _summary(l3: Layout3) -> dict[str, Any]:
+    calls = sorted(
+        (c.key, c.timestamp_ms, c.input_tokens, c.output_tokens, c.model, c.project, c.tools)
+        for c in l3.calls
+    )
+    graphs = {cid: (state, graph, rowids) for cid, (state, graph, rowids) in l3.graphs.items()}
+    return {
+        "calls": calls,
+        "conversations": l3.conversations,
+        "unreadable": l3.unreadable_ids,
+        "skip": l3.skip_rowids,
+        "requests": l3.request_ids,
+        "graphs": graphs,
+        "failed": {cid: (s, e.reason, e.missing_blobs) for cid, (s, e) in l3.failed.items()},
+    }
+
+
+def _three_ways(db: Path) -> tuple[Layout3, Layout3, Layout3 | None]:
+    """By key (a refresh), in one pass, and in one pass with the JSON rows read aside."""
+    with open_readonly(db) as conn:
+        last = scan.last_row(conn)[0]
+        keyed = read_layout3(conn, db, {})
+        scanned = read_layout3(conn, db, {}, scan_upto=last)
+        aside = read_layout3(conn, db, {}, scan_upto=last, scan_aside=True) if can_fork() else None
+    return keyed, scanned, aside
+
+
+def _profile(tmp_path: Path, seed: int) -> Path:
+    spec = Cursor3Spec(seed=seed, conversations=60, classic=4, now_ms=T0, turns=(2, 6))
+    return generate_cursor3_profile(tmp_path / "Cursor", tmp_path / "home", spec).db_path
+
+
+@pytest.mark.parametrize("seed", [1, 7])
+def test_one_pass_equals_lookups_by_key_on_a_generated_profile(tmp_path: Path, seed: int) -> None:
+    keyed, scanned, aside = _three_ways(_profile(tmp_path, seed))
+    expected = _summary(keyed)
+    assert expected["calls"] and expected["skip"]  # the profile has decoded roots
+    assert "encrypted" in expected["unreadable"].values()
+    assert _summary(scanned) == expected
+    assert keyed.records is None and scanned.records is not None
+    if aside is not None:
+        assert _summary(aside) == expected
+        assert aside.records == scanned.records
+
+
+def _parents_first(tmp_path: Path) -> Path:
+    """A conversation whose blobs were written parents first: the pass, newest row first, meets
+    the user messages and steps before the turns that name them."""
+    root, blobs = build_graph(
+        [
+            TurnSpec(user="u" * 40, assistant=["a" * 80, "b" * 8], timing_ms=T0),
+            TurnSpec(user="v" * 12, assistant=["c" * 20], text_in_blob=True, user_ms=T0 + HOUR),
+        ],
+        prompts=[
+            json_message("system", "S" * 16),
+            json_message("user", "u" * 40, request_id="req-1"),
+            json_message("assistant", "a" * 80, model="gpt-5"),
+        ],
+    )
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        w = Cursor3Writer(p)
+        w.header(Header("c-rev", folder="/home/me/rev", created_ms=T0, updated_ms=T0 + DAY))
+        for blob_id, data in reversed(blobs.items()):
+            p.put(scan_key(blob_id), data.decode() if data[:1] == b"{" else data)
+        state = "~" + base64.b64encode(root).decode()
+        w.composer("c-rev", created_ms=T0, updated_ms=T0 + DAY, state=state, model="default")
+    return p.db_path
+
+
+def test_rows_passed_before_a_root_reached_them_are_looked_up_by_key(tmp_path: Path) -> None:
+    keyed, scanned, aside = _three_ways(_parents_first(tmp_path))
+    expected = _summary(keyed)
+    # 2 turns: input (40 + 16 system chars)/4 and 12/4, output (80 + 8)/4 and 20/4
+    assert [c[2:4] for c in expected["calls"]] == [(14, 22), (3, 5)]
+    assert _summary(scanned) == expected
+    if aside is not None:
+        assert _summary(aside) == expected
+
+
+def test_the_agent_stream_from_the_pass_equals_a_walk_of_the_rows(tmp_path: Path) -> None:
+    db = _profile(tmp_path, 3)
+    with ProfileWriter(tmp_path / "Cursor") as p:  # stream-only records beside the roots
+        p.agent("loose-1", role="system", content="s" * 30)
+        p.agent("loose-2", role="user", content="z" * 8, request_id="req-loose")
+        p.agent("loose-3", role="assistant", content="y" * 50, model="gpt-5")
+        p.put(scan_key("not-json"), "{ broken")
+    reader = CursorReader(db, floor_ms=0)
+    reader.read(now_ms=T0 + DAY)
+    with open_readonly(db) as conn:
+        walker = StreamWalker()
+        walk_pages(conn, walker, 0, reader._last_rowid, 100, reader._l3.skip_rowids)
+    assert "req-loose" in walker.requests
+    assert reader._walker.requests == walker.requests
+    assert reader._walker.rows_seen == walker.rows_seen
+    assert (reader._walker.pending_user, reader._walker.pending_context) == (
+        walker.pending_user,
+        walker.pending_context,
+    )
+
+
+def test_sparse_bubbles_are_paged_by_rowid_list_with_the_same_rows(tmp_path: Path) -> None:
+    db = _profile(tmp_path, 5)
+    with open_readonly(db) as conn:
+        last = scan.last_row(conn)[0]
+        rowids = scan.bubble_rowids(conn, last)
+        assert 0 < len(rowids) < scan.total_count(conn) // 4
+        for below in (last + 1, rowids[len(rowids) // 2], rowids[0]):
+            walked = [r for b in scan.bubble_batches(conn, below, 7) for r in b]
+            listed = [r for b in scan.bubble_batches(conn, below, 7, rowids=rowids) for r in b]
+            assert listed == walked
+            assert len(walked) == min(7, sum(1 for r in rowids if r < below))
+
+
+def test_work_aside_raises_its_error_in_the_caller_and_is_reaped_once() -> None:
+    if not can_fork():
+        pytest.skip("no fork here")
+
+    def fails() -> int:
+        raise ValueError("bad blob")
+
+    with pytest.raises(ValueError, match="bad blob"):
+        Aside(fails).result()
+    done = Aside(lambda: 41 + 1)
+    assert done.result() == 42
+    done.cancel()  # reaped already: no signal to a process id that may be another's now
+    assert done._reaped
