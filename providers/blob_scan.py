@@ -12,7 +12,7 @@ of speed. The JSON records of the pass feed the agent stream too (one decoding p
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Final, cast
 
@@ -33,9 +33,9 @@ from codeburn.providers.agent_graph import (
     part_of,
 )
 from codeburn.providers.agent_stream import Record, record_of
-from codeburn.providers.fork_aside import Aside
 from codeburn.providers.sqlite_ro import open_readonly
 
+JsonRecords = list[tuple[int, str, Record]]  # (ROWID, blob id, record), newest first
 PAGE_ROWS: Final = 2_000  # rows per read: each page is its own short read transaction
 KEYED_CHUNK: Final = 500
 _PAGE_SQL: Final = (
@@ -53,11 +53,13 @@ class ScannedParts:
 
     reads_ahead = False
 
-    def __init__(self, conn: sqlite3.Connection, aside_db: Path | None = None) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, json_aside: Callable[[], JsonRecords] | None = None
+    ) -> None:
         self.conn = conn
-        # With `aside_db`, a forked child decodes the JSON rows (about half of the work) from
-        # its own connection to that database while this process decodes the others.
-        self.aside_db = aside_db
+        # With `json_aside`, another process decodes the JSON rows (about half of the work,
+        # `json_records`) while this one decodes the others; calling it waits for its answer.
+        self.json_aside = json_aside
         self.rowids: set[int] = set()
         self.records: list[tuple[int, Record]] = []  # JSON rows, newest first
         self._prompts_aside: list[str] = []  # JSON rows wanted as prompts, decoded aside
@@ -97,21 +99,16 @@ class ScannedParts:
                 self._want_ref(ref, PROMPT)
             for ref in fields.turn_refs:
                 self._want_ref(ref, TURN)
-        aside = Aside(lambda: json_records(self.aside_db, upto)) if self.aside_db else None
-        try:
-            for rows in _pages(self.conn, upto):
-                for rowid, key, value in rows:
-                    self._row(rowid, key, value, aside is not None)
-            if aside is not None:
-                records, aside = aside.result(), None
-                self._take_records(records)
-        finally:
-            if aside is not None:
-                aside.cancel()
+        aside = self.json_aside is not None
+        for rows in _pages(self.conn, upto):
+            for rowid, key, value in rows:
+                self._row(rowid, key, value, aside)
+        if self.json_aside is not None:
+            self._take_records(self.json_aside())
         self._wanted.clear()  # never stored (at the time of the pass): missing
         self._resolve_late()
 
-    def _take_records(self, records: list[tuple[int, str, Record]]) -> None:
+    def _take_records(self, records: JsonRecords) -> None:
         wanted = set(self._prompts_aside)
         prompts = self._parts[PROMPT]
         for rowid, key, record in records:
@@ -201,10 +198,9 @@ def _pages(conn: sqlite3.Connection, upto: int) -> Iterator[list[tuple[int, str,
         below = rows[-1][0]
 
 
-def json_records(db_path: Path | None, upto: int) -> list[tuple[int, str, Record]]:
+def json_records(db_path: Path, upto: int) -> JsonRecords:
     """(ROWID, blob id, record) of every JSON blob row with ROWID <= upto, newest first."""
-    assert db_path is not None
-    out: list[tuple[int, str, Record]] = []
+    out: JsonRecords = []
     with open_readonly(db_path) as conn:
         for rows in _pages(conn, upto):
             for rowid, key, value in rows:

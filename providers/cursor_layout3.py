@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import binascii
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -29,7 +29,7 @@ from codeburn.providers.agent_graph import (
     root_fields,
 )
 from codeburn.providers.agent_stream import Record
-from codeburn.providers.blob_scan import ScannedParts
+from codeburn.providers.blob_scan import JsonRecords, ScannedParts
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.composer_headers import (
     Composer,
@@ -388,7 +388,7 @@ def read_layout3(
     *,
     probe: Collection[str] | None = None,
     scan_upto: int | None = None,
-    scan_aside: bool = False,
+    json_aside: Callable[[], JsonRecords] | None = None,
 ) -> Layout3:
     """The 3.x pass over one database (one short read per query).
 
@@ -397,7 +397,7 @@ def read_layout3(
     reads nothing (a database of 100k messages would pay ~0.1 s for its composerData rows).
     `probe`: the conversations whose bubble rows may have changed since `previous` (None: any).
     With `scan_upto` (a full parse) the blobs are read in one pass over the rows up to that
-    ROWID (`blob_scan`; `scan_aside`: its JSON rows in a forked child), and `records` keeps
+    ROWID (`blob_scan`; `json_aside`: its JSON rows from another process), and `records` keeps
     the pass's JSON rows for the agent stream; otherwise they are looked up by key (a refresh
     decodes only the roots that changed).
     """
@@ -425,7 +425,7 @@ def read_layout3(
     out.no_bubbles = frozenset(no_bubbles)
     parts: _RowParts
     if scan_upto is not None:
-        scanned = ScannedParts(conn, db_path if scan_aside else None)
+        scanned = ScannedParts(conn, json_aside)
         roots = _scan_roots(composers, no_bubbles)
         scanned.read(roots.values(), scan_upto)
         out.records = scanned.records

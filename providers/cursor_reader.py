@@ -30,6 +30,7 @@ from codeburn.providers.agent_stream import (
     can_walk_aside,
     walk_pages,
 )
+from codeburn.providers.blob_scan import JsonRecords, json_records
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.composer_headers import ConversationMeta
 from codeburn.providers.cursor_emit import (
@@ -55,6 +56,7 @@ from codeburn.providers.cursor_rows import (
     gc_paused,
     scan_budget,
 )
+from codeburn.providers.fork_aside import Aside
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.providers.pricing import cost_of
@@ -243,13 +245,22 @@ class CursorReader:
         finally:
             conn.execute("COMMIT")
         many = self._agent_count >= WALK_ASIDE_ROWS and can_walk_aside()
-        self._read_layout3(conn, scan_upto=self._last_rowid, scan_aside=many)
+        cold = _ColdSide(self) if many and layout3_present(conn) else None
+        try:
+            self._read_layout3(
+                conn, scan_upto=self._last_rowid, json_aside=cold.records if cold else None
+            )
+            acc = cold.bubbles(self) if cold is not None else None
+        finally:
+            if cold is not None:
+                cold.cancel()
         skip, aside, records = self._l3.skip_rowids, None, self._l3.records
         self._l3.records = None
         if records is None and many:
             aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS, skip)
         try:
-            acc = self._scan_bubbles(conn, progress)
+            if acc is None:
+                acc = self._scan_bubbles(conn, progress)
             if aside is not None:
                 self._walker, aside = aside.result(), None
             elif records is not None:  # the 3.x pass read the agent rows already
@@ -274,6 +285,13 @@ class CursorReader:
         # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
         # the report that follows, or a server's next hour) from walking them again.
         gc.freeze()
+
+    def _cold_side_work(self) -> tuple[JsonRecords, _BubbleState]:
+        """What `_ColdSide` does in its process (on its own connection)."""
+        records = json_records(self.db_path, self._last_rowid)
+        with open_readonly(self.db_path) as conn:
+            acc = self._scan_bubbles(conn, None)
+        return records, (acc, self._scan_lo, self._skipped_sub, self._other_requests, self._cutoff)
 
     def _scan_bubbles(self, conn: sqlite3.Connection, progress: Progress | None) -> BubbleScan:
         """Newest-first pages until the floor or the budget; remembers where it stopped.
@@ -344,7 +362,7 @@ class CursorReader:
         probe: set[str] | None = None,
         *,
         scan_upto: int | None = None,
-        scan_aside: bool = False,
+        json_aside: Callable[[], JsonRecords] | None = None,
     ) -> frozenset[int]:
         """The Cursor 3.x pass; returns the agent rows whose skipping changed. `probe`: the
         conversations whose bubble rows may have changed (None: any); `scan_upto`: a full
@@ -353,7 +371,7 @@ class CursorReader:
         before = self._l3.skip_rowids
         self._l3 = read_layout3(
             conn, self.db_path, mapping, self._l3, probe=probe, scan_upto=scan_upto,
-            scan_aside=scan_aside,
+            json_aside=json_aside,
         )  # fmt: skip
         changed = self._l3.skip_changed
         return changed if changed is not None else before ^ self._l3.skip_rowids
@@ -596,3 +614,34 @@ class CursorReader:
         affected = {c for c, s in self._convs.items() if s.kept and s.kept[0] < cutoff}
         self._cutoff = cutoff
         return self._reread(conn, affected, 0)
+
+
+_BubbleState = tuple[BubbleScan, int, int, set[str], int | None]
+
+
+class _ColdSide:
+    """A Cursor 3.x full parse's second process (CLI only, see `fork_aside`): it decodes the
+    blob pass's JSON rows and then scans the bubbles, while this process reads the composers
+    and the protobuf blobs. Forked before any of that, it shares none of this process's work."""
+
+    def __init__(self, reader: CursorReader) -> None:
+        self._aside = Aside(reader._cold_side_work)
+        self._answer: tuple[JsonRecords, _BubbleState] | None = None
+
+    def _result(self) -> tuple[JsonRecords, _BubbleState]:
+        if self._answer is None:
+            self._answer = self._aside.result()
+        return self._answer
+
+    def records(self) -> JsonRecords:
+        return self._result()[0]
+
+    def bubbles(self, reader: CursorReader) -> BubbleScan:
+        """The child's bubble scan, with the reader state it set."""
+        acc, reader._scan_lo, reader._skipped_sub, reader._other_requests, reader._cutoff = (
+            self._result()[1]
+        )
+        return acc
+
+    def cancel(self) -> None:
+        self._aside.cancel()

@@ -10,6 +10,7 @@ import pytest
 
 from codeburn.providers import cursor_scan as scan
 from codeburn.providers.agent_stream import StreamWalker, walk_pages
+from codeburn.providers.blob_scan import json_records
 from codeburn.providers.cursor3_writer import Cursor3Writer, Header, scan_key
 from codeburn.providers.cursor_layout3 import Layout3, read_layout3
 from codeburn.providers.cursor_reader import CursorReader
@@ -41,12 +42,16 @@ def _summary(l3: Layout3) -> dict[str, Any]:
 
 
 def _three_ways(db: Path) -> tuple[Layout3, Layout3, Layout3 | None]:
-    """By key (a refresh), in one pass, and in one pass with the JSON rows read aside."""
+    """By key (a refresh), in one pass, and in one pass with the JSON rows read in a forked
+    child."""
     with open_readonly(db) as conn:
         last = scan.last_row(conn)[0]
         keyed = read_layout3(conn, db, {})
         scanned = read_layout3(conn, db, {}, scan_upto=last)
-        aside = read_layout3(conn, db, {}, scan_upto=last, scan_aside=True) if can_fork() else None
+        aside = None
+        if can_fork():
+            forked = Aside(lambda: json_records(db, last))
+            aside = read_layout3(conn, db, {}, scan_upto=last, json_aside=forked.result)
     return keyed, scanned, aside
 
 
