@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from codeburn.providers import cursor_reader
 from codeburn.providers import cursor_scan as scan
 from codeburn.providers.agent_stream import StreamWalker, walk_pages
 from codeburn.providers.blob_scan import json_records
@@ -154,3 +155,29 @@ def test_work_aside_raises_its_error_in_the_caller_and_is_reaped_once() -> None:
     assert done.result() == 42
     done.cancel()  # reaped already: no signal to a process id that may be another's now
     assert done._reaped
+
+
+@pytest.mark.parametrize("budget", [None, 40])
+def test_a_full_parse_with_a_second_process_equals_one_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, budget: int | None
+) -> None:
+    if not can_fork():
+        pytest.skip("no fork here")
+    db = _profile(tmp_path, 9)
+
+    def full_parse(forked: bool) -> tuple[Any, ...]:
+        monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
+        monkeypatch.setattr(cursor_reader, "can_walk_aside", lambda: forked)
+        started: list[int] = []
+        real = cursor_reader.Aside
+        monkeypatch.setattr(cursor_reader, "Aside", lambda w: started.append(1) or real(w))
+        reader = CursorReader(db, floor_ms=0, budget=budget)
+        got = reader.read(now_ms=T0 + DAY)
+        assert started == ([1] if forked else [])
+        calls = sorted((c.key, c.timestamp_ms, c.input_tokens, c.output_tokens) for c in got.calls)
+        state = (reader._scan_lo, reader._skipped_sub, reader._other_requests, reader._cutoff)
+        return calls, got.conversations, got.budget_hit, got.skipped_undated, state
+
+    alone, beside = full_parse(False), full_parse(True)
+    assert alone == beside
+    assert alone[2] is (budget is not None)  # the budget cut the bubbles in the second case
