@@ -61,7 +61,7 @@ class ScannedParts:
         # `json_records`) while this one decodes the others; calling it waits for its answer.
         self.json_aside = json_aside
         self.rowids: set[int] = set()
-        self.records: list[tuple[int, Record]] = []  # JSON rows, newest first
+        self.records: JsonRecords = []
         self._prompts_aside: list[str] = []  # JSON rows wanted as prompts, decoded aside
         self._rowid_of: dict[str, int] = {}
         self._parts: dict[int, dict[str, Part]] = {role: {} for role in ROLES}
@@ -109,14 +109,13 @@ class ScannedParts:
         self._resolve_late()
 
     def _take_records(self, records: JsonRecords) -> None:
-        wanted = set(self._prompts_aside)
+        self.records = records
         prompts = self._parts[PROMPT]
-        for rowid, key, record in records:
-            self.records.append((rowid, record))
+        wanted: dict[str, Part] = dict.fromkeys(self._prompts_aside, BAD)  # not JSON: BAD
+        for _rowid, key, record in records:
             if key in wanted:
-                prompts[key] = record
-        for key in wanted:
-            prompts.setdefault(key, BAD)  # not one JSON object
+                wanted[key] = record
+        prompts.update(wanted)
         self._prompts_aside = []
 
     def _row(self, rowid: int, key: str, value: bytes | None, json_aside: bool) -> None:
@@ -132,7 +131,7 @@ class ScannedParts:
             return
         record = record_of(value) if value[:1] == b"{" else None
         if record is not None:
-            self.records.append((rowid, record))
+            self.records.append((rowid, key, record))
         roles = self._wanted.pop(key, 0)
         if roles:
             self._decode(key, value, roles, record)

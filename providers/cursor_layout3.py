@@ -28,7 +28,6 @@ from codeburn.providers.agent_graph import (
     part_of,
     root_fields,
 )
-from codeburn.providers.agent_stream import Record
 from codeburn.providers.blob_scan import JsonRecords, ScannedParts
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.composer_headers import (
@@ -83,7 +82,7 @@ class Layout3:
     skip_changed: frozenset[int] | None = None  # skip_rowids ^ the last pass's (None: unknown)
     # A full parse's pass over the blobs: the JSON rows, newest first, for the agent stream
     # (the reader takes them: None once used).
-    records: list[tuple[int, Record]] | None = None
+    records: JsonRecords | None = None
 
     @property
     def present(self) -> bool:
