@@ -8,12 +8,14 @@ are dropped and re-derived. The v1 file itself is swept later with our other old
 
 from __future__ import annotations
 
+import os
+import threading
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.files import locked, read_json, write_cache_json
+from codeburn.cache.files import loads_json, locked, read_json, write_cache_json
 from codeburn.cache.usage_slices import DaySlices, Slice
 from codeburn.providers.localtime import six_month_floor
 
@@ -22,6 +24,8 @@ FILE: Final = f"daily.v{VERSION}.json"
 V1: Final = 1
 V1_FILE: Final = f"daily.v{V1}.json"
 ONE_DAY = timedelta(days=1)
+_memo: dict[Path, tuple[tuple[int, int, int], DailyCache | None]] = {}
+_memo_lock = threading.Lock()
 
 
 @dataclass(slots=True)
@@ -139,16 +143,40 @@ def load_daily(
     cache_dir: Path, *, timezone: str, db_path: str, floor: date | None = None
 ) -> DailyCache:
     """The daily cache for this zone and database; anything else (or corrupt) starts empty.
+    Callers must not modify it: the next caller may get the same object (`update_daily`
+    changes a copy of its own).
 
     With no current file, a v1 file is migrated first (`keep_before` the 6-month `floor`,
     default today's) and written at once: the v1 file may be swept at any moment after.
     """
     _migrate_v1(cache_dir, floor)
-    return _load(cache_dir, timezone, db_path)
+    return _load(cache_dir, timezone, db_path, shared=True)
 
 
-def _load(cache_dir: Path, timezone: str, db_path: str) -> DailyCache:
-    cache = DailyCache.load(read_json(daily_path(cache_dir)))
+def _shared(path: Path) -> DailyCache | None:
+    """The parsed file, parsed again only when its identity (inode, mtime, size) changed: a
+    long-lived service loads it on every refresh, and mostly nothing sealed a day since."""
+    try:
+        with path.open("rb") as handle:
+            st = os.fstat(handle.fileno())
+            file_id = (st.st_ino, st.st_mtime_ns, st.st_size)
+            with _memo_lock:
+                memo = _memo.get(path)
+            if memo is not None and memo[0] == file_id:
+                return memo[1]
+            raw = handle.read()
+    except OSError:
+        return None
+    cache = DailyCache.load(loads_json(raw))
+    with _memo_lock:
+        _memo[path] = (file_id, cache)
+    return cache
+
+
+def _load(cache_dir: Path, timezone: str, db_path: str, *, shared: bool = False) -> DailyCache:
+    """`shared`: a copy other readers may get too, never to be modified."""
+    path = daily_path(cache_dir)
+    cache = _shared(path) if shared else DailyCache.load(read_json(path))
     if cache is None or cache.timezone != timezone or cache.db_path != db_path:
         return DailyCache(timezone=timezone, db_path=db_path)
     return cache

@@ -167,6 +167,12 @@ def _agent_rows(
     return frozenset().union(*(g[2] for g in graphs.values())), None
 
 
+def _unraised(exc: GraphUnreadable) -> GraphUnreadable:
+    """A copy never raised, to keep: a raised one holds its frames, and through them the pass
+    that raised it and every earlier pass (a long-lived reader grew by one pass per refresh)."""
+    return GraphUnreadable(exc.reason, exc.used_tokens, exc.missing_blobs)
+
+
 def _root_bytes(state: str) -> bytes | None:
     try:
         return binascii.a2b_base64(state[1:], strict_mode=True)
@@ -299,7 +305,7 @@ class _Pass:
         failed = self.previous.failed.get(cid)
         if failed is not None and failed[0] == state:
             self.out.failed[cid] = failed
-            raise failed[1]
+            raise _unraised(failed[1])
         memo = self.previous.graphs.get(cid)
         if memo is not None and memo[0] == state and not memo[1].missing_blobs:
             graph, rowids = memo[1], memo[2]
@@ -312,7 +318,7 @@ class _Pass:
                 graph = decode_parts(raw, self.parts)
             except GraphUnreadable as exc:
                 if not exc.missing_blobs:
-                    self.out.failed[cid] = (state, exc)
+                    self.out.failed[cid] = (state, _unraised(exc))
                 raise
             finally:
                 self.parts.forget()

@@ -11,7 +11,7 @@ from typing import Final
 
 from codeburn.cache.agent_files import load_agent_files, save_agent_files
 from codeburn.cache.first_seen import load_first_seen, save_first_seen
-from codeburn.providers.agent_combine import NO_IDE, Combined, IdeSide, combine
+from codeburn.providers.agent_combine import NO_IDE, CallMemo, Combined, IdeSide, combine
 from codeburn.providers.cursor_agent import AgentRead, AgentReader, AgentSnapshot, take_snapshot
 from codeburn.providers.cursor_paths import canonical, cursor_home
 from codeburn.providers.cursor_reader import ReadResult
@@ -65,6 +65,7 @@ class AgentSide:
         self.home = canonical(home if home is not None else cursor_home())
         self.home_key = str(self.home)
         self._reader: AgentReader | None = None
+        self._calls = CallMemo()
 
     def snapshot(self) -> AgentSnapshot:
         return take_snapshot(self.home)
@@ -92,7 +93,7 @@ class AgentSide:
     def combine(self, ide: ReadResult | None, agent: AgentRead) -> Combined:
         key = FIRST_SEEN_PREFIX + self.home_key
         seen = load_first_seen(self.cache_dir, key) if agent.transcripts else {}
-        combined = combine(ide_side(ide), agent, seen)
+        combined = combine(ide_side(ide), agent, seen, self._calls)
         if combined.first_seen != seen:
             save_first_seen(self.cache_dir, key, combined.first_seen)
         return combined

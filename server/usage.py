@@ -32,6 +32,7 @@ from codeburn.cache.usage_slices import DaySlices
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT, USER_API_KEY, Call
 from codeburn.providers.cursor_paths import canonical, workspace_storage_dir
 from codeburn.providers.cursor_reader import CursorReader, ReadResult
+from codeburn.providers.cursor_rows import gc_paused
 from codeburn.providers.localtime import (
     iso_utc,
     local_midnight_ms,
@@ -215,8 +216,12 @@ class UsageService:
     # -- days -------------------------------------------------------------------------------
 
     def collect(self, first: date, last: date, *, cached_only: bool = False) -> Collected:
-        """Slices for every day in [first, last]: sealed days from the cache, others derived."""
-        with self._lock:
+        """Slices for every day in [first, last]: sealed days from the cache, others derived.
+
+        Without cyclic GC: a refresh builds short-lived lists of every call (and caches' JSON)
+        next to a long-lived reader, and the collections it set off cost it 20-80 ms.
+        """
+        with self._lock, gc_paused():
             return self._collect(first, last, cached_only)
 
     def _collect(self, first: date, last: date, cached_only: bool = False) -> Collected:

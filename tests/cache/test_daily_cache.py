@@ -108,3 +108,31 @@ def test_a_current_file_is_never_overwritten_by_a_v1_file(tmp_path: Path) -> Non
     _write_v1(cache, sealed_from="2026-05-20", watermark="2026-05-31", days={"2026-05-25": 1.5})
     daily_path(cache).write_bytes(b"\x00garbage")  # ours and corrupt: rebuilt, not migrated
     assert load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR).days == {}
+
+
+def test_a_reload_sees_every_write_and_reuses_an_unchanged_file(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _write_v1(cache, sealed_from="2026-05-30", watermark="2026-05-31", days={"2026-05-30": 0.5})
+    first = load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR)
+    assert sorted(first.days) == [date(2026, 5, 30)]
+    assert load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR) is first
+
+    def change(daily: Any) -> None:
+        daily.seal(
+            date(2026, 6, 1), date(2026, 6, 1), {date(2026, 6, 1): first.days[date(2026, 5, 30)]}
+        )
+
+    update_daily(cache, timezone=ZONE, db_path=DB, change=change, floor=FLOOR)
+    assert sorted(first.days) == [date(2026, 5, 30)]  # the shared copy was not changed
+    again = load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR)
+    assert sorted(again.days) == [date(2026, 5, 30), date(2026, 6, 1)]
+    assert again.watermark == date(2026, 6, 1)
+    # Written by someone else, same size, the day and the watermark moved: read again.
+    path = daily_path(cache)
+    doc = path.read_text()
+    other = path.with_name("other.json")
+    other.write_text(doc.replace('"2026-06-01"', '"2026-06-02"'))
+    other.replace(path)  # as every writer of it does (cache/files.py)
+    moved = load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR)
+    assert moved.watermark == date(2026, 6, 2)
+    assert sorted(moved.days) == [date(2026, 5, 30), date(2026, 6, 2)]

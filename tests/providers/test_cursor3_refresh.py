@@ -4,11 +4,13 @@ change: each refresh equals a cold parse of the same file, and stays incremental
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 from pathlib import Path
 
 from codeburn.providers.calls import Call
 from codeburn.providers.cursor3_writer import Cursor3Writer, Header
+from codeburn.providers.cursor_layout3 import _Pass
 from codeburn.providers.cursor_reader import CursorReader, ReadResult
 from codeburn.providers.graph_writer import TurnSpec, json_message
 from codeburn.providers.localtime import iso_utc
@@ -251,3 +253,25 @@ def test_a_root_rewritten_to_reach_fewer_blobs_gives_the_others_back_to_the_stre
         ("cursor:agentKv:req-b", T0 + DAY, 3, 2, "cursor-auto", "cursor", "req-b"),
         ("cursor:root:c-a:0", T0 + HOUR, 10, 30, "cursor-auto", "cursor", "c-a"),
     ]
+
+
+def test_a_refresh_keeps_no_earlier_pass_alive(tmp_path: Path) -> None:
+    # An unreadable root is remembered (not decoded again); what is kept of it must not hold
+    # the pass that read it, else each refresh keeps all the previous one's figures alive.
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    w.header(Header("c-enc", created_ms=T0))
+    w.conversation(
+        "c-enc", [TurnSpec(user="secret", assistant=["answer"])], encrypt_root=True,
+        encrypt_blobs=True, created_ms=T0,
+    )  # fmt: skip
+    p.flush()
+    reader = CursorReader(p.db_path, floor_ms=FLOOR)
+    for n in range(3):
+        p.bubble(f"c-{n}", "u1", role="user", text="u" * 4, created_at=iso_utc(T0))
+        p.flush()
+        result = reader.read(now_ms=NOW)
+        assert result.unreadable_ids == {"c-enc": "encrypted"}
+    p.close()
+    gc.collect()
+    assert [o for o in gc.get_objects() if isinstance(o, _Pass)] == []
