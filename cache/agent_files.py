@@ -7,13 +7,16 @@ is rebuilt silently.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.files import locked, read_json, write_cache_json
+from codeburn.cache.files import EncodedItems, json_with, locked, read_json, write_cache_text
 
 VERSION: Final = 1
 FILE: Final = f"cursor-agent-files.v{VERSION}.json"
+# Entries are the reader's: a changed file gets a new entry, an unchanged one keeps its object.
+_ENTRY_TEXTS: Final = EncodedItems()
 
 
 def agent_files_path(cache_dir: Path) -> Path:
@@ -30,5 +33,9 @@ def load_agent_files(cache_dir: Path, home: str) -> dict[str, Any]:
 
 def save_agent_files(cache_dir: Path, home: str, entries: dict[str, Any]) -> None:
     path = agent_files_path(cache_dir)
+    texts = _ENTRY_TEXTS.texts(entries.values())
+    members = ",".join(f"{json.dumps(p)}:{t}" for p, t in zip(entries, texts, strict=True))
     with locked(path):
-        write_cache_json(path, {"version": VERSION, "home": home, "entries": entries})
+        write_cache_text(
+            path, json_with({"version": VERSION, "home": home}, "entries", f"{{{members}}}")
+        )

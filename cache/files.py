@@ -8,7 +8,8 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,14 +65,53 @@ def write_json_atomic(path: Path, obj: Any) -> None:
 def write_cache_json(path: Path, obj: Any) -> bool:
     """Write one of our cache files: whatever took its name (a folder) is replaced, and a failed
     write is logged, never raised (the figures stand without it). False when not written."""
+    return write_cache_text(path, json.dumps(obj, separators=(",", ":")))
+
+
+def write_cache_text(path: Path, text: str) -> bool:
+    """`write_cache_json` of JSON text already encoded."""
     try:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
-        write_json_atomic(path, obj)
+        write_bytes_atomic(path, text.encode("utf-8"))
     except OSError as exc:
         log.warning("cache file %s not written: %s", path, exc.strerror or exc)
         return False
     return True
+
+
+def json_with(obj: dict[str, Any], name: str, member: str) -> str:
+    """`obj` as JSON text, with one more member `name` whose value is JSON text already."""
+    head = json.dumps(obj, separators=(",", ":"))
+    return f"{head[:-1]}{',' if obj else ''}{json.dumps(name)}:{member}}}"
+
+
+class EncodedItems:
+    """The JSON text of each item a cache file holds, kept per item object between writes: a
+    long-lived service rewrites the file at each refresh, mostly with the same items (~10 ms of
+    encoding each time). Items must never be modified once written."""
+
+    def __init__(self, encode: Callable[[Any], Any] | None = None) -> None:
+        self._encode = encode
+        self._texts: dict[int, tuple[Any, str]] = {}
+        self._lock = threading.Lock()
+
+    def texts(self, items: Iterable[Any]) -> list[str]:
+        """Each item's JSON text, in order (only the items of this call are kept)."""
+        encode = self._encode
+        with self._lock:
+            before: dict[int, tuple[Any, str]] = self._texts
+            now: dict[int, tuple[Any, str]] = {}
+            out: list[str] = []
+            for item in items:
+                kept = before.get(id(item))
+                if kept is None or kept[0] is not item:
+                    value = encode(item) if encode is not None else item
+                    kept = (item, json.dumps(value, separators=(",", ":")))
+                now[id(item)] = kept
+                out.append(kept[1])
+            self._texts = now
+        return out
 
 
 def loads_json(raw: str | bytes) -> Any | None:

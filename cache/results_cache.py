@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.files import locked, write_cache_json
+from codeburn.cache.files import EncodedItems, json_with, locked, write_cache_text
 from codeburn.providers.calls import Call
 
 VERSION: Final = 2  # 2: Cursor 3.x conversations (issue 8)
 FILE: Final = f"cursor-results.v{VERSION}.json"
+_CALL_TEXTS: Final = EncodedItems(Call.to_row)
 
 
 def _stat(path: Path, *, empty_is_missing: bool = False) -> list[int] | None:
@@ -48,6 +49,13 @@ class CachedResults:
     unreadable: dict[str, int] = field(default_factory=dict)  # reason → conversations
 
     def dump(self) -> dict[str, Any]:
+        return {**self._head(), "calls": [c.to_row() for c in self.calls]}
+
+    def dumps(self) -> str:
+        """`dump` as JSON text (each call encoded once for all the writes that hold it)."""
+        return json_with(self._head(), "calls", f"[{','.join(_CALL_TEXTS.texts(self.calls))}]")
+
+    def _head(self) -> dict[str, Any]:
         return {
             "version": VERSION,
             "dbPath": self.db_path,
@@ -55,7 +63,6 @@ class CachedResults:
             "floorMs": self.floor_ms,
             "warnings": self.warnings,
             "unreadable": self.unreadable,
-            "calls": [c.to_row() for c in self.calls],
         }
 
     @classmethod
@@ -122,7 +129,7 @@ def load_results(cache_dir: Path, db_path: str) -> CachedResults | None:
 def save_results(cache_dir: Path, results: CachedResults) -> None:
     path = results_path(cache_dir)
     with locked(path):
-        if not write_cache_json(path, results.dump()):
+        if not write_cache_text(path, results.dumps()):
             return
         try:
             file_id = _file_id(os.stat(path))

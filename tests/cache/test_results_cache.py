@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from codeburn.cache.files import write_json_atomic
@@ -47,3 +48,17 @@ def test_corrupt_missing_and_old_files_are_misses(tmp_path: Path) -> None:
     save_results(tmp_path, _results("three"))
     loaded = load_results(tmp_path, "/db/a")
     assert loaded is not None and loaded.fingerprint == "fp-three"
+
+
+def test_a_save_of_mostly_the_same_calls_writes_every_change(tmp_path: Path) -> None:
+    first = _results("one")
+    save_results(tmp_path, first)
+    # The next refresh: two calls kept as they are, one replaced, one added.
+    changed = Call("kone1", "cursor", "gpt-5", "p", "s", 1_001, 10, 99, cost=0.75)
+    added = Call("kone3", "cursor-agent", "gpt-5", "q", "t", 1_003, 1, 2, cost=0.25)
+    calls = [first.calls[0], changed, first.calls[2], added]
+    save_results(tmp_path, CachedResults("/db/a", "fp-two", 7, calls, ["note two"]))
+    raw = json.loads(results_path(tmp_path).read_text())
+    assert raw["fingerprint"] == "fp-two" and raw["warnings"] == ["note two"]
+    assert [Call.from_row(row) for row in raw["calls"]] == calls
+    assert [row[7] for row in raw["calls"]] == [20, 99, 20, 2]

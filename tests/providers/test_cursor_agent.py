@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from codeburn.cache.agent_files import load_agent_files, save_agent_files
 from codeburn.providers import cursor_agent
 from codeburn.providers.cursor_agent import AgentReader, take_snapshot
 from codeburn.providers.cursor_agent_writer import AgentHomeWriter, TurnSpec, assistant, user
@@ -82,3 +83,23 @@ def test_a_vanished_file_drops_out(tmp_path: Path, parsed: list[str]) -> None:
     reader.changed = False
     assert reader.read(take_snapshot(tmp_path)).transcripts == {}
     assert reader.entries == {} and reader.changed
+
+
+def test_the_saved_entries_follow_every_change(tmp_path: Path) -> None:
+    home = AgentHomeWriter(tmp_path / "home")
+    home.transcript("a", [user("q" * 4), assistant("r" * 8)], mtime_ms=T0)
+    home.transcript("b", [user("q" * 4)], mtime_ms=T0)
+    cache = tmp_path / "cache"
+    reader = AgentReader(tmp_path / "home")
+    reader.read(take_snapshot(tmp_path / "home"))
+    save_agent_files(cache, "home", reader.entries)
+    assert load_agent_files(cache, "home") == reader.entries
+    # One transcript rewritten, one new: the unchanged one keeps its entry, the file all three.
+    home.transcript("a", [user("q" * 4), assistant("r" * 8), user("w" * 12)], mtime_ms=T0 + 1)
+    home.transcript("c", [user("z" * 8)], mtime_ms=T0)
+    reader.read(take_snapshot(tmp_path / "home"))
+    save_agent_files(cache, "home", reader.entries)
+    stored = load_agent_files(cache, "home")
+    assert stored == json.loads(json.dumps(reader.entries))
+    user_chars = {Path(k).stem: [row[1] for row in e["turns"]] for k, e in stored.items()}
+    assert user_chars == {"a": [4, 12], "b": [4], "c": [8]}
