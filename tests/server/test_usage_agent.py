@@ -283,3 +283,29 @@ def test_the_agent_side_read_beside_the_database_equals_the_read_in_process(
     assert beside["totals"] == in_process["totals"]
     assert beside["providers"] == in_process["providers"]
     assert [p["id"] for p in beside["providers"]] == ["cursor", "cursor-agent"]
+
+
+def test_a_long_lived_service_reads_beside_the_database_only_the_first_time(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    if not fork_aside.can_fork():
+        pytest.skip("no fork here")
+    machine.write_sessions()
+    write_hand_profile(tmp_path / "Cursor", machine.d1, machine.d2)
+    started: list[int] = []
+    real_aside = agent_side.Aside
+    monkeypatch.setattr(agent_side, "Aside", lambda work: started.append(1) or real_aside(work))
+    upto_today = Period("custom", machine.d1, today())
+    service = machine.service()
+    first = service.report(upto_today, sync=False)
+    machine.home.transcript("t2", exchange(4, 4))  # written now
+    refreshed = service.report(upto_today, sync=False)
+    assert started == [1]  # the refresh read in process, from what the child saved
+    calls = {p["id"]: p["calls"] for p in refreshed["providers"]}
+    assert (
+        calls["cursor-agent"]
+        == {p["id"]: p["calls"] for p in first["providers"]}["cursor-agent"] + 1
+    )  # t2's one turn
+    monkeypatch.setattr(agent_side, "can_fork", lambda: False)
+    fresh = UsageService(machine.db, cache_dir=tmp_path / "other-cache")
+    assert refreshed["providers"] == fresh.report(upto_today, sync=False)["providers"]
