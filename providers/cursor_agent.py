@@ -225,15 +225,13 @@ class AgentReader:
         entry = self.entries.get(key)
         if not isinstance(entry, dict) or entry.get("ident") != ident or field_name not in entry:
             return None
+        if field_name == "session" and "turns" in entry:  # `_decode` would take it as turns
+            return None
         memo = self._decoded.get(key)
         if memo is not None and memo[0] is entry:
             return entry  # decoded before: known to be sound
         try:  # a damaged entry of our own cache is a miss, never an error
-            if field_name == "turns":
-                for row in entry["turns"]:
-                    turn_from_row(row)
-            elif entry["session"] is not None:
-                session_from_json(entry["session"])
+            self._decode(key, entry)  # kept: `read` asks for it next
         except (KeyError, TypeError, ValueError):
             return None
         return entry

@@ -103,3 +103,19 @@ def test_the_saved_entries_follow_every_change(tmp_path: Path) -> None:
     assert stored == json.loads(json.dumps(reader.entries))
     user_chars = {Path(k).stem: [row[1] for row in e["turns"]] for k, e in stored.items()}
     assert user_chars == {"a": [4, 12], "b": [4], "c": [8]}
+
+
+def test_a_store_entry_damaged_into_a_transcript_entry_is_read_again(
+    tmp_path: Path, parsed: list[str]
+) -> None:
+    home = AgentHomeWriter(tmp_path)
+    home.cli_session("s", [TurnSpec("hi", ["ok"])], created_ms=T0, model="gpt-5")
+    first = AgentReader(tmp_path)
+    expected = first.read(take_snapshot(tmp_path))
+    stored = json.loads(json.dumps(first.entries))
+    key = next(iter(stored))
+    stored[key]["turns"] = []
+    parsed.clear()
+    damaged = AgentReader(tmp_path, stored)
+    assert damaged.read(take_snapshot(tmp_path)) == expected
+    assert parsed == ["s"] and damaged.changed
