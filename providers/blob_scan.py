@@ -39,9 +39,15 @@ JsonRecords = list[tuple[int, str, Record]]  # (ROWID, blob id, record), newest 
 PAGE_ROWS: Final = 2_000  # rows per read: each page is its own short read transaction
 KEYED_CHUNK: Final = 500
 _PAGE_SQL: Final = (
-    "SELECT rowid, substr(key, 14), CAST(value AS BLOB) FROM cursorDiskKV"
+    "SELECT rowid, substr(key, 14), {} FROM cursorDiskKV"
     " WHERE rowid < ? AND +key >= 'agentKv:blob:' AND +key < 'agentKv:blob;'"
     " ORDER BY rowid DESC LIMIT ?"
+)
+_VALUE: Final = "CAST(value AS BLOB), 0"
+# With the JSON rows decoded elsewhere, TEXT values (Cursor stores JSON as TEXT) are not
+# copied into this process at all: typeof() reads only the row header.
+_VALUE_UNLESS_TEXT: Final = (
+    "CASE typeof(value) WHEN 'text' THEN NULL ELSE CAST(value AS BLOB) END, typeof(value) = 'text'"
 )
 
 
@@ -100,9 +106,12 @@ class ScannedParts:
             for ref in fields.turn_refs:
                 self._want_ref(ref, TURN)
         aside = self.json_aside is not None
-        for rows in _pages(self.conn, upto):
-            for rowid, key, value in rows:
-                self._row(rowid, key, value, aside)
+        for rows in _pages(self.conn, upto, _VALUE_UNLESS_TEXT if aside else _VALUE):
+            for rowid, key, value, is_text in rows:
+                if is_text:
+                    self._text_row(rowid, key)
+                else:
+                    self._row(rowid, key, value, aside)
         if self.json_aside is not None:
             self._take_records(self.json_aside())
         self._wanted.clear()  # never stored (at the time of the pass): missing
@@ -117,6 +126,16 @@ class ScannedParts:
                 wanted[key] = record
         prompts.update(wanted)
         self._prompts_aside = []
+
+    def _text_row(self, rowid: int, key: str) -> None:
+        """A TEXT row whose value was left in the database: its record comes from the JSON
+        side; read as anything else it is looked up by key afterwards."""
+        self._rowid_of[key] = rowid
+        roles = self._wanted.pop(key, 0)
+        if roles & PROMPT:
+            self._prompts_aside.append(key)
+        if roles & ~PROMPT:
+            self._late[key] = self._late.get(key, 0) | (roles & ~PROMPT)
 
     def _row(self, rowid: int, key: str, value: bytes | None, json_aside: bool) -> None:
         if value is None:
@@ -186,11 +205,15 @@ class ScannedParts:
                         self._decode(key, value, late[key], record)
 
 
-def _pages(conn: sqlite3.Connection, upto: int) -> Iterator[list[tuple[int, str, bytes | None]]]:
-    """The blob rows with ROWID <= upto, newest first, a page (one short read) at a time."""
+def _pages(
+    conn: sqlite3.Connection, upto: int, value: str = _VALUE
+) -> Iterator[list[tuple[int, str, bytes | None, int]]]:
+    """(ROWID, blob id, value, stored as TEXT and not read) of the blob rows with
+    ROWID <= upto, newest first, a page (one short read) at a time."""
     below = upto + 1
+    sql = _PAGE_SQL.format(value)
     while True:
-        rows = scan.fetch(conn, _PAGE_SQL, (below, PAGE_ROWS))
+        rows = scan.fetch(conn, sql, (below, PAGE_ROWS))
         yield rows
         if len(rows) < PAGE_ROWS:
             return
@@ -202,7 +225,7 @@ def json_records(db_path: Path, upto: int) -> JsonRecords:
     out: JsonRecords = []
     with open_readonly(db_path) as conn:
         for rows in _pages(conn, upto):
-            for rowid, key, value in rows:
+            for rowid, key, value, _text in rows:
                 if value is not None and value[:1] == b"{":
                     record = record_of(value)
                     if record is not None:

@@ -92,7 +92,9 @@ def _parents_first(tmp_path: Path) -> Path:
         w = Cursor3Writer(p)
         w.header(Header("c-rev", folder="/home/me/rev", created_ms=T0, updated_ms=T0 + DAY))
         for blob_id, data in reversed(blobs.items()):
-            p.put(scan_key(blob_id), data.decode() if data[:1] == b"{" else data)
+            # JSON as TEXT, like Cursor; the field-18 user text as TEXT too (read by key)
+            as_text = data[:1] == b"{" or data == b"v" * 12
+            p.put(scan_key(blob_id), data.decode() if as_text else data)
         state = "~" + base64.b64encode(root).decode()
         w.composer("c-rev", created_ms=T0, updated_ms=T0 + DAY, state=state, model="default")
     return p.db_path
