@@ -221,6 +221,20 @@ class AgentReader:
         self._decoded = {k: v for k, v in self._decoded.items() if k in kept}
         return result
 
+    def adopt(self, snapshot: AgentSnapshot, read: AgentRead) -> None:
+        """What a read of `snapshot` elsewhere (a forked child, which saved these entries)
+        decoded: kept for the transcripts whose entry is of the very file it read."""
+        for found in read.transcripts.values():
+            key = str(found.file.path)
+            entry = self.entries.get(key)
+            if (
+                isinstance(entry, dict)
+                and entry.get("ident") == snapshot.idents.get(key)
+                and isinstance(entry.get("turns"), list)
+                and len(entry["turns"]) == len(found.turns)
+            ):
+                self._decoded[key] = (entry, found.turns)
+
     def _cached(self, key: str, ident: Ident | None, field_name: str) -> dict[str, Any] | None:
         entry = self.entries.get(key)
         if not isinstance(entry, dict) or entry.get("ident") != ident or field_name not in entry:

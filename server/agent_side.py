@@ -67,6 +67,7 @@ class AgentSide:
         self._reader: AgentReader | None = None
         self._calls = CallMemo()
         self._forked = False
+        self._beside: tuple[AgentSnapshot, AgentRead] | None = None  # the child's read
 
     def snapshot(self) -> AgentSnapshot:
         return take_snapshot(self.home)
@@ -75,6 +76,9 @@ class AgentSide:
         reader = self._reader
         if reader is None:
             reader = AgentReader(self.home, load_agent_files(self.cache_dir, self.home_key))
+            if self._beside is not None:  # what the child decoded of the entries it saved
+                reader.adopt(*self._beside)
+                self._beside = None
             self._reader = reader
         result = reader.read(snapshot)
         if reader.changed and not result.busy:
@@ -82,7 +86,7 @@ class AgentSide:
             reader.changed = False
         return result
 
-    def read_beside(self, snapshot: AgentSnapshot) -> Aside[AgentRead] | None:
+    def read_beside(self, snapshot: AgentSnapshot) -> ReadBeside | None:
         """`read(snapshot)` started in a forked child, on a first read where the process may
         fork (the CLI), to run while the caller reads the IDE database; None otherwise (the
         language server reads in process). The child's reader state is not kept: a later
@@ -91,7 +95,7 @@ class AgentSide:
         if self._reader is not None or self._forked or not can_fork():
             return None
         self._forked = True
-        return Aside(lambda: self.read(snapshot))
+        return ReadBeside(self, snapshot)
 
     def combine(self, ide: ReadResult | None, agent: AgentRead) -> Combined:
         key = FIRST_SEEN_PREFIX + self.home_key
@@ -100,3 +104,20 @@ class AgentSide:
         if combined.first_seen != seen:
             save_first_seen(self.cache_dir, key, combined.first_seen)
         return combined
+
+
+class ReadBeside:
+    """`AgentSide.read` in a forked child; its answer also spares the next read in process
+    decoding again every file the child decoded (~40 ms on the bench profile)."""
+
+    def __init__(self, side: AgentSide, snapshot: AgentSnapshot) -> None:
+        self._aside = Aside(lambda: side.read(snapshot))
+        self._side, self._snapshot = side, snapshot
+
+    def result(self) -> AgentRead:
+        read = self._aside.result()
+        self._side._beside = (self._snapshot, read)
+        return read
+
+    def cancel(self) -> None:
+        self._aside.cancel()

@@ -299,8 +299,15 @@ def test_a_long_lived_service_reads_beside_the_database_only_the_first_time(
     service = machine.service()
     first = service.report(upto_today, sync=False)
     machine.home.transcript("t2", exchange(4, 4))  # written now
+    decoded: list[object] = []
+    real_decode = cursor_agent.turn_from_row
+    monkeypatch.setattr(
+        cursor_agent, "turn_from_row", lambda r: decoded.append(r) or real_decode(r)
+    )
     refreshed = service.report(upto_today, sync=False)
     assert started == [1]  # the refresh read in process, from what the child saved
+    # ... and decoded only the new t2's one turn and s1's store (t1 as the child decoded it).
+    assert len(decoded) == 2
     calls = {p["id"]: p["calls"] for p in refreshed["providers"]}
     assert (
         calls["cursor-agent"]
