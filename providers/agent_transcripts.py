@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Final
 
@@ -23,6 +24,7 @@ SUBAGENTS_DIR: Final = "subagents"
 MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 JSONL: Final = ".jsonl"
 TXT: Final = ".txt"
+_NAME: Final = attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +44,7 @@ class TranscriptFile:
 def _entries(folder: str) -> Iterator[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as it:
-            yield from sorted(it, key=lambda e: e.name)
+            yield from sorted(it, key=_NAME)
     except OSError:
         return
 
