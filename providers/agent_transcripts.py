@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from operator import attrgetter
@@ -25,6 +26,7 @@ MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 JSONL: Final = ".jsonl"
 TXT: Final = ".txt"
 _NAME: Final = attrgetter("name")
+SETTLED_NS: Final = 2_000_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +43,43 @@ class TranscriptFile:
         return self.path.suffix == TXT
 
 
-def _entries(folder: str) -> Iterator[os.DirEntry[str]]:
-    try:
-        with os.scandir(folder) as it:
-            yield from sorted(it, key=_NAME)
-    except OSError:
-        return
+class _Listings:
+    """Folder listings and transcript files of one look at a Cursor home, reusing the last
+    look's (a refresh listed ~200 folders again: ~10 ms). A listing is reused while its folder's
+    mtime is unchanged, and only once that mtime was SETTLED_NS older than the listing: an entry
+    added after the listing then moves the mtime (timestamps are never coarser than that)."""
+
+    def __init__(self, before: _Listings | None) -> None:
+        self._before = before
+        self.folders: dict[str, tuple[int, list[os.DirEntry[str]]]] = {}
+        self.files: dict[tuple[str, str, str | None], TranscriptFile] = {}
+
+    def entries(self, folder: str) -> list[os.DirEntry[str]]:
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            return []
+        kept = self._before.folders.get(folder) if self._before is not None else None
+        if kept is not None and kept[0] == mtime:
+            self.folders[folder] = kept
+            return kept[1]
+        listed_at = time.time_ns()
+        try:
+            with os.scandir(folder) as it:
+                found = sorted(it, key=_NAME)
+        except OSError:
+            return []
+        if mtime < listed_at - SETTLED_NS:
+            self.folders[folder] = (mtime, found)
+        return found
+
+    def file(self, name: str, path: str, slug: str, parent: str | None = None) -> TranscriptFile:
+        key = (path, slug, parent)
+        kept = self._before.files.get(key) if self._before is not None else None
+        if kept is None or kept.conversation_id != name:
+            kept = TranscriptFile(name, Path(path), slug, parent)
+        self.files[key] = kept
+        return kept
 
 
 def _is_file(entry: os.DirEntry[str]) -> bool:
@@ -64,24 +97,24 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 
 # Folders and names as strings until a transcript is found: pathlib cost a refresh ~15 ms.
-def _candidates(slug: str, root: str) -> Iterator[TranscriptFile]:
-    for entry in _entries(root):
+def _candidates(look: _Listings, slug: str, root: str) -> Iterator[TranscriptFile]:
+    for entry in look.entries(root):
         name, suffix = os.path.splitext(entry.name)
         if _is_file(entry) and suffix in (JSONL, TXT) and name:
-            yield TranscriptFile(name, Path(entry.path), slug)
+            yield look.file(name, entry.path, slug)
         elif _is_dir(entry):
-            inside = {e.name: e for e in _entries(entry.path)}  # one listing, not three probes
+            inside = {e.name: e for e in look.entries(entry.path)}  # one listing, not 3 probes
             for suffix in (JSONL, TXT):
                 own = inside.get(entry.name + suffix)
                 if own is not None and _is_file(own):
-                    yield TranscriptFile(entry.name, Path(own.path), slug)
+                    yield look.file(entry.name, own.path, slug)
             sub = inside.get(SUBAGENTS_DIR)
             if sub is None or not _is_dir(sub):
                 continue
-            for child in _entries(sub.path):
+            for child in look.entries(sub.path):
                 child_name, child_suffix = os.path.splitext(child.name)
                 if _is_file(child) and child_suffix in (JSONL, TXT) and child_name:
-                    yield TranscriptFile(child_name, Path(child.path), slug, entry.name)
+                    yield look.file(child_name, child.path, slug, entry.name)
 
 
 def _rank(found: TranscriptFile) -> tuple[bool, bool, str]:
@@ -89,16 +122,22 @@ def _rank(found: TranscriptFile) -> tuple[bool, bool, str]:
     return found.legacy, found.parent_id is None, str(found.path)
 
 
+_last_look: dict[str, _Listings] = {}  # Cursor home → its last look
+
+
 def find_transcripts(home: Path) -> dict[str, TranscriptFile]:
     """One transcript per conversation id (`.jsonl` wins over `.txt`); never under `mcps/`."""
+    look = _Listings(_last_look.get(str(home)))
     best: dict[str, TranscriptFile] = {}
-    for project in _entries(os.path.join(home, "projects")):
+    for project in look.entries(os.path.join(home, "projects")):
         if not _is_dir(project):
             continue
-        for found in _candidates(project.name, os.path.join(project.path, TRANSCRIPTS_DIR)):
+        root = os.path.join(project.path, TRANSCRIPTS_DIR)
+        for found in _candidates(look, project.name, root):
             kept = best.get(found.conversation_id)
             if kept is None or _rank(found) < _rank(kept):
                 best[found.conversation_id] = found
+    _last_look[str(home)] = look
     return best
 
 

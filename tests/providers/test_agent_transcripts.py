@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 from codeburn.providers.agent_graph import GraphTurn
@@ -122,3 +124,43 @@ def test_odd_records_are_skipped_never_an_error() -> None:
     ]
     assert parse_jsonl(b"\n".join(lines)) == (turn(17, 0, 3),)
     assert parse_txt(b"[Tool call]\n[Tool result]\n\xff\nA:\n") == (turn(0, 1, 0),)
+
+
+def _settle(home: Path) -> None:
+    """Every folder under `home` last changed a minute ago (files keep their own times)."""
+    old = time.time_ns() - 60_000_000_000
+    for folder in [home, *(p for p in home.rglob("*") if p.is_dir())]:
+        os.utime(folder, ns=(old, old))
+
+
+def test_a_later_look_sees_every_added_moved_and_removed_transcript(tmp_path: Path) -> None:
+    home = AgentHomeWriter(tmp_path)
+    home.transcript("a", [user("q")])
+    home.transcript("b", [user("q")], flat=True)
+    home.transcript("s", [user("q")], parent_id="a")
+    _settle(tmp_path)
+    assert sorted(find_transcripts(tmp_path)) == ["a", "b", "s"]
+    assert sorted(find_transcripts(tmp_path)) == ["a", "b", "s"]  # listings reused
+    home.transcript("c", [user("q")], parent_id="a")  # into a settled subagents/ folder
+    home.transcript("d", [user("q")], slug="home-me-other")  # a new project
+    (home.transcripts_dir("home-me-app") / "b.jsonl").unlink()
+    found = find_transcripts(tmp_path)
+    assert sorted(found) == ["a", "c", "d", "s"]
+    assert found["c"].parent_id == "a" and found["d"].slug == "home-me-other"
+    _settle(tmp_path)
+    moved = home.transcripts_dir("home-me-app") / "a" / "a.jsonl"
+    moved.rename(moved.with_suffix(".txt"))  # its folder's mtime moves
+    again = find_transcripts(tmp_path)
+    assert sorted(again) == ["a", "c", "d", "s"] and again["a"].legacy
+
+
+def test_a_listing_of_a_folder_changed_just_now_is_never_reused(tmp_path: Path) -> None:
+    home = AgentHomeWriter(tmp_path)
+    home.transcript("a", [user("q")], flat=True)
+    folder = home.transcripts_dir("home-me-app")
+    assert sorted(find_transcripts(tmp_path)) == ["a"]
+    # Another transcript lands within the same timestamp tick: the folder's mtime stays.
+    mtime = folder.stat().st_mtime_ns
+    home.transcript("b", [user("q")], flat=True)
+    os.utime(folder, ns=(mtime, mtime))
+    assert sorted(find_transcripts(tmp_path)) == ["a", "b"]
