@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from itertools import compress, repeat
-from operator import attrgetter
+from operator import attrgetter, not_
 from typing import Any, Final, Protocol
 
 from codeburn.providers.agent_graph import Graph, graph_calls
@@ -223,7 +223,8 @@ class _Combiner:
         replaced = {c for c in self.represented if reps.get(c) not in IDE_FULL} - self.taken
         ide_calls = self.ide.calls
         if replaced:
-            ide_calls = [c for c in ide_calls if c.session not in replaced]
+            kept = map(not_, map(replaced.__contains__, map(_SESSION, ide_calls)))
+            ide_calls = list(compress(ide_calls, kept))
         return Combined(ide_calls + calls, dict(sorted(unreadable.items())), self.first_seen)
 
     def _ide_unreadable(self) -> Counter[str]:

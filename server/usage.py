@@ -107,6 +107,7 @@ class UsageService:
         self._lock = threading.RLock()
         self._reader: CursorReader | None = None
         self._agent = AgentSide(self.cache_dir)
+        self._seen_saved: dict[str, int] | None = None
         self.local = LocalState()
 
     # -- inputs -----------------------------------------------------------------------------
@@ -161,7 +162,7 @@ class UsageService:
                 except (DatabaseLockedError, DatabaseUnrecognizedError, CursorDbError) as exc:
                     return self._last_good(cached, floor_ms, exc)
                 else:
-                    save_first_seen(self.cache_dir, self.db_key, result.first_seen)
+                    self._save_first_seen(result.first_seen)
             agent = beside.result() if beside is not None else self._agent.read(snapshot)
         finally:
             if beside is not None:
@@ -190,6 +191,12 @@ class UsageService:
         )
         sweep_old_versions(self.cache_dir)
         return calls, local, True
+
+    def _save_first_seen(self, seen: dict[str, int]) -> None:
+        # Unchanged since this service saved it: the file holds these times or earlier ones.
+        if seen != self._seen_saved:
+            save_first_seen(self.cache_dir, self.db_key, seen)
+            self._seen_saved = seen
 
     @staticmethod
     def _from_cache(cached: CachedResults, floor_ms: int) -> tuple[list[Call], LocalState]:
