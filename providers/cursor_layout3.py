@@ -167,6 +167,16 @@ def _agent_rows(
     return frozenset().union(*(g[2] for g in graphs.values())), None
 
 
+def _request_ids(
+    graphs: dict[str, tuple[str, Graph, frozenset[int]]], previous: Layout3
+) -> frozenset[str]:
+    """The request ids the decoded roots name: the last pass's when every graph is its."""
+    before = previous.graphs
+    if before.keys() == graphs.keys() and all(before[c][1] is g[1] for c, g in graphs.items()):
+        return previous.request_ids
+    return frozenset().union(*(g[1].request_ids for g in graphs.values()))
+
+
 def _unraised(exc: GraphUnreadable) -> GraphUnreadable:
     """A copy never raised, to keep: a raised one holds its frames, and through them the pass
     that raised it and every earlier pass (a long-lived reader grew by one pass per refresh)."""
@@ -268,7 +278,6 @@ class _Pass:
     previous: Layout3
     parts: _RowParts
     roots: dict[str, RootFields]  # parsed already (a full parse)
-    request_ids: set[str] = field(default_factory=set)
 
     def unreadable(self, cid: str, reason: str) -> None:
         self.out.conversations[cid] = UNREADABLE
@@ -353,7 +362,6 @@ class _Pass:
                 reason = "encrypted"
             self.meter(cid, comp, comp.meter or exc.used_tokens, reason)
             return
-        self.request_ids.update(graph.request_ids)
         if not graph.turns:
             self.meter(cid, comp, comp.meter or graph.used_tokens, None)
             return
@@ -441,5 +449,5 @@ def read_layout3(
     for cid in no_bubbles:
         work.conversation(cid, composers[cid])
     out.skip_rowids, out.skip_changed = _agent_rows(out.graphs, previous)
-    out.request_ids = frozenset(work.request_ids)
+    out.request_ids = _request_ids(out.graphs, previous)
     return out

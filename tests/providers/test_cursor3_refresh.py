@@ -275,3 +275,28 @@ def test_a_refresh_keeps_no_earlier_pass_alive(tmp_path: Path) -> None:
     p.close()
     gc.collect()
     assert [o for o in gc.get_objects() if isinstance(o, _Pass)] == []
+
+
+def test_a_new_root_naming_a_stream_request_takes_it_over(tmp_path: Path) -> None:
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    _root(w)
+    p.agent("loose", role="user", content="z" * 8, request_id="req-x")
+    p.flush()
+    reader = CursorReader(p.db_path, floor_ms=FLOOR, first_seen={"req-x": T0 + DAY})
+    assert rows(reader.read(now_ms=NOW).calls) == [
+        ("cursor:agentKv:req-x", T0 + DAY, 2, 0, "cursor-auto", "cursor", "req-x"),
+        ROOT_CALL,
+    ]
+    w.header(Header("c-b", created_ms=T0))
+    w.conversation(
+        "c-b", [TurnSpec(user="z" * 8, timing_ms=T0 + 2 * HOUR)],
+        prompts=[json_message("user", "z" * 8, request_id="req-x")], created_ms=T0,
+    )  # fmt: skip
+    p.close()
+    after = refreshed(reader)
+    assert not after.full
+    assert rows(after.calls) == [
+        ("cursor:root:c-b:0", T0 + 2 * HOUR, 2, 0, "cursor-auto", "cursor", "c-b"),
+        ROOT_CALL,
+    ]
