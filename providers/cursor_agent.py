@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from codeburn.providers.agent_graph import Graph, GraphTurn
 from codeburn.providers.agent_transcripts import (
+    SETTLED_NS,
     TranscriptFile,
     TranscriptTooLarge,
     find_transcripts,
@@ -49,15 +51,26 @@ class AgentSnapshot:
     transcripts: dict[str, TranscriptFile]
     stores: tuple[Path, ...]
     idents: dict[str, Ident]
+    taken_ns: int = 0  # wall clock when the identities were taken
+
+    def settled(self, ident: Ident) -> bool:
+        """Written over SETTLED_NS before the snapshot: a later write moves the mtime. A file
+        written just now may be written again within the same tick, size and mtime unchanged,
+        so what was read of it is never trusted to still hold (read again, never cached)."""
+        return max(ident[0::2]) < self.taken_ns - SETTLED_NS
 
     @property
     def fingerprint(self) -> str:
-        """Changes whenever a transcript or store is added, removed or written."""
+        """Changes whenever a transcript or store is added, removed or written (and at every
+        snapshot while one was written just now)."""
         parts = [str(self.home), *(f"{p}={v}" for p, v in sorted(self.idents.items()))]
+        if not all(map(self.settled, self.idents.values())):
+            parts.append(f"unsettled at {self.taken_ns}")
         return hashlib.sha256("\x1f".join(parts).encode("utf-8", "replace")).hexdigest()[:32]
 
 
 def take_snapshot(home: Path) -> AgentSnapshot:
+    taken_ns = time.time_ns()
     transcripts = find_transcripts(home)
     stores = tuple(find_stores(home))
     idents: dict[str, Ident] = {}
@@ -69,7 +82,7 @@ def take_snapshot(home: Path) -> AgentSnapshot:
         ident = _ident(store, wal=True)
         if ident is not None:
             idents[str(store)] = ident
-    return AgentSnapshot(home, transcripts, stores, idents)
+    return AgentSnapshot(home, transcripts, stores, idents, taken_ns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +212,7 @@ class AgentReader:
         for found in snapshot.transcripts.values():
             key = str(found.path)
             ident = snapshot.idents.get(key)
-            entry = self._transcript(key, found, ident)
+            entry = self._settle(self._transcript(key, found, ident), snapshot, ident)
             if entry is None or ident is None:
                 continue
             kept[key] = entry
@@ -208,7 +221,8 @@ class AgentReader:
             result.transcripts[found.conversation_id] = read
         for store in snapshot.stores:
             key = str(store)
-            entry = self._store(key, store, snapshot.idents.get(key), result)
+            ident = snapshot.idents.get(key)
+            entry = self._settle(self._store(key, store, ident, result), snapshot, ident)
             if entry is None:
                 continue
             kept[key] = entry
@@ -235,11 +249,23 @@ class AgentReader:
             ):
                 self._decoded[key] = (entry, found.turns)
 
+    @staticmethod
+    def _settle(
+        entry: dict[str, Any] | None, snapshot: AgentSnapshot, ident: Ident | None
+    ) -> dict[str, Any] | None:
+        """A new entry of a file written just now is marked: the next read parses it again."""
+        fresh = entry is not None and ident is not None and entry.get("ident") == ident
+        if fresh and entry is not None and ident is not None and not snapshot.settled(ident):
+            entry["unsettled"] = True  # a new entry (a cached one is never unsettled)
+        return entry
+
     def _cached(self, key: str, ident: Ident | None, field_name: str) -> dict[str, Any] | None:
         entry = self.entries.get(key)
         if not isinstance(entry, dict) or entry.get("ident") != ident or field_name not in entry:
             return None
         if field_name == "session" and "turns" in entry:  # `_decode` would take it as turns
+            return None
+        if entry.get("unsettled"):  # read while the file was still being written: again
             return None
         memo = self._decoded.get(key)
         if memo is not None and memo[0] is entry:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,13 @@ from codeburn.providers.cursor_agent import AgentReader, take_snapshot
 from codeburn.providers.cursor_agent_writer import AgentHomeWriter, TurnSpec, assistant, user
 
 T0 = 1_780_000_000_000
+
+
+def _settled(path: Path) -> Path:
+    """Written long ago (SQLite stamps a store with the real clock: written just now, it would
+    be read again at every read)."""
+    os.utime(path, ns=(T0 * 1_000_000, T0 * 1_000_000))
+    return path
 
 
 @pytest.fixture
@@ -37,7 +45,7 @@ def test_only_changed_files_are_read_again(tmp_path: Path, parsed: list[str]) ->
     home = AgentHomeWriter(tmp_path)
     home.transcript("a", [user("q" * 4), assistant("r" * 8)], mtime_ms=T0)
     home.transcript("b", [user("q" * 4)], mtime_ms=T0)
-    home.cli_session("s", [TurnSpec("hi", ["ok"])], created_ms=T0)
+    _settled(home.cli_session("s", [TurnSpec("hi", ["ok"])], created_ms=T0))
     reader = AgentReader(tmp_path)
     first = reader.read(take_snapshot(tmp_path))
     assert sorted(parsed) == ["a.jsonl", "b.jsonl", "s"] and reader.changed
@@ -59,7 +67,7 @@ def test_entries_round_trip_and_a_damaged_entry_is_read_again(
 ) -> None:
     home = AgentHomeWriter(tmp_path)
     home.transcript("a", [user("q" * 4), assistant("r" * 8)], mtime_ms=T0)
-    home.cli_session("s", [TurnSpec("hi", ["ok"])], created_ms=T0, model="gpt-5")
+    _settled(home.cli_session("s", [TurnSpec("hi", ["ok"])], created_ms=T0, model="gpt-5"))
     first = AgentReader(tmp_path)
     expected = first.read(take_snapshot(tmp_path))
     stored = json.loads(json.dumps(first.entries))
@@ -119,3 +127,20 @@ def test_a_store_entry_damaged_into_a_transcript_entry_is_read_again(
     damaged = AgentReader(tmp_path, stored)
     assert damaged.read(take_snapshot(tmp_path)) == expected
     assert parsed == ["s"] and damaged.changed
+
+
+def test_a_file_read_just_after_it_was_written_is_read_again(tmp_path: Path) -> None:
+    # Written again within the same timestamp tick, same size: its identity does not move.
+    home = AgentHomeWriter(tmp_path)
+    path = home.transcript("a", [user("q" * 12)])  # written now
+    stamp, size = os.stat(path).st_mtime_ns, os.stat(path).st_size
+    reader = AgentReader(tmp_path)
+    first = reader.read(take_snapshot(tmp_path))
+    assert [t.user_chars for t in first.transcripts["a"].turns] == [12]
+    # ... and the fingerprint of a home just written never stays the same.
+    assert take_snapshot(tmp_path).fingerprint != take_snapshot(tmp_path).fingerprint
+    home.transcript("a", [user("\u00e9" * 2)])  # 12 bytes of JSON too: "\\u00e9" twice
+    os.utime(path, ns=(stamp, stamp))
+    assert os.stat(path).st_size == size
+    second = reader.read(take_snapshot(tmp_path))
+    assert [t.user_chars for t in second.transcripts["a"].turns] == [2]

@@ -8,6 +8,7 @@ answer 50 → 13, cost 0.00013625. t1 (cursor-auto, $3 / $15): two turns of 40 /
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -52,13 +53,15 @@ class Machine:
         self.db = tmp_path / "Cursor" / "User" / "globalStorage" / "state.vscdb"
 
     def write_sessions(self) -> None:
-        self.home.cli_session(
+        store = self.home.cli_session(
             "s1",
             [TurnSpec("hi" * 10, ["hello" * 10])],
             created_ms=at(self.d1, 9),
             model="gpt-5",
             workspace="/home/me/cli",
         )
+        # Written that day, not just now (a file written just now is read again every time).
+        os.utime(store, ns=(at(self.d1, 9) * 1_000_000,) * 2)
         self.home.transcript("t1", exchange(40, 80) * 2, mtime_ms=at(self.d2, 10))
 
     def args(self) -> list[str]:
