@@ -10,8 +10,6 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from itertools import compress, repeat
-from operator import attrgetter, not_
 from typing import Any, Final, Protocol
 
 from codeburn.providers.agent_graph import Graph, graph_calls
@@ -26,9 +24,6 @@ IDE_FULL: Final = frozenset({"bubbles", "root"})
 CLI_KEY_PREFIX: Final = "cursor-agent:"
 BUBBLE_KEY_PREFIX: Final = "cursor:bubble:"
 _NOT_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
-_KEY: Final = attrgetter("key")
-_SESSION: Final = attrgetter("session")
-_PROJECT: Final = attrgetter("project")
 
 
 class MetaLike(Protocol):
@@ -113,11 +108,9 @@ class _Combiner:
         self.first_seen = dict(first_seen)
         self.taken = {c for c, rep in ide.conversations.items() if rep in IDE_FULL}
         # A conversation with bubble calls is read from its bubbles, whatever else it has.
-        # (map/compress: each refresh looks at every IDE call, ~25k on the bench profile.)
-        bubble = map(str.startswith, map(_KEY, ide.calls), repeat(BUBBLE_KEY_PREFIX))
-        self.taken.update(compress(map(_SESSION, ide.calls), bubble))
+        self.taken.update(c.session for c in ide.calls if c.key.startswith(BUBBLE_KEY_PREFIX))
         self.represented: set[str] = set()
-        known: set[str] = set(map(_PROJECT, ide.calls))
+        known = {c.project for c in ide.calls}
         known.update(m.project for m in ide.metas.values() if m.project)
         known.update(p for s in agent.sessions.values() if (p := _session_project(s)))
         self.by_slug = {slug_key(p): p for p in sorted(known) if slug_key(p)}
@@ -223,8 +216,7 @@ class _Combiner:
         replaced = {c for c in self.represented if reps.get(c) not in IDE_FULL} - self.taken
         ide_calls = self.ide.calls
         if replaced:
-            kept = map(not_, map(replaced.__contains__, map(_SESSION, ide_calls)))
-            ide_calls = list(compress(ide_calls, kept))
+            ide_calls = [c for c in ide_calls if c.session not in replaced]
         return Combined(ide_calls + calls, dict(sorted(unreadable.items())), self.first_seen)
 
     def _ide_unreadable(self) -> Counter[str]:

@@ -11,8 +11,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from itertools import compress
-from operator import attrgetter
 from pathlib import Path
 from typing import Any, Final
 
@@ -58,14 +56,8 @@ log = logging.getLogger(__name__)
 
 SYNCED_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT, GROKBOT, USER_API_KEY})
 ONE_DAY: Final = timedelta(days=1)
-_TIMESTAMP: Final = attrgetter("timestamp_ms")
 AGENT_ONLY: Final = "showing agent transcripts and Cursor Agent CLI sessions only"
 Progress = Callable[[int, int], None]
-
-
-def _since(calls: list[Call], ms: int) -> list[Call]:
-    """The calls at or after `ms` (map/compress: a refresh filters every call, ~25k, twice)."""
-    return list(compress(calls, map(ms.__le__, map(_TIMESTAMP, calls))))
 
 
 class NoCachedFigures(Exception):
@@ -170,7 +162,7 @@ class UsageService:
         if result is None and not agent.has_data:
             return [], self._no_data(missing), True
         combined = self._agent.combine(result, agent)
-        calls = _since(combined.calls, floor_ms)
+        calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
         notes = local_notices(result, combined.unreadable)
         if result is None:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
@@ -184,7 +176,7 @@ class UsageService:
                 db_path=self.db_key,
                 fingerprint=fingerprint,
                 floor_ms=max(floor_ms, keep_from),
-                calls=_since(calls, keep_from),
+                calls=[c for c in calls if c.timestamp_ms >= keep_from],
                 warnings=notes,
                 unreadable=combined.unreadable,
             ),
