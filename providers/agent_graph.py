@@ -45,7 +45,7 @@ class Bad:
 BAD: Final = Bad()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs several times more
 class UserPart:
     """A user message blob. The flags keep where decoding failed: what came before still counts."""
 
@@ -58,7 +58,7 @@ class UserPart:
     timestamp_ms: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs several times more
 class StepPart:
     """An assistant step blob (field 1 = assistant message)."""
 
@@ -112,7 +112,40 @@ def _user_part(data: bytes) -> UserPart | Bad:
     return UserPart(text_chars=text_chars, text_ref=text_ref, simulated=simulated, timestamp_ms=ms)
 
 
+def _plain_step(data: bytes) -> StepPart | None:
+    """The common step, `{1: {1: text, 2?: timestamp}}` and nothing else, read in place (the
+    text is neither copied nor decoded when the blob is ASCII); None for any other shape."""
+    size = len(data)
+    if size < 2 or data[0] != 0x0A:  # field 1, length-delimited
+        return None
+    try:
+        length, start = pb.read_varint(data, 1)
+        if start + length != size or start >= size or data[start] != 0x0A:
+            return None
+        text_len, text_at = pb.read_varint(data, start + 1)
+        end = text_at + text_len
+        if end > size:
+            return None
+        ms = None
+        if end < size:
+            if data[end] != 0x10:  # field 2, varint
+                return None
+            value, after = pb.read_varint(data, end + 1)
+            if after != size:
+                return None
+            ms = valid_ms(value)
+    except pb.WireError:
+        return None
+    chars = text_len if data.isascii() else _text_len(data[text_at:end])
+    return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
+
+
 def _step_part(data: bytes) -> StepPart | Bad:
+    plain = _plain_step(data)
+    return plain if plain is not None else _parsed_step(data)
+
+
+def _parsed_step(data: bytes) -> StepPart | Bad:
     try:
         step = pb.nested(data, 3)
     except pb.WireError:

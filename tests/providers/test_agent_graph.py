@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from codeburn.providers import agent_graph
 from codeburn.providers import protobuf_wire as pb
 from codeburn.providers.agent_graph import (
     Graph,
@@ -240,3 +243,45 @@ def test_hex_string_references_resolve_too() -> None:
     store = {user_id: user, turn_id: turn}
     graph = decode_root(pb.bytes_field(8, turn_id), store.get)
     assert graph.turns == (GraphTurn(T1, 5, 0, 0, None, (), ()),)
+
+
+_TEXTS = st.one_of(st.text(max_size=40), st.just("é" * 5), st.just("a\udcff"))
+_FIELDS = st.lists(
+    st.one_of(
+        st.builds(lambda t: pb.bytes_field(1, t.encode("utf-8", "surrogatepass")), _TEXTS),
+        st.builds(lambda v: pb.varint_field(2, v), st.integers(0, 1 << 64 - 1)),
+        st.builds(lambda v: pb.varint_field(3, v), st.integers(0, 300)),
+        st.builds(lambda b: pb.bytes_field(2, b), st.binary(max_size=8)),
+        st.binary(max_size=4),  # anything, malformed too
+    ),
+    max_size=3,
+)
+
+
+@given(
+    inner=_FIELDS,
+    outer_extra=st.lists(st.binary(max_size=6), max_size=2),
+    cut=st.integers(0, 3),
+)
+def test_a_plain_step_read_in_place_equals_the_parsed_step(
+    inner: list[bytes], outer_extra: list[bytes], cut: int
+) -> None:
+    data = pb.bytes_field(1, pb.message(*inner)) + b"".join(outer_extra)
+    data = data[: len(data) - cut] if cut and len(data) > cut else data
+    plain = agent_graph._plain_step(data)
+    if plain is not None:  # only the plain shape is read in place; all else goes to the parser
+        assert plain == agent_graph._parsed_step(data)
+
+
+def test_the_common_step_shapes_are_read_in_place() -> None:
+    with_time = pb.bytes_field(1, pb.message(pb.bytes_field(1, "héllo"), pb.varint_field(2, T1)))
+    bare = pb.bytes_field(1, pb.bytes_field(1, "x" * 300))
+    for data, chars, ms in ((with_time, 5, T1), (bare, 300, None)):
+        step = agent_graph._plain_step(data)
+        assert step is not None and (step.chars, step.timestamp_ms) == (chars, ms)
+        assert step == agent_graph._parsed_step(data)
+    assert agent_graph._plain_step(pb.bytes_field(2, pb.bytes_field(1, "call"))) is None
+    # anything after the timestamp (here a truncated field) is left to the parser
+    damaged = pb.bytes_field(1, pb.bytes_field(1, "x") + pb.varint_field(2, T1) + b"\x18")
+    assert agent_graph._plain_step(damaged) is None
+    assert agent_graph._parsed_step(damaged) == agent_graph.StepPart(failed=True)
