@@ -158,9 +158,10 @@ def test_a_listing_of_a_folder_changed_just_now_is_never_reused(tmp_path: Path) 
     home = AgentHomeWriter(tmp_path)
     home.transcript("a", [user("q")], flat=True)
     folder = home.transcripts_dir("home-me-app")
+    mtime = time.time_ns()  # changed just now by the clock the listing reads (tests move it)
+    os.utime(folder, ns=(mtime, mtime))
     assert sorted(find_transcripts(tmp_path)) == ["a"]
     # Another transcript lands within the same timestamp tick: the folder's mtime stays.
-    mtime = folder.stat().st_mtime_ns
     home.transcript("b", [user("q")], flat=True)
     os.utime(folder, ns=(mtime, mtime))
     assert sorted(find_transcripts(tmp_path)) == ["a", "b"]
