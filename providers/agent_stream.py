@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from codeburn.providers import cursor_scan as scan
-from codeburn.providers.fork_aside import Aside, can_fork
+from codeburn.providers.fork_aside import Aside
 from codeburn.providers.localtime import parse_iso_ms, valid_ms
 from codeburn.providers.sqlite_ro import open_readonly
 
@@ -248,11 +248,6 @@ def walk_pages(
         if len(rows) < page_rows:
             return
         after = rows[-1][0]
-
-
-def can_walk_aside() -> bool:
-    """Whether the walk may run in a forked process (see `fork_aside.can_fork`)."""
-    return can_fork()
 
 
 class WalkAside(Aside[StreamWalker]):

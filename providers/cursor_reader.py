@@ -27,7 +27,6 @@ from codeburn.providers.agent_stream import (
     StreamRequest,
     StreamWalker,
     WalkAside,
-    can_walk_aside,
     walk_pages,
 )
 from codeburn.providers.blob_scan import JsonRecords, json_records
@@ -56,7 +55,7 @@ from codeburn.providers.cursor_rows import (
     gc_paused,
     scan_budget,
 )
-from codeburn.providers.fork_aside import Aside
+from codeburn.providers.fork_aside import Aside, can_fork
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.providers.pricing import cost_of
@@ -244,7 +243,7 @@ class CursorReader:
             self._total_count = scan.total_count(conn)
         finally:
             conn.execute("COMMIT")
-        many = self._agent_count >= WALK_ASIDE_ROWS and can_walk_aside()
+        many = self._agent_count >= WALK_ASIDE_ROWS and can_fork()
         cold = _ColdSide(self) if many and layout3_present(conn) else None
         try:
             self._read_layout3(

@@ -169,7 +169,7 @@ def test_a_full_parse_with_a_second_process_equals_one_in_process(
 
     def full_parse(forked: bool) -> tuple[Any, ...]:
         monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
-        monkeypatch.setattr(cursor_reader, "can_walk_aside", lambda: forked)
+        monkeypatch.setattr(cursor_reader, "can_fork", lambda: forked)
         started: list[int] = []
         real = cursor_reader.Aside
         monkeypatch.setattr(cursor_reader, "Aside", lambda w: started.append(1) or real(w))

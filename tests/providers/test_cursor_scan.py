@@ -257,7 +257,7 @@ def test_the_agent_walk_in_a_forked_child_equals_the_walk_in_process(
     info = generate_sample_profile(tmp_path / "Cursor", spec)
     serial = sorted(read(info.db_path).calls, key=lambda c: c.key)
     monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
-    monkeypatch.setattr(cursor_reader, "can_walk_aside", lambda: True)
+    monkeypatch.setattr(cursor_reader, "can_fork", lambda: True)
     forked: list[WalkAside] = []
     monkeypatch.setattr(
         cursor_reader, "WalkAside", lambda *a: forked.append(WalkAside(*a)) or forked[-1]

@@ -267,9 +267,8 @@ def test_an_import_replaces_cursor_agent_estimates_inside_its_coverage(
     }
 
 
-def test_the_agent_side_read_beside_the_database_equals_the_read_in_process(
-    machine: Machine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def _forks_counted(machine: Machine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[int]:
+    """Sessions, transcripts and a database written; one entry per forked agent-side read."""
     if not fork_aside.can_fork():
         pytest.skip("no fork here")
     machine.write_sessions()
@@ -277,6 +276,13 @@ def test_the_agent_side_read_beside_the_database_equals_the_read_in_process(
     started: list[int] = []
     real_aside = agent_side.Aside
     monkeypatch.setattr(agent_side, "Aside", lambda work: started.append(1) or real_aside(work))
+    return started
+
+
+def test_the_agent_side_read_beside_the_database_equals_the_read_in_process(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    started = _forks_counted(machine, monkeypatch, tmp_path)
     beside = machine.service().report(machine.period(), sync=False)
     assert started == [1]  # the transcripts and CLI stores were read in a forked child
     monkeypatch.setattr(agent_side, "can_fork", lambda: False)
@@ -291,13 +297,7 @@ def test_the_agent_side_read_beside_the_database_equals_the_read_in_process(
 def test_a_long_lived_service_reads_beside_the_database_only_the_first_time(
     machine: Machine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    if not fork_aside.can_fork():
-        pytest.skip("no fork here")
-    machine.write_sessions()
-    write_hand_profile(tmp_path / "Cursor", machine.d1, machine.d2)
-    started: list[int] = []
-    real_aside = agent_side.Aside
-    monkeypatch.setattr(agent_side, "Aside", lambda work: started.append(1) or real_aside(work))
+    started = _forks_counted(machine, monkeypatch, tmp_path)
     upto_today = Period("custom", machine.d1, today())
     service = machine.service()
     first = service.report(upto_today, sync=False)
