@@ -35,7 +35,7 @@ from codeburn.providers.agent_graph import (
 from codeburn.providers.agent_stream import Record, record_of
 from codeburn.providers.sqlite_ro import open_readonly
 
-JsonRecords = list[tuple[int, str, Record]]  # (ROWID, blob id, record), newest first
+JsonRecords = list[tuple[int, Record]]  # (ROWID, record) of each JSON row, newest first
 PAGE_ROWS: Final = 2_000  # rows per read: each page is its own short read transaction
 KEYED_CHUNK: Final = 500
 _PAGE_SQL: Final = (
@@ -119,12 +119,13 @@ class ScannedParts:
 
     def _take_records(self, records: JsonRecords) -> None:
         self.records = records
-        prompts = self._parts[PROMPT]
-        wanted: dict[str, Part] = dict.fromkeys(self._prompts_aside, BAD)  # not JSON: BAD
-        for _rowid, key, record in records:
-            if key in wanted:
-                wanted[key] = record
-        prompts.update(wanted)
+        prompts, rowid_of = self._parts[PROMPT], self._rowid_of
+        wanted = {rowid_of[key]: key for key in self._prompts_aside}
+        prompts.update(dict.fromkeys(self._prompts_aside, BAD))  # not a JSON record: BAD
+        for rowid, record in records:
+            key = wanted.get(rowid)
+            if key is not None:
+                prompts[key] = record
         self._prompts_aside = []
 
     def _text_row(self, rowid: int, key: str) -> None:
@@ -150,7 +151,7 @@ class ScannedParts:
             return
         record = record_of(value) if value[:1] == b"{" else None
         if record is not None:
-            self.records.append((rowid, key, record))
+            self.records.append((rowid, record))
         roles = self._wanted.pop(key, 0)
         if roles:
             self._decode(key, value, roles, record)
@@ -221,13 +222,13 @@ def _pages(
 
 
 def json_records(db_path: Path, upto: int) -> JsonRecords:
-    """(ROWID, blob id, record) of every JSON blob row with ROWID <= upto, newest first."""
+    """(ROWID, record) of every JSON blob row with ROWID <= upto, newest first."""
     out: JsonRecords = []
     with open_readonly(db_path) as conn:
         for rows in _pages(conn, upto):
-            for rowid, key, value, _text in rows:
+            for rowid, _key, value, _text in rows:
                 if value is not None and value[:1] == b"{":
                     record = record_of(value)
                     if record is not None:
-                        out.append((rowid, key, record))
+                        out.append((rowid, record))
     return out

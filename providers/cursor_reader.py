@@ -263,7 +263,7 @@ class CursorReader:
             if aside is not None:
                 self._walker, aside = aside.result(), None
             elif records is not None:  # the 3.x pass read the agent rows already
-                self._walker.feed_records(r for i, _, r in reversed(records) if i not in skip)
+                self._walker.feed_records(r for i, r in reversed(records) if i not in skip)
             else:
                 walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS, skip)
         finally:
