@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from codeburn.providers import cursor_scan as scan
 from codeburn.providers.agent_stream import (
@@ -55,7 +55,7 @@ from codeburn.providers.cursor_rows import (
     gc_paused,
     scan_budget,
 )
-from codeburn.providers.fork_aside import Aside, can_fork
+from codeburn.providers.fork_aside import AsideParts, can_fork
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.providers.pricing import cost_of
@@ -245,16 +245,21 @@ class CursorReader:
             conn.execute("COMMIT")
         many = self._agent_count >= WALK_ASIDE_ROWS and can_fork()
         cold = _ColdSide(self) if many and layout3_present(conn) else None
+        acc: BubbleScan | None = None
         try:
             self._read_layout3(
                 conn, scan_upto=self._last_rowid, json_aside=cold.records if cold else None
             )
-            acc = cold.bubbles(self) if cold is not None else None
+            skip, records = self._l3.skip_rowids, self._l3.records
+            self._l3.records = None
+            if records is not None:  # the 3.x pass read the agent rows already
+                self._walker.feed_records(r for i, r in reversed(records) if i not in skip)
+            if cold is not None:
+                acc = cold.bubbles(self)
         finally:
             if cold is not None:
                 cold.cancel()
-        skip, aside, records = self._l3.skip_rowids, None, self._l3.records
-        self._l3.records = None
+        aside = None
         if records is None and many:
             aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS, skip)
         try:
@@ -262,9 +267,7 @@ class CursorReader:
                 acc = self._scan_bubbles(conn, progress)
             if aside is not None:
                 self._walker, aside = aside.result(), None
-            elif records is not None:  # the 3.x pass read the agent rows already
-                self._walker.feed_records(r for i, r in reversed(records) if i not in skip)
-            else:
+            elif records is None:
                 walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS, skip)
         finally:
             if aside is not None:
@@ -285,12 +288,16 @@ class CursorReader:
         # the report that follows, or a server's next hour) from walking them again.
         gc.freeze()
 
-    def _cold_side_work(self) -> tuple[JsonRecords, _BubbleState]:
-        """What `_ColdSide` does in its process (on its own connection)."""
-        records = json_records(self.db_path, self._last_rowid)
+    def _cold_side_work(self, send: Callable[[object], None]) -> None:
+        """What `_ColdSide` does in its process (on its own connections): sends the JSON rows,
+        then the bubble scan with the reader state it set."""
+        send(json_records(self.db_path, self._last_rowid))
         with open_readonly(self.db_path) as conn:
             acc = self._scan_bubbles(conn, None)
-        return records, (acc, self._scan_lo, self._skipped_sub, self._other_requests, self._cutoff)
+        state: _BubbleState = (
+            acc, self._scan_lo, self._skipped_sub, self._other_requests, self._cutoff
+        )  # fmt: skip
+        send(state)
 
     def _scan_bubbles(self, conn: sqlite3.Connection, progress: Progress | None) -> BubbleScan:
         """Newest-first pages until the floor or the budget; remembers where it stopped.
@@ -620,26 +627,25 @@ _BubbleState = tuple[BubbleScan, int, int, set[str], int | None]
 
 class _ColdSide:
     """A Cursor 3.x full parse's second process (CLI only, see `fork_aside`): it decodes the
-    blob pass's JSON rows and then scans the bubbles, while this process reads the composers
-    and the protobuf blobs. Forked before any of that, it shares none of this process's work."""
+    blob pass's JSON rows and sends them, then scans the bubbles while this process walks the
+    graphs; this process reads the composers and the protobuf blobs meanwhile. Forked before
+    any of that, it shares none of this process's work."""
 
     def __init__(self, reader: CursorReader) -> None:
-        self._aside = Aside(reader._cold_side_work)
-        self._answer: tuple[JsonRecords, _BubbleState] | None = None
-
-    def _result(self) -> tuple[JsonRecords, _BubbleState]:
-        if self._answer is None:
-            self._answer = self._aside.result()
-        return self._answer
+        self._aside = AsideParts(reader._cold_side_work)
+        self._records: JsonRecords | None = None
 
     def records(self) -> JsonRecords:
-        return self._result()[0]
+        if self._records is None:
+            self._records = cast(JsonRecords, self._aside.next())
+        return self._records
 
     def bubbles(self, reader: CursorReader) -> BubbleScan:
         """The child's bubble scan, with the reader state it set."""
-        acc, reader._scan_lo, reader._skipped_sub, reader._other_requests, reader._cutoff = (
-            self._result()[1]
-        )
+        self.records()  # the part before it, when the pass did not take it
+        state = cast(_BubbleState, self._aside.next())
+        self._aside.done()
+        acc, reader._scan_lo, reader._skipped_sub, reader._other_requests, reader._cutoff = state
         return acc
 
     def cancel(self) -> None:

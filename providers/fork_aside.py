@@ -3,7 +3,8 @@
 Decoding JSON and protobuf holds the GIL, so a thread would not run beside the caller; a
 forked process does. The child gets its own copy of everything and must not use the caller's
 open connections (each piece of work opens its own); it sends its result back pickled
-through a pipe, and what it raised is raised again by `result()`.
+through a pipe, and what it raised is raised again by `result()`. A child may also send its
+result in parts (`AsideParts`), each taken as soon as the caller needs it.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ import contextlib
 import os
 import pickle
 import signal
+import struct
 import sys
 import threading
 from collections.abc import Callable
-from typing import Generic, NoReturn, TypeVar
+from typing import Final, Generic, NoReturn, TypeVar
 
 T = TypeVar("T")
 
@@ -27,56 +29,112 @@ def can_fork() -> bool:
     return sys.platform == "linux" and threading.active_count() == 1
 
 
-class Aside(Generic[T]):
-    """`work()` run in a forked child; `result()` waits for its answer."""
+class AsideParts:
+    """`work(send)` run in a forked child; each value it sends is one `next()` here.
 
-    def __init__(self, work: Callable[[], T]) -> None:
+    The child does not wait for the caller to take a part: a thread of the child writes it
+    to the pipe while the work goes on (a cold parse sends its JSON rows, then scans the
+    bubbles while the caller walks the graphs).
+    """
+
+    def __init__(self, work: Callable[[Callable[[object], None]], object]) -> None:
         read_fd, write_fd = os.pipe()
         pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child (its work is checked through result())
+        if pid == 0:  # pragma: no cover - the child (its work is checked through next())
             os.close(read_fd)
             _run_in_child(work, write_fd)
         os.close(write_fd)
-        self._pid, self._read_fd = pid, read_fd
+        self._pid = pid
+        self._pipe = os.fdopen(read_fd, "rb")
         self._reaped = False
 
-    def result(self) -> T:
-        """The child's answer; raises what the work raised."""
-        with os.fdopen(self._read_fd, "rb") as pipe:
-            data = pipe.read()
-        os.waitpid(self._pid, 0)
-        self._reaped = True
+    def next(self) -> object:
+        """The next part the child sent; raises what the work raised."""
+        header = self._pipe.read(_HEADER.size)
+        data = self._pipe.read(_HEADER.unpack(header)[0]) if len(header) == _HEADER.size else b""
         if not data:
+            self._reap()
             raise RuntimeError("a reader process stopped before it finished")
         error, value = pickle.loads(data)  # our own child, over a private pipe
         if error is not None:
+            self._reap()
             raise error
-        return value  # type: ignore[no-any-return]
+        return value
+
+    def done(self) -> None:
+        """Wait for the child to end (after its last part)."""
+        self._reap()
 
     def cancel(self) -> None:
-        """The caller gives up (an error, Ctrl-C): stop the child and reap it (nothing once
-        `result()` has reaped it: its process id may belong to another process by then)."""
+        """The caller gives up (an error, Ctrl-C): stop the child and reap it (nothing once it
+        is reaped: its process id may belong to another process by then)."""
+        if self._reaped:
+            return
+        with contextlib.suppress(OSError):
+            os.kill(self._pid, signal.SIGKILL)
+        self._reap()
+
+    def _reap(self) -> None:
         if self._reaped:
             return
         self._reaped = True
         with contextlib.suppress(OSError):
-            os.kill(self._pid, signal.SIGKILL)
+            self._pipe.close()
         with contextlib.suppress(OSError):
             os.waitpid(self._pid, 0)
-        with contextlib.suppress(OSError):
-            os.close(self._read_fd)
 
 
-def _run_in_child(work: Callable[[], object], write_fd: int) -> NoReturn:
+class Aside(Generic[T]):
+    """`work()` run in a forked child; `result()` waits for its answer."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self._parts = AsideParts(lambda send: send(work()))
+
+    def result(self) -> T:
+        """The child's answer; raises what the work raised."""
+        value = self._parts.next()
+        self._parts.done()
+        return value  # type: ignore[return-value]
+
+    def cancel(self) -> None:
+        self._parts.cancel()
+
+
+_HEADER: Final = struct.Struct("<Q")  # the length of the pickled part that follows
+
+
+def _run_in_child(work: Callable[[Callable[[object], None]], object], write_fd: int) -> NoReturn:
+    writer: threading.Thread | None = None
+
+    def write(frame: bytes) -> None:
+        nonlocal writer
+        if writer is not None:
+            writer.join()
+        writer = threading.Thread(target=_write_all, args=(write_fd, frame))
+        writer.start()
+
     try:
         try:
-            payload = pickle.dumps((None, work()), pickle.HIGHEST_PROTOCOL)
+            work(lambda value: write(_frame((None, value))))
         except BaseException as exc:  # handed to the caller, which raises it
             try:
-                payload = pickle.dumps((exc, None), pickle.HIGHEST_PROTOCOL)
+                write(_frame((exc, None)))
             except Exception:
-                payload = pickle.dumps((RuntimeError(repr(exc)), None))
-        with os.fdopen(write_fd, "wb") as pipe:
-            pipe.write(payload)
+                write(_frame((RuntimeError(repr(exc)), None)))
+        if writer is not None:
+            writer.join()
+        os.close(write_fd)
     finally:
         os._exit(0)  # no atexit handlers, no flushing of the caller's buffers
+
+
+def _frame(payload: tuple[BaseException | None, object]) -> bytes:
+    data = pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(data)) + data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """All of `data` (unbuffered: a part must not wait in a buffer for the next one)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

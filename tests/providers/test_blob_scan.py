@@ -144,21 +144,6 @@ def test_sparse_bubbles_are_paged_by_rowid_list_with_the_same_rows(tmp_path: Pat
             assert len(walked) == min(7, sum(1 for r in rowids if r < below))
 
 
-def test_work_aside_raises_its_error_in_the_caller_and_is_reaped_once() -> None:
-    if not can_fork():
-        pytest.skip("no fork here")
-
-    def fails() -> int:
-        raise ValueError("bad blob")
-
-    with pytest.raises(ValueError, match="bad blob"):
-        Aside(fails).result()
-    done = Aside(lambda: 41 + 1)
-    assert done.result() == 42
-    done.cancel()  # reaped already: no signal to a process id that may be another's now
-    assert done._reaped
-
-
 @pytest.mark.parametrize("budget", [None, 40])
 def test_a_full_parse_with_a_second_process_equals_one_in_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, budget: int | None
@@ -171,8 +156,8 @@ def test_a_full_parse_with_a_second_process_equals_one_in_process(
         monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
         monkeypatch.setattr(cursor_reader, "can_fork", lambda: forked)
         started: list[int] = []
-        real = cursor_reader.Aside
-        monkeypatch.setattr(cursor_reader, "Aside", lambda w: started.append(1) or real(w))
+        real = cursor_reader.AsideParts
+        monkeypatch.setattr(cursor_reader, "AsideParts", lambda w: started.append(1) or real(w))
         reader = CursorReader(db, floor_ms=0, budget=budget)
         got = reader.read(now_ms=T0 + DAY)
         assert started == ([1] if forked else [])

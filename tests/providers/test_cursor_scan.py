@@ -281,7 +281,7 @@ def test_a_cancelled_walk_leaves_no_child_behind(tmp_path: Path) -> None:
     aside = WalkAside(db, 1 << 62, 5)
     aside.cancel()
     with pytest.raises(ChildProcessError):
-        os.waitpid(aside._pid, os.WNOHANG)
+        os.waitpid(aside._parts._pid, os.WNOHANG)
 
 
 def test_text_that_is_not_utf8_mid_scan_is_decoded_with_replacement_once(

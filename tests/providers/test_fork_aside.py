@@ -1,0 +1,107 @@
+"""Work in a forked child: its answer, its parts, its errors, and no child left behind."""
+
+from __future__ import annotations
+
+import os
+import select
+from collections.abc import Callable
+
+import pytest
+
+from codeburn.providers.fork_aside import Aside, AsideParts, can_fork
+
+# More than a pipe holds (64 KiB on Linux): a child that waited for the caller to take it
+# would never get to what follows.
+BIG = bytes(range(256)) * 4096
+# How long the caller waits for the child's signal before calling it stuck (a liveness
+# check, not a speed limit: the child needs milliseconds).
+STUCK_S = 60
+
+
+@pytest.fixture(autouse=True)
+def _fork_here() -> None:
+    if not can_fork():
+        pytest.skip("no fork here")
+
+
+def test_work_aside_raises_its_error_in_the_caller_and_is_reaped_once() -> None:
+    def fails() -> int:
+        raise ValueError("bad blob")
+
+    with pytest.raises(ValueError, match="bad blob"):
+        Aside(fails).result()
+    done = Aside(lambda: 41 + 1)
+    assert done.result() == 42
+    done.cancel()  # reaped already: no signal to a process id that may be another's now
+    assert done._parts._reaped
+
+
+def test_a_child_goes_on_before_the_caller_takes_its_first_part() -> None:
+    signal_read, signal_write = os.pipe()
+
+    def work(send: Callable[[object], None]) -> None:
+        send(BIG)
+        os.write(signal_write, b"!")  # reached only if sending did not wait for the caller
+        send(("second", len(BIG)))
+
+    parts = AsideParts(work)
+    os.close(signal_write)
+    try:
+        ready, _, _ = select.select([signal_read], [], [], STUCK_S)
+        assert ready, "the child waited for the caller to take its first part"
+        assert os.read(signal_read, 1) == b"!"
+        assert parts.next() == BIG
+        assert parts.next() == ("second", len(BIG))
+        parts.done()
+        assert parts._reaped
+    finally:
+        parts.cancel()
+        os.close(signal_read)
+
+
+def test_an_error_after_a_part_is_raised_at_the_next_part_and_the_child_is_reaped() -> None:
+    def work(send: Callable[[object], None]) -> None:
+        send([1, 2, 3])
+        raise KeyError("late")
+
+    parts = AsideParts(work)
+    assert parts.next() == [1, 2, 3]
+    with pytest.raises(KeyError, match="late"):
+        parts.next()
+    assert parts._reaped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(parts._pid, os.WNOHANG)
+
+
+def test_a_child_that_dies_between_parts_is_an_error_not_a_hang() -> None:
+    taken_read, taken_write = os.pipe()
+
+    def work(send: Callable[[object], None]) -> None:
+        send("first")
+        os.read(taken_read, 1)  # the caller has the first part
+        os._exit(3)  # killed, say, before its second part
+
+    parts = AsideParts(work)
+    os.close(taken_read)
+    try:
+        assert parts.next() == "first"
+        os.write(taken_write, b"!")
+        with pytest.raises(RuntimeError, match="stopped before it finished"):
+            parts.next()
+        assert parts._reaped
+    finally:
+        parts.cancel()
+        os.close(taken_write)
+
+
+def test_cancel_stops_a_child_that_is_still_working() -> None:
+    def work(send: Callable[[object], None]) -> None:
+        send("started")
+        select.select([], [], [])  # blocks until killed
+
+    parts = AsideParts(work)
+    assert parts.next() == "started"
+    parts.cancel()
+    assert parts._reaped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(parts._pid, os.WNOHANG)
