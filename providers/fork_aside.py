@@ -51,8 +51,9 @@ class AsideParts:
     def next(self) -> object:
         """The next part the child sent; raises what the work raised."""
         header = self._pipe.read(_HEADER.size)
-        data = self._pipe.read(_HEADER.unpack(header)[0]) if len(header) == _HEADER.size else b""
-        if not data:
+        size = _HEADER.unpack(header)[0] if len(header) == _HEADER.size else 0
+        data = self._pipe.read(size) if size else b""
+        if not size or len(data) != size:  # the child ended, or was killed mid-part
             self._reap()
             raise RuntimeError("a reader process stopped before it finished")
         error, value = pickle.loads(data)  # our own child, over a private pipe

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import os
 import select
+import struct
 from collections.abc import Callable
 
 import pytest
@@ -105,3 +107,13 @@ def test_cancel_stops_a_child_that_is_still_working() -> None:
     assert parts._reaped
     with pytest.raises(ChildProcessError):
         os.waitpid(parts._pid, os.WNOHANG)
+
+
+def test_a_part_cut_short_is_an_error_not_garbage() -> None:
+    parts = AsideParts(lambda send: send("whole"))
+    assert parts.next() == "whole"
+    parts.done()
+    # What the pipe holds when a child is killed halfway through writing a part.
+    parts._pipe = io.BufferedReader(io.BytesIO(struct.pack("<Q", 100) + b"x" * 10))
+    with pytest.raises(RuntimeError, match="stopped before it finished"):
+        parts.next()
