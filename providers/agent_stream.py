@@ -122,8 +122,8 @@ def tool_calls(content: Any) -> list[tuple[str, str | None]]:
 # What the walks use of one JSON record (`{role, content, providerOptions.cursor…}`):
 # (role, characters of `content` (content_chars), providerOptions.cursor.requestId,
 # providerOptions.cursor.modelName, the tool calls of an assistant message, its createdAt in
-# epoch ms). A plain tuple: a NamedTuple costs a Python call to make and ~7 µs to pickle
-# and unpickle (a cold parse sends ~56,000 of them from its second process).
+# epoch ms). A plain tuple: a NamedTuple costs a Python call to make and ~10 µs more to
+# pickle and unpickle (a cold parse sends ~56,000 of them from its second process).
 ToolCalls = tuple[tuple[str, str | None], ...]  # (tool name, shell command) of each call
 Record = tuple[str | None, int, str | None, str | None, ToolCalls, int | None]
 

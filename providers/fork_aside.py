@@ -52,7 +52,7 @@ class AsideParts:
         """The next part the child sent; raises what the work raised."""
         header = self._pipe.read(_HEADER.size)
         size = _HEADER.unpack(header)[0] if len(header) == _HEADER.size else 0
-        data = self._pipe.read(size) if size else b""
+        data = self._pipe.read(size)
         if not size or len(data) != size:  # the child ended, or was killed mid-part
             self._reap()
             raise RuntimeError("a reader process stopped before it finished")
