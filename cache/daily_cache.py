@@ -8,14 +8,12 @@ are dropped and re-derived. The v1 file itself is swept later with our other old
 
 from __future__ import annotations
 
-import os
-import threading
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.files import loads_json, locked, read_json, write_cache_json
+from codeburn.cache.files import FileMemo, loads_json, locked, read_json, write_cache_json
 from codeburn.cache.usage_slices import DaySlices, Slice
 from codeburn.providers.localtime import six_month_floor
 
@@ -24,8 +22,6 @@ FILE: Final = f"daily.v{VERSION}.json"
 V1: Final = 1
 V1_FILE: Final = f"daily.v{V1}.json"
 ONE_DAY = timedelta(days=1)
-_memo: dict[Path, tuple[tuple[int, int, int], DailyCache | None]] = {}
-_memo_lock = threading.Lock()
 
 
 @dataclass(slots=True)
@@ -153,30 +149,17 @@ def load_daily(
     return _load(cache_dir, timezone, db_path, shared=True)
 
 
-def _shared(path: Path) -> DailyCache | None:
-    """The parsed file, parsed again only when its identity (inode, mtime, size) changed: a
-    long-lived service loads it on every refresh, and mostly nothing sealed a day since."""
-    try:
-        with path.open("rb") as handle:
-            st = os.fstat(handle.fileno())
-            file_id = (st.st_ino, st.st_mtime_ns, st.st_size)
-            with _memo_lock:
-                memo = _memo.get(path)
-            if memo is not None and memo[0] == file_id:
-                return memo[1]
-            raw = handle.read()
-    except OSError:
-        return None
-    cache = DailyCache.load(loads_json(raw))
-    with _memo_lock:
-        _memo[path] = (file_id, cache)
-    return cache
+_shared: FileMemo[DailyCache] = FileMemo()  # a long-lived service loads it at every refresh
+
+
+def _parse(raw: bytes) -> DailyCache | None:
+    return DailyCache.load(loads_json(raw))
 
 
 def _load(cache_dir: Path, timezone: str, db_path: str, *, shared: bool = False) -> DailyCache:
     """`shared`: a copy other readers may get too, never to be modified."""
     path = daily_path(cache_dir)
-    cache = _shared(path) if shared else DailyCache.load(read_json(path))
+    cache = _shared.read(path, _parse) if shared else DailyCache.load(read_json(path))
     if cache is None or cache.timezone != timezone or cache.db_path != db_path:
         return DailyCache(timezone=timezone, db_path=db_path)
     return cache

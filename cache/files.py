@@ -11,7 +11,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from filelock import FileLock, Timeout
 
@@ -130,6 +130,51 @@ def read_json(path: Path) -> Any | None:
     except OSError:
         return None
     return loads_json(raw)
+
+
+FileId = tuple[int, int, int]  # (inode, mtime in ns, size): a file changed when this did
+T = TypeVar("T")
+
+
+def _file_id(st: os.stat_result) -> FileId:
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+class FileMemo(Generic[T]):
+    """What was parsed of each file, kept until the file's identity changes: a long-lived
+    service reads its cache files at every refresh, and mostly nothing changed them since
+    (or it wrote them itself). Callers must not modify what they get: it is shared."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._memo: dict[Path, tuple[FileId, T | None]] = {}
+
+    def read(self, path: Path, parse: Callable[[bytes], T | None]) -> T | None:
+        """`parse` of the file's bytes, reused while the file is the same; None when the
+        file cannot be read."""
+        try:
+            with path.open("rb") as handle:
+                identity = _file_id(os.fstat(handle.fileno()))
+                with self._lock:
+                    memo = self._memo.get(path)
+                if memo is not None and memo[0] == identity:
+                    return memo[1]
+                raw = handle.read()
+        except OSError:
+            return None
+        value = parse(raw)
+        with self._lock:
+            self._memo[path] = (identity, value)
+        return value
+
+    def remember(self, path: Path, value: T) -> None:
+        """`value` was just written to `path`: the next read takes it without parsing."""
+        try:
+            identity = _file_id(os.stat(path))
+        except OSError:
+            return
+        with self._lock:
+            self._memo[path] = (identity, value)
 
 
 @contextlib.contextmanager

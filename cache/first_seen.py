@@ -2,42 +2,21 @@
 
 from __future__ import annotations
 
-import os
-import threading
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.files import locked, read_json, write_cache_json
+from codeburn.cache.files import FileMemo, loads_json, locked, read_json, write_cache_json
 
 FILE: Final = "cursor-agent-first-seen.v1.json"
-_memo: dict[Path, tuple[tuple[int, int, int], Any]] = {}
-_memo_lock = threading.Lock()
+_files: FileMemo[Any] = FileMemo()  # a long-lived service reads it at each refresh
 
 
 def _path(cache_dir: Path) -> Path:
     return cache_dir / FILE
 
 
-def _read(path: Path) -> Any:
-    """The file's JSON, parsed again only when its identity (inode, mtime, size) changed (a
-    long-lived service reads it at each refresh). Callers must not modify it."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    file_id = (st.st_ino, st.st_mtime_ns, st.st_size)
-    with _memo_lock:
-        memo = _memo.get(path)
-    if memo is not None and memo[0] == file_id:
-        return memo[1]
-    data = read_json(path)
-    with _memo_lock:
-        _memo[path] = (file_id, data)
-    return data
-
-
 def load_first_seen(cache_dir: Path, db_path: str) -> dict[str, int]:
-    data = _read(_path(cache_dir))
+    data = _files.read(_path(cache_dir), loads_json)
     entry = data.get(db_path) if isinstance(data, dict) else None
     if not isinstance(entry, dict):
         return {}

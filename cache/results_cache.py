@@ -5,12 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.files import EncodedItems, json_with, locked, write_cache_text
+from codeburn.cache.files import EncodedItems, FileMemo, json_with, locked, write_cache_text
 from codeburn.providers.calls import Call
 
 VERSION: Final = 2  # 2: Cursor 3.x conversations (issue 8)
@@ -86,35 +85,14 @@ def results_path(cache_dir: Path) -> Path:
     return cache_dir / FILE
 
 
-# The file last read or written by this process, by identity (inode, mtime, size): a
-# long-lived service loads the results on every refresh, and mostly it wrote them itself.
-FileId = tuple[int, int, int]
-_memo: dict[Path, tuple[FileId, CachedResults | None]] = {}
-_memo_lock = threading.Lock()
+_results: FileMemo[CachedResults] = FileMemo()  # mostly what this process wrote itself
 
 
-def _file_id(st: os.stat_result) -> FileId:
-    return st.st_ino, st.st_mtime_ns, st.st_size
-
-
-def _read(path: Path) -> CachedResults | None:
+def _parse(raw: bytes) -> CachedResults | None:
     try:
-        with path.open("rb") as handle:
-            file_id = _file_id(os.fstat(handle.fileno()))
-            with _memo_lock:
-                memo = _memo.get(path)
-            if memo is not None and memo[0] == file_id:
-                return memo[1]
-            data = handle.read()
-    except OSError:
-        return None
-    try:
-        cached = CachedResults.load(json.loads(data))
+        return CachedResults.load(json.loads(raw))
     except (ValueError, RecursionError):
-        cached = None
-    with _memo_lock:
-        _memo[path] = (file_id, cached)
-    return cached
+        return None
 
 
 def load_results(cache_dir: Path, db_path: str) -> CachedResults | None:
@@ -122,7 +100,7 @@ def load_results(cache_dir: Path, db_path: str) -> CachedResults | None:
 
     Callers must not modify what they get: it may be shared with the next caller.
     """
-    cached = _read(results_path(cache_dir))
+    cached = _results.read(results_path(cache_dir), _parse)
     return cached if cached is not None and cached.db_path == db_path else None
 
 
@@ -131,12 +109,7 @@ def save_results(cache_dir: Path, results: CachedResults) -> None:
     with locked(path):
         if not write_cache_text(path, results.dumps()):
             return
-        try:
-            file_id = _file_id(os.stat(path))
-        except OSError:
-            return
-    with _memo_lock:
-        _memo[path] = (file_id, results)
+        _results.remember(path, results)
 
 
 def sweep_old_versions(cache_dir: Path) -> None:
