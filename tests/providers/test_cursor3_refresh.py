@@ -67,12 +67,21 @@ def _meter_only(p: ProfileWriter, **header: object) -> Cursor3Writer:
     return w
 
 
-def test_a_composer_row_rewritten_in_place_with_the_same_length_is_seen(tmp_path: Path) -> None:
+MeterOnly = tuple[ProfileWriter, Cursor3Writer, CursorReader, ReadResult]
+
+
+def _read_meter_only(tmp_path: Path) -> MeterOnly:
+    """A database of one meter-only conversation created at T0, and a reader that read it."""
     p = ProfileWriter(tmp_path / "Cursor")
-    _meter_only(p, created_ms=T0)
+    w = _meter_only(p, created_ms=T0)
     p.flush()
     reader = CursorReader(p.db_path, floor_ms=FLOOR)
-    assert rows(reader.read(now_ms=NOW).calls) == [
+    return p, w, reader, reader.read(now_ms=NOW)
+
+
+def test_a_composer_row_rewritten_in_place_with_the_same_length_is_seen(tmp_path: Path) -> None:
+    p, _w, reader, first = _read_meter_only(tmp_path)
+    assert rows(first.calls) == [
         ("cursor:composer-input:c-m", T0, 12_000, 0, "gpt-5", "cursor", "c-m")
     ]
     key = "composerData:c-m"
@@ -126,11 +135,7 @@ def test_item_table_headers_written_again_are_seen(tmp_path: Path) -> None:
 
 
 def test_a_composer_row_that_stops_being_json_and_comes_back(tmp_path: Path) -> None:
-    p = ProfileWriter(tmp_path / "Cursor")
-    _meter_only(p, created_ms=T0)
-    p.flush()
-    reader = CursorReader(p.db_path, floor_ms=FLOOR)
-    reader.read(now_ms=NOW)
+    p, _w, reader, _first = _read_meter_only(tmp_path)
     key = "composerData:c-m"
     execute(p.db_path, "UPDATE cursorDiskKV SET value = '{' || value WHERE key = ?", key)
     broken = refreshed(reader)
@@ -192,11 +197,7 @@ def test_a_conversation_losing_its_only_bubble_is_read_from_its_root(tmp_path: P
 def test_the_newest_composer_row_written_again_with_insert_or_replace_stays_incremental(
     tmp_path: Path,
 ) -> None:
-    p = ProfileWriter(tmp_path / "Cursor")
-    w = _meter_only(p, created_ms=T0)
-    p.flush()
-    reader = CursorReader(p.db_path, floor_ms=FLOOR)
-    reader.read(now_ms=NOW)
+    p, w, reader, _first = _read_meter_only(tmp_path)
     # The newest row of the table is that composerData row: REPLACE gives it a new ROWID.
     w.composer("c-m", state="~", model="gpt-5", total_used_tokens=56_000)
     p.close()
@@ -213,11 +214,7 @@ def test_the_newest_composer_row_written_again_with_insert_or_replace_stays_incr
 
 
 def test_a_deleted_newest_composer_row_still_means_a_full_parse(tmp_path: Path) -> None:
-    p = ProfileWriter(tmp_path / "Cursor")
-    _meter_only(p, created_ms=T0)
-    p.flush()
-    reader = CursorReader(p.db_path, floor_ms=FLOOR)
-    reader.read(now_ms=NOW)
+    p, _w, reader, _first = _read_meter_only(tmp_path)
     execute(p.db_path, "DELETE FROM cursorDiskKV WHERE key = 'composerData:c-m'")
     p.close()
     after = refreshed(reader)
