@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from codeburn.cache.config import Budget
-from codeburn.providers.cursor3_writer import Cursor3Writer, Header
-from codeburn.providers.cursor_agent_writer import AgentHomeWriter, assistant, turn_ended, user
-from codeburn.providers.cursor_reader import CursorReader
-from codeburn.providers.graph_writer import TurnSpec, build_graph
+from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.localtime import iso_utc, today
-from codeburn.providers.sample_profile import ProfileWriter
-from codeburn.server.periods import named_period
-from codeburn.server.usage import UsageService
+from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
+from codeburn.providers.samples.graph_writer import TurnSpec, build_graph
+from codeburn.providers.samples.home_writer import AgentHomeWriter, assistant, turn_ended, user
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.server.service.periods import named_period
+from codeburn.server.service.usage import UsageService
 
 NEW_BUBBLES = 50
 NEW_TURNS = 20  # a Cursor 3.x conversation appended: 20 turns (40 messages)

@@ -85,7 +85,7 @@ def run_process(argv: list[str], env: dict[str, str]) -> Run:
 
 
 def codeburn(args: list[str], env: dict[str, str]) -> Run:
-    return run_process([sys.executable, "-m", "codeburn.server.cli", *args], env)
+    return run_process([sys.executable, "-m", "codeburn.server.cli.main", *args], env)
 
 
 def floor_pass(db: Path) -> tuple[float, int]:

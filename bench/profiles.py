@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from codeburn.providers.sample_cursor3 import Cursor3Spec, generate_cursor3_profile
-from codeburn.providers.sample_generator import (
+from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
+from codeburn.providers.samples.generator import (
     GENERATOR_VERSION,
     SampleSpec,
     generate_sample_profile,

@@ -49,7 +49,7 @@ def _say(text: str) -> None:
 
 
 def _lsp_available() -> bool:
-    return importlib.util.find_spec("codeburn.server.lsp") is not None
+    return importlib.util.find_spec("codeburn.server.lsp.server") is not None
 
 
 def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from codeburn.cache.config import cursor_sync_enabled
 from codeburn.cache.files import LockTimeoutError
-from codeburn.providers.cursor_auth import CursorToken, load_token, signed_in_email
+from codeburn.providers.ide.auth import CursorToken, load_token, signed_in_email
 from codeburn.providers.localtime import DAY, local_day, local_midnight_ms
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.sync import store_bridge

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from codeburn.cache.dirs import cache_dir
 from codeburn.cache.files import LockTimeoutError, locked, read_json, write_cache_json
-from codeburn.providers.cursor_auth import load_token
+from codeburn.providers.ide.auth import load_token
 from codeburn.providers.localtime import is_date_ms, iso_utc, parse_iso_ms
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.sync.auth import Credentials, credentials_for

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from codeburn.cache.config import cursor_sync_enabled
-from codeburn.providers.cursor_auth import read_access_token, token_from_string
+from codeburn.providers.ide.auth import read_access_token, token_from_string
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.sync.state import ErrorCode, SyncState, load_state

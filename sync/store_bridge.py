@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from codeburn.cache import import_store
-from codeburn.cache.import_store import ImportStoreError, ImportSummary
-from codeburn.providers.cursor_csv import CsvFormatError, parse_csv
-from codeburn.providers.team_export import one_persons_rows
+from codeburn.cache.imports import store as import_store
+from codeburn.cache.imports.store import ImportStoreError, ImportSummary
+from codeburn.providers.exports.team import one_persons_rows
+from codeburn.providers.exports.usage_csv import CsvFormatError, parse_csv
 
 
 class NotAnExport(Exception):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codeburn.providers.cursor_reader import CursorReader, ReadResult
+from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.localtime import iso_utc, local_midnight_ms, now_ms, six_month_floor
-from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.providers.samples.profile_writer import ProfileWriter
 
 NOW_MS = now_ms()  # when the test module was imported, by the suite's clock
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.localtime import iso_utc, local_midnight_ms, today
-from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.providers.samples.profile_writer import ProfileWriter
 
 
 @dataclass(frozen=True)

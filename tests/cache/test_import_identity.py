@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from codeburn.cache.files import write_json_atomic
-from codeburn.cache.import_store import import_rows, load
-from codeburn.providers.cursor_csv import parse_csv
+from codeburn.cache.imports.store import import_rows, load
+from codeburn.providers.exports.usage_csv import parse_csv
 from codeburn.providers.localtime import iso_utc
 from tests.csv_fixtures import ExportRow, export_bytes
 

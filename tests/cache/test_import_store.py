@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.cache import import_store as store_mod
-from codeburn.cache.import_store import (
+from codeburn.cache.imports import store as store_mod
+from codeburn.cache.imports.store import (
     CoverageError,
     CoverageIndex,
     ImportStoreError,
@@ -31,7 +31,7 @@ from codeburn.cache.import_store import (
     parse_boundary,
     remove,
 )
-from codeburn.providers.cursor_csv import CsvFormatError, UsageRow, parse_csv
+from codeburn.providers.exports.usage_csv import CsvFormatError, UsageRow, parse_csv
 from codeburn.providers.localtime import day_end_ms, iso_utc, local_midnight_ms, today
 from tests.csv_fixtures import (
     USER_EMAIL,

@@ -20,9 +20,9 @@ from codeburn.cache.files import locked, private_dir, write_json_atomic
 from codeburn.cache.results_cache import results_path
 from codeburn.providers import sqlite_ro
 from codeburn.providers.localtime import iso_utc, now_ms
-from codeburn.providers.sample_profile import ProfileWriter
-from codeburn.server.cli import main
-from codeburn.server.usage import UsageService
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.server.cli.main import main
+from codeburn.server.service.usage import UsageService
 from tests.usage_fixtures import isolated_env, write_profile_with_today
 
 HOUR_MS = 3_600_000

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.cache.import_store import events_as_calls, import_file, import_rows, load
+from codeburn.cache.imports.store import events_as_calls, import_file, import_rows, load
 from codeburn.providers.calls import USER_API_KEY
-from codeburn.providers.cursor_csv import parse_csv
+from codeburn.providers.exports.usage_csv import parse_csv
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real-csv"
 # After every event of every sample: no row of them is "in the future".
@@ -63,7 +63,7 @@ def test_real_sample_imports_with_hand_summed_totals(name: str, tmp_path: Path) 
     store = tmp_path / "imports" / "cursor-usage.v2.json"
     rows = parse_csv((REAL / name).read_bytes())
     if name in TEAM_USER:
-        from codeburn.providers.team_export import one_persons_rows  # noqa: PLC0415
+        from codeburn.providers.exports.team import one_persons_rows  # noqa: PLC0415
 
         rows = one_persons_rows(rows, user=TEAM_USER[name])
     summary = import_rows(rows, mtime_ms=NOW_MS, path=store, now=NOW_MS)

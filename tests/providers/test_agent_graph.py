@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codeburn.providers import agent_graph
-from codeburn.providers import protobuf_wire as pb
-from codeburn.providers.agent_graph import (
+from codeburn.providers.agent import graph as agent_graph
+from codeburn.providers.agent import protobuf as pb
+from codeburn.providers.agent.graph import (
     Graph,
     GraphTurn,
     GraphUnreadable,
@@ -16,7 +16,7 @@ from codeburn.providers.agent_graph import (
     graph_calls,
     spread_times,
 )
-from codeburn.providers.graph_writer import TurnSpec, build_graph, encrypted, json_message
+from codeburn.providers.samples.graph_writer import TurnSpec, build_graph, encrypted, json_message
 
 T1 = 1_772_000_000_000  # 2026-02-25T06:13:20Z
 T2 = T1 + 3_600_000

@@ -7,9 +7,9 @@ import os
 import time
 from pathlib import Path
 
-from codeburn.providers.agent_graph import GraphTurn
-from codeburn.providers.agent_transcripts import find_transcripts, parse_jsonl, parse_txt
-from codeburn.providers.cursor_agent_writer import (
+from codeburn.providers.agent.graph import GraphTurn
+from codeburn.providers.home.transcripts import find_transcripts, parse_jsonl, parse_txt
+from codeburn.providers.samples.home_writer import (
     AgentHomeWriter,
     assistant,
     shell,

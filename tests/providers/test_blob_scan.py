@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from codeburn.providers import cursor_reader
-from codeburn.providers import cursor_scan as scan
-from codeburn.providers.agent_stream import StreamWalker, walk_pages
-from codeburn.providers.blob_scan import json_records
-from codeburn.providers.cursor3_writer import Cursor3Writer, Header, scan_key
-from codeburn.providers.cursor_layout3 import Layout3, read_layout3
-from codeburn.providers.cursor_reader import CursorReader
-from codeburn.providers.fork_aside import Aside, can_fork
-from codeburn.providers.graph_writer import TurnSpec, build_graph, json_message
-from codeburn.providers.sample_cursor3 import Cursor3Spec, generate_cursor3_profile
-from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.providers.agent.stream import StreamWalker, walk_pages
+from codeburn.providers.ide import reader as cursor_reader
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.ide.layout3.blob_scan import json_records
+from codeburn.providers.ide.layout3.reader import Layout3, read_layout3
+from codeburn.providers.ide.reader import CursorReader
+from codeburn.providers.runtime import Aside, can_fork
+from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
+from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header, scan_key
+from codeburn.providers.samples.graph_writer import TurnSpec, build_graph, json_message
+from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import open_readonly
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z

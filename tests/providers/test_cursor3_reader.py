@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.providers import protobuf_wire as pb
+from codeburn.providers.agent import protobuf as pb
 from codeburn.providers.calls import Call
-from codeburn.providers.composer_headers import ConversationMeta
-from codeburn.providers.cursor3_writer import Cursor3Writer, Header
-from codeburn.providers.cursor_reader import CursorReader, ReadResult
-from codeburn.providers.graph_writer import TurnSpec, build_graph, json_message
+from codeburn.providers.ide.layout3.headers import ConversationMeta
+from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.localtime import iso_utc
-from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
+from codeburn.providers.samples.graph_writer import TurnSpec, build_graph, json_message
+from codeburn.providers.samples.profile_writer import ProfileWriter
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 MIN, HOUR, DAY = 60_000, 3_600_000, 86_400_000
@@ -307,7 +307,7 @@ def test_refresh_picks_up_a_new_root_conversation(tmp_path: Path) -> None:
 def test_blobs_of_a_decoded_root_leave_the_stream_walked_aside_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("codeburn.providers.cursor_reader.WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr("codeburn.providers.ide.reader.WALK_ASIDE_ROWS", 0)
     with ProfileWriter(tmp_path / "Cursor") as p:
         _root_18(Cursor3Writer(p))
         p.agent("loose", role="user", content="z" * 8, request_id="req-loose")

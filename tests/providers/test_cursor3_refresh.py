@@ -9,12 +9,12 @@ import sqlite3
 from pathlib import Path
 
 from codeburn.providers.calls import Call
-from codeburn.providers.cursor3_writer import Cursor3Writer, Header
-from codeburn.providers.cursor_layout3 import _Pass
-from codeburn.providers.cursor_reader import CursorReader, ReadResult
-from codeburn.providers.graph_writer import TurnSpec, json_message
+from codeburn.providers.ide.layout3.reader import _Pass
+from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.localtime import iso_utc
-from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
+from codeburn.providers.samples.graph_writer import TurnSpec, json_message
+from codeburn.providers.samples.profile_writer import ProfileWriter
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 HOUR, DAY = 3_600_000, 86_400_000

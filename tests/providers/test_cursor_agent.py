@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from codeburn.cache.agent_files import load_agent_files, save_agent_files
-from codeburn.providers import cursor_agent
-from codeburn.providers.cursor_agent import AgentReader, take_snapshot
-from codeburn.providers.cursor_agent_writer import AgentHomeWriter, TurnSpec, assistant, user
+from codeburn.providers.home import reader as cursor_agent
+from codeburn.providers.home.reader import AgentReader, take_snapshot
+from codeburn.providers.samples.home_writer import AgentHomeWriter, TurnSpec, assistant, user
 
 T0 = 1_780_000_000_000
 

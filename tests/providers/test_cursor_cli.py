@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.providers.agent_graph import GraphTurn
-from codeburn.providers.cursor_agent_writer import AgentHomeWriter, TurnSpec
-from codeburn.providers.cursor_cli import StoreBusy, decode_meta, find_stores, read_store
+from codeburn.providers.agent.graph import GraphTurn
+from codeburn.providers.home.cli_store import StoreBusy, decode_meta, find_stores, read_store
+from codeburn.providers.samples.home_writer import AgentHomeWriter, TurnSpec
 
 CREATED = 1_780_000_000_000  # 2026-05-28T20:26:40Z
 

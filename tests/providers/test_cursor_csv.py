@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codeburn.providers.calls import GROKBOT_IMPORTED_PROJECT, IMPORTED_PROJECT
-from codeburn.providers.cursor_csv import (
+from codeburn.providers.exports.usage_csv import (
     CsvFormatError,
     UsageRow,
     billed_amount,

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.calls import Call
-from codeburn.providers.cursor_reader import CursorReader
+from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.localtime import iso_utc, local_midnight_ms, six_month_floor
-from codeburn.providers.sample_generator import SampleSpec, generate_sample_profile
-from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
+from codeburn.providers.samples.profile_writer import ProfileWriter
 from tests.cursor_fixtures import NOW_MS
 
 SPEC = SampleSpec(seed=11, conversations=40, bubbles=(4, 12), days=10, now_ms=NOW_MS)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.providers.cursor_paths import (
+from codeburn.providers.ide.paths import (
     default_db_path,
     resolve_db_path,
     workspace_storage_dir,

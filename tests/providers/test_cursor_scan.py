@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from codeburn.providers import cursor_reader
-from codeburn.providers import cursor_scan as scan
-from codeburn.providers.agent_stream import StreamWalker, WalkAside, walk_pages
-from codeburn.providers.cursor_emit import B_CHARS
-from codeburn.providers.sample_generator import SampleSpec, generate_sample_profile
-from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.providers.agent.stream import StreamWalker, WalkAside, walk_pages
+from codeburn.providers.ide import reader as cursor_reader
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.ide.emit import B_CHARS
+from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
+from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import DatabaseMissingError, open_readonly
 from tests.cursor_fixtures import ago, profile, read
 
@@ -236,7 +236,7 @@ def test_a_full_parse_freezes_its_objects_and_the_next_one_thaws_them(tmp_path: 
 def test_a_value_that_is_not_json_mid_scan_is_skipped_not_fatal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("codeburn.providers.cursor_reader.PAGE_ROWS", 3)
+    monkeypatch.setattr("codeburn.providers.ide.reader.PAGE_ROWS", 3)
     with profile(tmp_path) as p:
         for i in range(10):
             if i == 4:
@@ -287,7 +287,7 @@ def test_a_cancelled_walk_leaves_no_child_behind(tmp_path: Path) -> None:
 def test_text_that_is_not_utf8_mid_scan_is_decoded_with_replacement_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("codeburn.providers.cursor_reader.PAGE_ROWS", 4)
+    monkeypatch.setattr("codeburn.providers.ide.reader.PAGE_ROWS", 4)
     with profile(tmp_path) as p:
         for i in range(12):
             p.bubble(

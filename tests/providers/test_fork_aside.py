@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from codeburn.providers.fork_aside import Aside, AsideParts, can_fork
+from codeburn.providers.runtime import Aside, AsideParts, can_fork
 
 # More than a pipe holds (64 KiB on Linux): a child that waited for the caller to take it
 # would never get to what follows.

@@ -11,9 +11,9 @@ import pytest
 
 from codeburn.cache.config import Budget
 from codeburn.providers.localtime import iso_utc, today
-from codeburn.providers.sample_profile import ProfileWriter
-from codeburn.server.cli import main
-from codeburn.server.usage import UsageService
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.server.cli.main import main
+from codeburn.server.service.usage import UsageService
 from tests.usage_fixtures import at, isolated_env
 
 DEEP_ARRAY = "[" * 2000 + "]" * 2000

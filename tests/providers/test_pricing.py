@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.providers import pricing
-from codeburn.providers.pricing import Rates, cost_of, display_name, rates_for
+from codeburn.providers.pricing import prices as pricing
+from codeburn.providers.pricing.prices import Rates, cost_of, display_name, rates_for
 
 ROOT = Path(__file__).resolve().parents[2]
 REFRESH = ROOT / "scripts" / "refresh-prices"
@@ -189,7 +189,7 @@ def test_named_variant_is_not_its_base() -> None:
 
 
 def snapshot() -> dict[str, dict[str, list[float | None]]]:
-    data = resources.files("codeburn.providers.data").joinpath("model_prices.json")
+    data = resources.files("codeburn.providers.pricing.data").joinpath("model_prices.json")
     loaded: dict[str, dict[str, list[float | None]]] = json.loads(data.read_text("utf-8"))
     return loaded
 
@@ -281,7 +281,7 @@ def test_snapshot_has_provenance_and_sane_rates() -> None:
 
 def test_import_does_not_load_the_snapshot() -> None:
     code = (
-        "import codeburn.providers.pricing as p\n"
+        "import codeburn.providers.pricing.prices as p\n"
         "assert p.load_catalogue.cache_info().currsize == 0\n"
         "p.rates_for('cursor-auto')\n"
         "assert p.load_catalogue.cache_info().currsize == 0, 'table names need no snapshot'\n"

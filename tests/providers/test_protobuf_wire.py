@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codeburn.providers import protobuf_wire as pb
+from codeburn.providers.agent import protobuf as pb
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.providers.agent_graph import GraphUnreadable, decode_root
-from codeburn.providers.cursor_reader import CursorReader
-from codeburn.providers.sample_cursor3 import Cursor3Info, Cursor3Spec, generate_cursor3_profile
+from codeburn.providers.agent.graph import GraphUnreadable, decode_root
+from codeburn.providers.ide.reader import CursorReader
+from codeburn.providers.samples.cursor3 import Cursor3Info, Cursor3Spec, generate_cursor3_profile
 
 NOW_MS = 1_780_000_000_000  # 2026-05-28T20:26:40Z: a fixed moment, not today
 SPEC = Cursor3Spec(

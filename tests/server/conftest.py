@@ -27,7 +27,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
 from codeburn.providers.localtime import CLOCK_ENV, iso_utc, local_midnight_ms, now_ms, today
-from codeburn.providers.sample_profile import JournalMode, ProfileWriter
+from codeburn.providers.samples.profile_writer import JournalMode, ProfileWriter
 
 STATUS = "codeburn/status"
 WAIT_S = 90.0  # a hang guard, not a performance limit
@@ -80,7 +80,7 @@ class ServerEnv:
 
     async def cli(self, *args: str) -> dict[str, Any]:
         """`codeburn <args> --format json` in a subprocess with the same folders."""
-        code = "import sys; from codeburn.server.cli import main; sys.exit(main())"
+        code = "import sys; from codeburn.server.cli.main import main; sys.exit(main())"
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-c",

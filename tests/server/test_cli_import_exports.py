@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.server.cli import main
+from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local, write_export
 from tests.usage_fixtures import days_ago, isolated_env
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.providers.sample_generator import SampleSpec, generate_sample_profile
-from codeburn.server import progress
-from codeburn.server.cli import main
+from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
+from codeburn.server.cli import progress
+from codeburn.server.cli.main import main
 from tests.usage_fixtures import isolated_env
 
 
@@ -33,7 +33,7 @@ def test_progress_on_a_terminal(
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr(progress, "DELAY_S", 0.0)
-    monkeypatch.setattr("codeburn.providers.cursor_reader.PAGE_ROWS", 200)
+    monkeypatch.setattr("codeburn.providers.ide.reader.PAGE_ROWS", 200)
     assert main(["report", "--period", "week", "--format", "json", "--cursor-db", str(db)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["totals"]["calls"] > 0

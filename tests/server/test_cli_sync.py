@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.localtime import today
-from codeburn.server.cli import main
+from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local
 from tests.sync.fake_cursor import TEST_SUB, TEST_USER_ID, FakeCursor, SyncEnv, setup_sync_env
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.localtime import now_ms, today
-from codeburn.providers.sample_cursor3 import generate_cursor3_profile
-from codeburn.server.demo import run_demo
-from codeburn.server.periods import named_period
-from codeburn.server.usage import UsageService
+from codeburn.providers.samples.cursor3 import generate_cursor3_profile
+from codeburn.server.cli.demo import run_demo
+from codeburn.server.service.periods import named_period
+from codeburn.server.service.usage import UsageService
 from tests.providers.test_sample_cursor3 import SPEC
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from codeburn.providers import localtime
 
-CLI = "import sys; from codeburn.server.cli import main; sys.exit(main())"
+CLI = "import sys; from codeburn.server.cli.main import main; sys.exit(main())"
 MOMENTS = [
     # (CODEBURN_NOW, TZ, last 30 days, this month, export days)
     (

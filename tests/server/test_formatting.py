@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.localtime import iso_utc, now_ms
-from codeburn.server.formatting import format_money, format_tokens, local_estimate_note
-from codeburn.server.text_output import ago, money, status_line
+from codeburn.server.cli.text import ago, money, status_line
+from codeburn.server.service.formatting import format_money, format_tokens, local_estimate_note
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "golden" / "formatting.json").read_text())
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from codeburn.cache.config import Budget
-from codeburn.server.json_out import dumps, finite
-from codeburn.server.report import budget_block
+from codeburn.server.service.json_out import dumps, finite
+from codeburn.server.service.report import budget_block
 
 
 def test_non_finite_numbers_become_null_and_the_rest_is_kept() -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codeburn.providers.cursor_agent_writer import (
+from codeburn.providers.localtime import now_ms
+from codeburn.providers.samples.home_writer import (
     AgentHomeWriter,
     TurnSpec,
     assistant,
     turn_ended,
     user,
 )
-from codeburn.providers.localtime import now_ms
 from tests.server.conftest import ServerEnv, lsp_session
 
 REFRESH = "codeburn.server.refresh"

@@ -8,14 +8,14 @@ import json
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 
-from codeburn.server.lsp import build_server
-from codeburn.server.lsp_bootstrap import (
+from codeburn.server.lsp.bootstrap import (
     ReplayReader,
     SwallowingWriter,
     bootstrap,
     capabilities,
     read_message,
 )
+from codeburn.server.lsp.server import build_server
 
 
 def _frame(obj: dict) -> bytes:

@@ -10,7 +10,7 @@ from typing import Any, cast
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from codeburn.server.lsp_progress import ParseProgress, WorkProgress
+from codeburn.server.lsp.progress import ParseProgress, WorkProgress
 
 
 class RecordingProgress:

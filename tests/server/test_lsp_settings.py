@@ -16,8 +16,8 @@ from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
 from codeburn.cache.config import Budget
-from codeburn.server.lsp_settings import Settings, changed_settings, flatten, parse_settings
-from codeburn.server.lsp_status import BudgetNotices, payload_key
+from codeburn.server.lsp.settings import Settings, changed_settings, flatten, parse_settings
+from codeburn.server.lsp.status import BudgetNotices, payload_key
 from tests.server.conftest import WAIT_S, ServerEnv
 
 

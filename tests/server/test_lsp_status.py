@@ -199,7 +199,11 @@ async def test_budget_crossing_is_shown_once(server_env: ServerEnv) -> None:
 
 
 async def test_codeburn_serve_is_the_same_server(server_env: ServerEnv) -> None:
-    serve = ("-c", "import sys; from codeburn.server.cli import main; sys.exit(main())", "serve")
+    serve = (
+        "-c",
+        "import sys; from codeburn.server.cli.main import main; sys.exit(main())",
+        "serve",
+    )
     async with lsp_session(server_env, command=serve) as s:
         first = await s.statuses.wait()
         assert first["state"] == "ok" and first["today"]["calls"] > 0

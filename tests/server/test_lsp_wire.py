@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from codeburn.server.lsp_wire import FrameReader, FramingError, read_frame
+from codeburn.server.lsp.wire import FrameReader, FramingError, read_frame
 from tests.server.conftest import WAIT_S, ServerEnv
 
 INVALID_PARAMS = -32602

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.server.cli import main
-from codeburn.server.periods import PeriodError, named_period, resolve_period
+from codeburn.server.cli.main import main
+from codeburn.server.service.periods import PeriodError, named_period, resolve_period
 from tests.usage_fixtures import isolated_env
 
 DAY = timedelta(days=1)

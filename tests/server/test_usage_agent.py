@@ -14,21 +14,22 @@ from pathlib import Path
 import pytest
 
 from codeburn.cache.agent_files import agent_files_path
-from codeburn.providers import cursor_agent, fork_aside
-from codeburn.providers.cursor3_writer import Cursor3Writer
-from codeburn.providers.cursor_agent_writer import (
+from codeburn.providers import runtime as fork_aside
+from codeburn.providers.home import reader as cursor_agent
+from codeburn.providers.localtime import iso_utc, today
+from codeburn.providers.samples.cursor3_writer import Cursor3Writer
+from codeburn.providers.samples.home_writer import (
     AgentHomeWriter,
     TurnSpec,
     assistant,
     turn_ended,
     user,
 )
-from codeburn.providers.localtime import iso_utc, today
-from codeburn.providers.sample_profile import ProfileWriter
-from codeburn.server import agent_side
-from codeburn.server.cli import main
-from codeburn.server.periods import Period
-from codeburn.server.usage import UsageService
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.server.cli.main import main
+from codeburn.server.service import agent_side
+from codeburn.server.service.periods import Period
+from codeburn.server.service.usage import UsageService
 from tests.csv_fixtures import ExportRow, write_export
 from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
 

@@ -13,12 +13,12 @@ import pytest
 from codeburn.cache.config import Budget
 from codeburn.cache.daily_cache import daily_path
 from codeburn.cache.results_cache import CachedResults, results_path, save_results
-from codeburn.providers import cursor_reader
 from codeburn.providers.calls import Call
+from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.localtime import iso_utc, timezone_name, today
-from codeburn.providers.sample_profile import ProfileWriter
-from codeburn.server.periods import Period, named_period
-from codeburn.server.usage import UsageService
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.server.service.periods import Period, named_period
+from codeburn.server.service.usage import UsageService
 from tests.usage_fixtures import (
     at,
     days_ago,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.localtime import day_end_ms, iso_utc, today
-from codeburn.providers.sample_profile import ProfileWriter
-from codeburn.server.cli import main
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local, spec_rows, write_export
 from tests.usage_fixtures import at, days_ago, isolated_env
 

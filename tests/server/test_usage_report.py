@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.localtime import today
-from codeburn.server.cli import main
+from codeburn.server.cli.main import main
 from tests.usage_fixtures import days_ago, isolated_env, write_hand_profile
 
 # Hand-computed from SPEC §2/§3 (see write_hand_profile):

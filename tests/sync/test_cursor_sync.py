@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from codeburn.cache.config import set_config_value
-from codeburn.cache.import_store import store_path
+from codeburn.cache.imports.store import store_path
 from codeburn.providers.localtime import iso_utc, local_day, local_midnight_ms, now_ms
 from codeburn.sync.auth import account_of
 from codeburn.sync.cursor_sync import SyncError, maybe_sync

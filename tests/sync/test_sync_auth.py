@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.providers.cursor_auth import (
+from codeburn.providers.ide.auth import (
     decode_jwt_payload,
     load_token,
     read_access_token,

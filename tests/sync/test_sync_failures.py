@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from codeburn.cache.import_store import store_path
+from codeburn.cache.imports.store import store_path
 from codeburn.providers.localtime import iso_utc, now_ms
 from codeburn.sync.cursor_sync import maybe_sync
 from codeburn.sync.state import load_state

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from codeburn.cache.files import write_json_atomic
-from codeburn.cache.import_store import store_path
+from codeburn.cache.imports.store import store_path
 from codeburn.providers.localtime import iso_utc, local_day, local_midnight_ms
 from codeburn.sync.auth import account_of
 from codeburn.sync.cursor_sync import maybe_sync

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from codeburn.cache.import_store import store_path
+from codeburn.cache.imports.store import store_path
 from codeburn.providers.localtime import iso_utc
 from codeburn.sync.cursor_sync import maybe_sync
 from tests.csv_fixtures import ExportRow

@@ -26,14 +26,14 @@ LIBS = CLIENT / "bundled" / "libs"
 sys.path.insert(0, str(LIBS))
 
 from codeburn.providers.localtime import iso_utc, local_midnight_ms, today  # noqa: E402
-from codeburn.providers.sample_generator import (  # noqa: E402
+from codeburn.providers.samples.generator import (  # noqa: E402
     SampleSpec,
     generate_sample_profile,
     write_sample_export,
 )
-from codeburn.providers.sample_profile import ProfileWriter  # noqa: E402
+from codeburn.providers.samples.profile_writer import ProfileWriter  # noqa: E402
 
-CLI = "import sys; from codeburn.server.cli import main; sys.exit(main())"
+CLI = "import sys; from codeburn.server.cli.main import main; sys.exit(main())"
 
 
 def cli(args: list[str], scratch: Path) -> str:

@@ -1,0 +1,393 @@
+"""Value types of the Cursor usage store: ranges, stored events, snapshots, summaries, coverage.
+
+Pure data and pure functions; `import_store` does the file reading, locking and writing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
+from typing import Any, Final
+
+from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT
+from codeburn.providers.exports.usage_csv import UsageRow, billed_amount, identity, normalise_model
+from codeburn.providers.localtime import (
+    EPOCH,
+    day_end_ms,
+    iso_utc,
+    local_day,
+    local_midnight_ms,
+    parse_iso_ms,
+)
+
+VERSION: Final = 2
+V1: Final = 1
+SOURCE_IMPORT: Final = "import"
+SOURCE_SYNC: Final = "sync"
+REMOVE_FIX: Final = "codeburn import cursor --remove"
+
+ACCOUNT_PATTERN: Final = re.compile(r"[0-9a-f]{16}")
+_HASH = re.compile(r"[0-9a-f]{32}")
+_DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_EPOCH_MS = re.compile(r"\d{12,14}")
+
+
+class ImportStoreError(Exception):
+    """The stored file cannot be read; the message carries the fix."""
+
+
+class CoverageError(ValueError):
+    """A bad --from/--to, or rows outside them: the import is refused and nothing is stored."""
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """Coverage: inside it the stored events stand for local Cursor estimates (ends included)."""
+
+    start_ms: int
+    end_ms: int
+    source: str
+    account: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "start": iso_utc(self.start_ms),
+            "end": iso_utc(self.end_ms),
+            "source": self.source,
+            "account": self.account,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """A stored row; `exported_at_ms` (when its export was made) decides which rendering wins."""
+
+    row: UsageRow
+    source: str
+    account: str | None = None
+    exported_at_ms: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.row
+        return {
+            "time": iso_utc(r.timestamp_ms),
+            "date": r.date,
+            "cloudAgentId": r.cloud_agent_id,
+            "automationId": r.automation_id,
+            "kind": r.kind,
+            "model": r.model,
+            "maxMode": r.max_mode,
+            "cacheWrite": r.cache_write,
+            "input": r.input,
+            "cacheRead": r.cache_read,
+            "output": r.output,
+            "totalTokens": r.total,
+            "cost": r.cost,
+            "requests": r.requests,
+            "tokensOnly": r.tokens_only,
+            "hash": r.hash,
+            "source": self.source,
+            "account": self.account,
+            "exportedAt": _iso(self.exported_at_ms),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSnapshot:
+    """What the store held when read (empty and `exists=False` when there is no store)."""
+
+    exists: bool
+    ranges: tuple[Range, ...] = ()
+    events: tuple[StoredEvent, ...] = ()
+
+    @property
+    def has_grokbot(self) -> bool:
+        return any(normalise_model(e.row.model)[0] == GROKBOT for e in self.events)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSummary:
+    """The result of an import or a sync; `to_json()` is SPEC §5's summary."""
+
+    changed: bool
+    added: int
+    skipped: int
+    total: int
+    coverage_start_ms: int | None
+    coverage_end_ms: int | None
+    inferred: bool
+    tokens: int
+    replaced: tuple[str, ...]
+    first_day: date | None = None  # local days whose served figures changed (None: nothing did)
+    last_day: date | None = None
+    window_start_ms: int | None = None  # sync only
+    window_end_ms: int | None = None
+    empty: bool | None = None
+    future: int = 0  # rows dated after now + 1 day: refused, not stored
+    user_api_key: int = 0  # rows billed by the user's own API key (stored, listed apart)
+
+    @property
+    def is_sync(self) -> bool:
+        return self.window_start_ms is not None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "changed": self.changed,
+            "added": self.added,
+            "skipped": self.skipped,
+            "total": self.total,
+            "coverage": {
+                "start": _iso(self.coverage_start_ms),
+                "end": _iso(self.coverage_end_ms),
+                "inferred": self.inferred,
+            },
+            "tokens": self.tokens,
+            "replaced": list(self.replaced),
+            "future": self.future,
+            "userApiKey": self.user_api_key,
+        }
+        if self.is_sync:
+            out["window"] = {"start": _iso(self.window_start_ms), "end": _iso(self.window_end_ms)}
+            out["empty"] = bool(self.empty)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveResult:
+    existed: bool
+    ranges: tuple[Range, ...]
+    first_day: date | None  # local days the removed data covered, for the daily cache
+    last_day: date | None
+
+
+class CoverageIndex:
+    """Merged coverage intervals with a binary search: is a local call replaced by the store?"""
+
+    def __init__(self, ranges: Iterable[Range], *, grokbot: bool = False) -> None:
+        spans = _merge_spans((r.start_ms, r.end_ms) for r in ranges)
+        self._starts = [s for s, _ in spans]
+        self._ends = [e for _, e in spans]
+        self.grokbot = grokbot
+
+    @classmethod
+    def from_snapshot(cls, snapshot: ImportSnapshot) -> CoverageIndex:
+        return cls(snapshot.ranges, grokbot=snapshot.has_grokbot)
+
+    def __bool__(self) -> bool:
+        return bool(self._starts)
+
+    def covers_time(self, ts_ms: int) -> bool:
+        i = bisect.bisect_right(self._starts, ts_ms) - 1
+        return i >= 0 and ts_ms <= self._ends[i]
+
+    def covers(self, provider: str, ts_ms: int) -> bool:
+        """True when a local call of `provider` at `ts_ms` is to be dropped for stored events."""
+        if provider in (CURSOR, CURSOR_AGENT) or (provider == GROKBOT and self.grokbot):
+            return self.covers_time(ts_ms)
+        return False
+
+
+# --- the file format ---------------------------------------------------------------------------
+
+
+def decode_store(raw: bytes, version: int = VERSION) -> ImportSnapshot:
+    """Parse the store's bytes; ValueError/TypeError/KeyError/... when they are not one.
+
+    A version 1 store (events keyed by a hash of every cell) is read into version 2 events:
+    each gets its identity, and v1 events that are one event re-rendered become one (`merge_v1`).
+    """
+    doc = json.loads(raw)
+    if not isinstance(doc, dict) or doc.get("version") != version:
+        raise ValueError(f"not a version {version} store")
+    ranges = tuple(_range_from(item) for item in _list(doc["ranges"]))
+    if version == V1:
+        events = merge_v1(_event_from(item, v1=True) for item in _list(doc["events"]))
+    else:
+        events = tuple(_event_from(item) for item in _list(doc["events"]))
+    return ImportSnapshot(exists=True, ranges=ranges, events=events)
+
+
+def merge_v1(events: Iterable[StoredEvent]) -> tuple[StoredEvent, ...]:
+    """One event per identity; of re-renders the richest is kept (manual, billed, most digits)."""
+    best: dict[str, StoredEvent] = {}
+    for event in events:
+        old = best.get(event.row.hash)
+        if old is None or _richness(event) > _richness(old):
+            best[event.row.hash] = event
+    return tuple(best.values())
+
+
+def _richness(event: StoredEvent) -> tuple[bool, bool, int]:
+    cost = event.row.cost.strip()
+    return event.source == SOURCE_IMPORT, billed_amount(cost) is not None, len(cost)
+
+
+def encode_store(ranges: Sequence[Range], events: Iterable[StoredEvent]) -> dict[str, Any]:
+    ordered = sorted(events, key=lambda e: (e.row.timestamp_ms, e.row.hash))
+    return {
+        "version": VERSION,
+        "ranges": [r.to_json() for r in ranges],
+        "events": [e.to_json() for e in ordered],
+    }
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise ValueError("expected a list")
+    return value
+
+
+def _str(item: dict[str, Any], key: str) -> str:
+    value = item[key]
+    if not isinstance(value, str):
+        raise ValueError(f"{key} is not a string")
+    return value
+
+
+def _int(item: dict[str, Any], key: str) -> int:
+    value = item[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{key} is not a count")
+    return value
+
+
+def _time(item: dict[str, Any], key: str) -> int:
+    ms = parse_iso_ms(_str(item, key))
+    if ms is None:
+        raise ValueError(f"{key} is not a time")
+    return ms
+
+
+def _source(item: dict[str, Any]) -> tuple[str, str | None]:
+    source = _str(item, "source")
+    account = item.get("account")
+    if source == SOURCE_IMPORT and account is None:
+        return source, None
+    if source == SOURCE_SYNC and isinstance(account, str) and ACCOUNT_PATTERN.fullmatch(account):
+        return source, account
+    raise ValueError("bad source/account")
+
+
+def _range_from(item: Any) -> Range:
+    source, account = _source(item)
+    start, end = _time(item, "start"), _time(item, "end")
+    if start > end:
+        raise ValueError("range ends before it starts")
+    return Range(start, end, source, account)
+
+
+def _bool(item: dict[str, Any], key: str) -> bool:
+    value = item[key]
+    if not isinstance(value, bool):
+        raise ValueError(f"{key} is not true/false")
+    return value
+
+
+def _event_from(item: Any, *, v1: bool = False) -> StoredEvent:
+    source, account = _source(item)
+    row = UsageRow(
+        date=_str(item, "date"),
+        timestamp_ms=_time(item, "time"),
+        cloud_agent_id=_str(item, "cloudAgentId"),
+        automation_id=_str(item, "automationId"),
+        kind=_str(item, "kind"),
+        model=_str(item, "model"),
+        max_mode=_str(item, "maxMode"),
+        cache_write=_int(item, "cacheWrite"),
+        input=_int(item, "input"),
+        cache_read=_int(item, "cacheRead"),
+        output=_int(item, "output"),
+        total=_int(item, "totalTokens"),
+        cost=_str(item, "cost"),
+        hash=_str(item, "hash"),
+        requests="" if v1 else _str(item, "requests"),
+        tokens_only=False if v1 else _bool(item, "tokensOnly"),
+    )
+    if not _HASH.fullmatch(row.hash):
+        raise ValueError("hash is not 32 hex digits")
+    if v1:
+        tokens = (row.cache_write, row.input, row.cache_read, row.output)
+        return StoredEvent(
+            replace(row, hash=identity(row.timestamp_ms, row.model, tokens)), source, account
+        )
+    exported = item["exportedAt"]
+    exported_ms = None if exported is None else _time(item, "exportedAt")
+    return StoredEvent(row, source, account, exported_ms)
+
+
+# --- coverage ----------------------------------------------------------------------------------
+
+
+def _merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Union of inclusive ms intervals; touching ones (next start ≤ end + 1 ms) become one."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def merge_ranges(ranges: Iterable[Range]) -> tuple[Range, ...]:
+    """Ranges merged per (source, account), in a stable order."""
+    groups: dict[tuple[str, str | None], list[tuple[int, int]]] = {}
+    for r in ranges:
+        groups.setdefault((r.source, r.account), []).append((r.start_ms, r.end_ms))
+    out = [
+        Range(start, end, source, account)
+        for (source, account), spans in groups.items()
+        for start, end in _merge_spans(spans)
+    ]
+    return tuple(sorted(out, key=lambda r: (r.source, r.account or "", r.start_ms)))
+
+
+def parse_boundary(text: str, *, end: bool, option: str = "") -> int:
+    """Epoch ms of a --from/--to value: a date (whole local day), an ISO time, or epoch ms.
+
+    A date as `end` means its last millisecond; an ISO time without a zone is local time.
+    """
+    value = text.strip()
+    name = option or ("--to" if end else "--from")
+    if _DATE_ONLY.fullmatch(value):
+        try:
+            day = date.fromisoformat(value)
+        except ValueError:
+            day = None
+        if day is not None and 2000 <= day.year <= 2100:
+            return day_end_ms(day) if end else local_midnight_ms(day)
+    elif _EPOCH_MS.fullmatch(value):
+        return int(value)
+    elif not value.isdigit():
+        try:
+            moment = datetime.fromisoformat(value.replace("z", "Z"))
+        except ValueError:
+            moment = None
+        if moment is not None and 2000 <= moment.year <= 2100:
+            return (moment.astimezone(UTC) - EPOCH) // timedelta(milliseconds=1)
+    raise CoverageError(
+        f"{name} {text!r} is not a date (YYYY-MM-DD), an ISO time or epoch milliseconds"
+    )
+
+
+def replaced_providers(ranges: Sequence[Range], events: Iterable[StoredEvent]) -> tuple[str, ...]:
+    if not ranges:
+        return ()
+    grokbot = any(normalise_model(e.row.model)[0] == GROKBOT for e in events)
+    return (CURSOR, CURSOR_AGENT, GROKBOT) if grokbot else (CURSOR, CURSOR_AGENT)
+
+
+def days_of(times: Iterable[int | None]) -> tuple[date | None, date | None]:
+    """First and last local day among the known times."""
+    known = [t for t in times if t is not None]
+    if not known:
+        return None, None
+    return local_day(min(known)), local_day(max(known))
+
+
+def _iso(ms: int | None) -> str | None:
+    return None if ms is None else iso_utc(ms)

@@ -1,0 +1,348 @@
+"""The store of imported and synced Cursor usage: `<cache>/imports/cursor-usage.v2.json`.
+
+Manual imports and the sync client both write here, always under the store's lock around the whole
+read-modify-write; the usage service reads a snapshot and serves the events as calls. The store is
+never swept and never silently replaced: a file we cannot read is an `ImportStoreError`. A version 1
+store is migrated on first read (its file kept as `cursor-usage.v1.migrated.json`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Final
+
+from codeburn.cache.dirs import imports_dir
+from codeburn.cache.files import LockTimeoutError, locked, write_json_atomic
+from codeburn.cache.imports.merge import (
+    event_set,
+    heal,
+    import_coverage,
+    keeps_stored,
+    refuse_outside,
+    replaced_by_sync,
+    split_future,
+)
+from codeburn.cache.imports.records import (
+    ACCOUNT_PATTERN,
+    REMOVE_FIX,
+    SOURCE_IMPORT,
+    SOURCE_SYNC,
+    V1,
+    VERSION,
+    CoverageError,
+    CoverageIndex,
+    ImportSnapshot,
+    ImportStoreError,
+    ImportSummary,
+    Range,
+    RemoveResult,
+    StoredEvent,
+    days_of,
+    decode_store,
+    encode_store,
+    merge_ranges,
+    parse_boundary,
+    replaced_providers,
+)
+from codeburn.providers.calls import Call
+from codeburn.providers.exports.export_file import read_export
+from codeburn.providers.exports.usage_csv import UsageRow, is_user_api_key, parse_csv, row_to_call
+from codeburn.providers.localtime import now_ms
+
+STORE_FILE: Final = "cursor-usage.v2.json"
+V1_FILE: Final = "cursor-usage.v1.json"
+MIGRATED_V1_FILE: Final = "cursor-usage.v1.migrated.json"
+
+
+def store_path() -> Path:
+    return imports_dir() / STORE_FILE
+
+
+def fingerprint(path: Path | None = None) -> tuple[int, int] | None:
+    """(mtime_ns, size) of the store (or of a v1 store not migrated yet); None when none."""
+    store = path or store_path()
+    for candidate in (store, store.with_name(V1_FILE)):
+        try:
+            st = candidate.stat()
+        except OSError:
+            continue
+        return st.st_mtime_ns, st.st_size
+    return None
+
+
+def load(path: Path | None = None) -> ImportSnapshot:
+    """The stored ranges and events; ImportStoreError when the file exists but cannot be read."""
+    store = path or store_path()
+    snap = _read(store)
+    if snap.exists and not store.exists():
+        try:
+            with locked(store):
+                if not store.exists():  # another process may have migrated it meanwhile
+                    snap = _read(store)
+                    _write(store, snap.ranges, snap.events)
+        except LockTimeoutError:
+            pass  # served from the v1 file now, migrated on a later read
+    return snap
+
+
+def events_as_calls(snapshot: ImportSnapshot) -> list[Call]:
+    return [row_to_call(e.row) for e in snapshot.events]
+
+
+def newest_synced_ms(account: str, path: Path | None = None) -> int | None:
+    """Newest event time a sync of `account` stored or covered (its next window starts from it)."""
+    snap = load(path)
+    times = [r.end_ms for r in snap.ranges if r.source == SOURCE_SYNC and r.account == account]
+    times += [
+        e.row.timestamp_ms for e in snap.events if e.source == SOURCE_SYNC and e.account == account
+    ]
+    return max(times, default=None)
+
+
+def other_accounts_coverage_end(account: str, path: Path | None = None) -> int | None:
+    """End of the latest sync range of any other account (a new account's window starts after)."""
+    snap = load(path)
+    ends = [r.end_ms for r in snap.ranges if r.source == SOURCE_SYNC and r.account != account]
+    return max(ends, default=None)
+
+
+def _read(path: Path) -> ImportSnapshot:
+    """The v2 store, else a v1 store read into v2 events, else an empty snapshot."""
+    for candidate, version in ((path, VERSION), (path.with_name(V1_FILE), V1)):
+        try:
+            raw = candidate.read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise _unreadable(candidate, exc.strerror or "cannot be opened") from exc
+        try:
+            return decode_store(raw, version)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            raise _unreadable(candidate, "it is damaged or from another version") from exc
+    return ImportSnapshot(exists=False)
+
+
+def _unreadable(path: Path, why: str) -> ImportStoreError:
+    return ImportStoreError(
+        f"cannot read the imported Cursor usage in {path} ({why}); "
+        f"run `{REMOVE_FIX}` to delete it, then import or sync again"
+    )
+
+
+def _write(path: Path, ranges: Sequence[Range], events: Iterable[StoredEvent]) -> None:
+    write_json_atomic(path, encode_store(ranges, events))
+    legacy = path.with_name(V1_FILE)
+    if legacy.exists():
+        # Kept, not deleted: the migration must never be the reason a row is gone.
+        os.replace(legacy, path.with_name(MIGRATED_V1_FILE))
+
+
+def import_file(
+    csv_path: Path,
+    *,
+    start: str | None = None,
+    end: str | None = None,
+    user: str | None = None,
+    signed_in: str | None = None,
+    path: Path | None = None,
+) -> ImportSummary:
+    """`codeburn import cursor FILE.csv [--from X] [--to Y] [--user EMAIL]`: parse, check, merge."""
+    from codeburn.providers.exports.team import one_persons_rows  # noqa: PLC0415
+
+    data, mtime_ms = read_export(csv_path)
+    rows = one_persons_rows(parse_csv(data), user=user, signed_in=signed_in)
+    return import_rows(rows, mtime_ms=mtime_ms, start=start, end=end, path=path)
+
+
+def import_rows(
+    rows: Sequence[UsageRow],
+    *,
+    mtime_ms: int | None = None,
+    start: str | None = None,
+    end: str | None = None,
+    path: Path | None = None,
+    now: int | None = None,
+) -> ImportSummary:
+    """Merge parsed export rows as a manual import; coverage ends no later than `mtime_ms`.
+
+    The same event imported again replaces the stored row when its export is at least as new
+    (`mtime_ms`), so overlapping exports give the same store in any order.
+    """
+    now = now_ms() if now is None else now
+    exported = now if mtime_ms is None else mtime_ms
+    start_ms = parse_boundary(start, end=False) if start is not None else None
+    end_ms = parse_boundary(end, end=True) if end is not None else None
+    if start_ms is not None and end_ms is not None and start_ms > end_ms:
+        raise CoverageError(f"--from {start} is later than --to {end}")
+    rows, future = split_future(rows, now)
+    refuse_outside(rows, start_ms, end_ms)
+    coverage = import_coverage(rows, start_ms, end_ms, min(exported, now))
+    store = path or store_path()
+    with locked(store):
+        snap = _read(store)
+        events = {e.row.hash: e for e in snap.events}
+        ranges, healed = heal(snap.ranges, events, now)
+        added = skipped = 0
+        touched: list[int] = []
+        bumped = False
+        for row in rows:
+            old = events.get(row.hash)
+            new = StoredEvent(row, SOURCE_IMPORT, None, exported)
+            if old is None:
+                added += 1
+            else:
+                skipped += 1
+                keep = keeps_stored(old, new)
+                if keep is not None:
+                    bumped = bumped or keep != old
+                    events[row.hash] = keep
+                    continue
+            events[row.hash] = new
+            touched.append(row.timestamp_ms)
+        if coverage is not None:
+            ranges = merge_ranges((*ranges, Range(*coverage, SOURCE_IMPORT, None)))
+        changed = ranges != snap.ranges or bool(touched) or bool(healed)
+        if changed or bumped:
+            _write(store, ranges, events.values())
+    first, last = days_of((*touched, *(coverage or ()))) if changed else (None, None)
+    return ImportSummary(
+        changed=changed,
+        added=added,
+        skipped=skipped,
+        total=len(events),
+        coverage_start_ms=coverage[0] if coverage else None,
+        coverage_end_ms=coverage[1] if coverage else None,
+        inferred=start_ms is None or end_ms is None,
+        tokens=sum(r.tokens for r in rows),
+        replaced=replaced_providers(ranges, events.values()),
+        first_day=first,
+        last_day=last,
+        future=future,
+        user_api_key=sum(1 for r in rows if is_user_api_key(r.kind)),
+    )
+
+
+def apply_sync(
+    rows: Sequence[UsageRow],
+    account: str,
+    window_start_ms: int,
+    window_end_ms: int,
+    *,
+    path: Path | None = None,
+) -> ImportSummary:
+    """Store one sync of `account`: its synced events from the window start on are replaced.
+
+    The window end is the sync's own time: rows after it + 1 day are refused (counted in
+    `future`), coverage never ends after it, and a store damaged by such rows heals.
+    """
+    if not ACCOUNT_PATTERN.fullmatch(account):
+        raise ValueError("account must be 16 lowercase hex digits")
+    store = path or store_path()
+    rows, future = split_future(rows, window_end_ms)
+    in_window = [r for r in rows if r.timestamp_ms >= window_start_ms]
+    with locked(store):
+        snap = _read(store)
+        current = {e.row.hash: e for e in snap.events}
+        healed_ranges, healed = heal(snap.ranges, current, window_end_ms)
+        manual = CoverageIndex(r for r in healed_ranges if r.source == SOURCE_IMPORT)
+        kept = [e for e in current.values() if not replaced_by_sync(e, account, window_start_ms)]
+        dropped = {
+            e.row.hash: e for e in current.values() if replaced_by_sync(e, account, window_start_ms)
+        }
+        events = {e.row.hash: e for e in kept}
+        added = skipped = 0
+        for row in in_window:
+            if manual.covers_time(row.timestamp_ms) or row.hash in events:
+                skipped += 1
+                continue
+            events[row.hash] = StoredEvent(row, SOURCE_SYNC, account, window_end_ms)
+            if row.hash in dropped:
+                skipped += 1
+            else:
+                added += 1
+        newest = max((r.timestamp_ms for r in in_window), default=None)
+        if newest is not None:
+            newest = min(newest, window_end_ms)
+        ranges = healed_ranges
+        if newest is not None and newest >= window_start_ms:
+            ranges = merge_ranges((*ranges, Range(window_start_ms, newest, SOURCE_SYNC, account)))
+        changed = (
+            ranges != snap.ranges
+            or bool(healed)
+            or event_set(snap.events) != event_set(events.values())
+        )
+        if changed or not snap.exists:
+            _write(store, ranges, events.values())
+    touched = [r.timestamp_ms for r in in_window] + [e.row.timestamp_ms for e in dropped.values()]
+    first, last = days_of((window_start_ms, window_end_ms, *touched)) if changed else (None, None)
+    return ImportSummary(
+        changed=changed,
+        added=added,
+        skipped=skipped,
+        total=len(events),
+        coverage_start_ms=window_start_ms if newest is not None else None,
+        coverage_end_ms=newest,
+        inferred=False,
+        tokens=sum(r.tokens for r in in_window),
+        replaced=replaced_providers(ranges, events.values()),
+        first_day=first,
+        last_day=last,
+        window_start_ms=window_start_ms,
+        window_end_ms=window_end_ms,
+        empty=not in_window,
+        future=future,
+        user_api_key=sum(1 for r in in_window if is_user_api_key(r.kind)),
+    )
+
+
+def remove(path: Path | None = None) -> RemoveResult:
+    """`codeburn import cursor --remove`: delete the store (readable or not)."""
+    store = path or store_path()
+    with locked(store):
+        try:
+            snap = _read(store)
+        except ImportStoreError:
+            snap = ImportSnapshot(exists=True)
+        files = [store, store.with_name(V1_FILE), store.with_name(MIGRATED_V1_FILE)]
+        existed = any(f.exists() for f in files)
+        for f in files:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f)
+    first, last = days_of(
+        [r.start_ms for r in snap.ranges]
+        + [r.end_ms for r in snap.ranges]
+        + [e.row.timestamp_ms for e in snap.events]
+    )
+    return RemoveResult(existed=existed, ranges=snap.ranges, first_day=first, last_day=last)
+
+
+__all__ = [
+    "REMOVE_FIX",
+    "SOURCE_IMPORT",
+    "SOURCE_SYNC",
+    "STORE_FILE",
+    "VERSION",
+    "CoverageError",
+    "CoverageIndex",
+    "ImportSnapshot",
+    "ImportStoreError",
+    "ImportSummary",
+    "Range",
+    "RemoveResult",
+    "StoredEvent",
+    "apply_sync",
+    "events_as_calls",
+    "fingerprint",
+    "import_file",
+    "import_rows",
+    "load",
+    "merge_ranges",
+    "newest_synced_ms",
+    "other_accounts_coverage_end",
+    "parse_boundary",
+    "remove",
+    "store_path",
+]

@@ -1,0 +1,584 @@
+"""Cursor's agent conversation graph (`agent.v1.ConversationStateStructure`) → turns → calls.
+
+Shared by the IDE database (root in `composerData.conversationState`, blobs in
+`agentKv:blob:<sha256>` rows) and the Cursor Agent CLI (`store.db`, table `blobs`). Field
+numbers come from public decompiled descriptors (docs/cursor-3-layout.md); none are official.
+
+Root: 1 prompt-history blob refs (JSON `{role, content, providerOptions}`), 5 token details
+(1 = used tokens), 8 turn blob refs, 9 workspace URIs, 14 turn timings (2 = timestamp ms),
+26 conversation start (ms). Turn blob: 1 = agent turn {1 user blob ref, 2 step blob refs}.
+User blob: 1 text, 5 simulated, 18 text blob ref, 25 timestamp ms. Step blob: 1 = assistant
+{1 text, 2 timestamp ms}, 2 tool call, 3 thinking. A blob ref is a raw 32-byte sha256.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol
+
+from codeburn.providers.agent import protobuf as pb
+from codeburn.providers.agent.stream import Record, StreamRequest, estimate_tokens, record_of
+from codeburn.providers.calls import Call
+from codeburn.providers.ide.emit import display_model
+from codeburn.providers.localtime import valid_ms
+from codeburn.providers.pricing.prices import cost_of
+
+# Blobs fetched for one root at most (a damaged graph must not walk a whole database).
+MAX_BLOBS: Final = 200_000
+
+Lookup = Callable[[str], bytes | None]
+
+# What a blob is read as: the role a graph gives it decides how its bytes are decoded.
+PROMPT: Final = 1  # a prompt-history JSON record (root field 1)
+TURN: Final = 2  # a turn (root field 8)
+USER: Final = 4  # a turn's user message
+STEP: Final = 8  # an assistant step
+TEXT: Final = 16  # a user message's text (field 18)
+ROLES: Final = (PROMPT, TURN, USER, STEP, TEXT)
+
+
+class Bad:
+    """A blob that is there but cannot be read in the role asked (encrypted, malformed)."""
+
+
+BAD: Final = Bad()
+
+
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs several times more
+class UserPart:
+    """A user message blob. The flags keep where decoding failed: what came before still counts."""
+
+    failed_early: bool = False  # fields 1 or 18 malformed: nothing counts
+    text_chars: int = 0  # field 1
+    text_ref: bytes | None = None  # field 18
+    failed_flag: bool = False  # field 5 malformed: the text does not count either
+    simulated: bool = False
+    failed_time: bool = False  # field 25 malformed
+    timestamp_ms: int | None = None
+
+
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs several times more
+class StepPart:
+    """An assistant step blob (field 1 = assistant message)."""
+
+    failed: bool = False  # the message or its text is malformed: nothing counts
+    assistant: bool = False  # the step is an assistant message (not a tool call, thinking)
+    chars: int = 0
+    failed_time: bool = False  # field 2 malformed
+    timestamp_ms: int | None = None
+
+
+TurnPart = tuple[bytes | None, list[bytes]]  # (user message ref, step refs)
+Part = Record | TurnPart | UserPart | StepPart | int | Bad
+
+
+def _text_len(raw: bytes | None) -> int:
+    if not raw:
+        return 0
+    return len(raw) if raw.isascii() else len(raw.decode("utf-8", "replace"))
+
+
+def _turn_part(data: bytes) -> TurnPart | Bad:
+    try:
+        turn = pb.nested(data, 1)
+        agent_raw = pb.first_bytes(turn, 1)
+        agent = pb.nested(agent_raw, 2) if agent_raw is not None else {}
+        return pb.first_bytes(agent, 1), pb.all_bytes(agent, 2)
+    except pb.WireError:
+        return BAD
+
+
+def _user_part(data: bytes) -> UserPart | Bad:
+    try:
+        user = pb.nested(data, 3)
+    except pb.WireError:
+        return BAD
+    try:
+        text_chars = _text_len(pb.first_bytes(user, 1))
+        text_ref = pb.first_bytes(user, 18)
+    except pb.WireError:
+        return UserPart(failed_early=True)
+    try:
+        simulated = bool(pb.first_int(user, 5))
+    except pb.WireError:
+        return UserPart(text_chars=text_chars, text_ref=text_ref, failed_flag=True)
+    try:
+        ms = valid_ms(pb.first_int(user, 25))
+    except pb.WireError:
+        return UserPart(
+            text_chars=text_chars, text_ref=text_ref, simulated=simulated, failed_time=True
+        )
+    return UserPart(text_chars=text_chars, text_ref=text_ref, simulated=simulated, timestamp_ms=ms)
+
+
+def _plain_step(data: bytes) -> StepPart | None:
+    """The common step, `{1: {1: text, 2?: timestamp}}` and nothing else, read in place (the
+    text is neither copied nor decoded when the blob is ASCII); None for any other shape."""
+    size = len(data)
+    if size < 2 or data[0] != 0x0A:  # field 1, length-delimited
+        return None
+    try:
+        length, start = pb.read_varint(data, 1)
+        if start + length != size or start >= size or data[start] != 0x0A:
+            return None
+        text_len, text_at = pb.read_varint(data, start + 1)
+        end = text_at + text_len
+        if end > size:
+            return None
+        ms = None
+        if end < size:
+            if data[end] != 0x10:  # field 2, varint
+                return None
+            value, after = pb.read_varint(data, end + 1)
+            if after != size:
+                return None
+            ms = valid_ms(value)
+    except pb.WireError:
+        return None
+    chars = text_len if data.isascii() else _text_len(data[text_at:end])
+    return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
+
+
+def _step_part(data: bytes) -> StepPart | Bad:
+    plain = _plain_step(data)
+    return plain if plain is not None else _parsed_step(data)
+
+
+def _parsed_step(data: bytes) -> StepPart | Bad:
+    try:
+        step = pb.nested(data, 3)
+    except pb.WireError:
+        return BAD
+    try:
+        assistant_raw = pb.first_bytes(step, 1)
+        if assistant_raw is None:
+            return StepPart()
+        assistant = pb.nested(assistant_raw, 4)
+        chars = _text_len(pb.first_bytes(assistant, 1))
+    except pb.WireError:
+        return StepPart(failed=True)
+    try:
+        ms = valid_ms(pb.first_int(assistant, 2))
+    except pb.WireError:
+        return StepPart(assistant=True, chars=chars, failed_time=True)
+    return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
+
+
+def part_of(data: bytes, role: int) -> Part:
+    """What a blob's bytes are in one role (`BAD` when they cannot be that)."""
+    if role == PROMPT:
+        record = record_of(data)
+        return BAD if record is None else record
+    if role == TURN:
+        return _turn_part(data)
+    if role == USER:
+        return _user_part(data)
+    if role == STEP:
+        return _step_part(data)
+    return _text_len(data)
+
+
+class Parts(Protocol):
+    """Where a walk gets blobs from, already decoded in the role asked; None = not stored."""
+
+    reads_ahead: bool  # `prefetch` does something (else the walk does not call it)
+
+    def part(self, key: str, role: int) -> Part | None: ...
+
+    def prefetch(self, keys: list[str], role: int) -> None: ...
+
+
+class BytesParts:
+    """Parts decoded from a bytes lookup as they are asked for (a `prefetch` method of the
+    lookup, when it has one, is told what comes)."""
+
+    def __init__(self, lookup: Lookup) -> None:
+        self.lookup = lookup
+        self._prefetch = getattr(lookup, "prefetch", None)
+        self.reads_ahead = self._prefetch is not None
+
+    def part(self, key: str, role: int) -> Part | None:
+        data = self.lookup(key)
+        return None if data is None else part_of(data, role)
+
+    def prefetch(self, keys: list[str], role: int) -> None:
+        if self._prefetch is not None:
+            self._prefetch(keys)
+
+
+@dataclass(frozen=True, slots=True)
+class GraphTurn:
+    """One user turn and what answered it."""
+
+    timestamp_ms: int | None  # turn_timings[i].timestamp_ms, else message timestamps
+    user_chars: int
+    context_chars: int
+    assistant_chars: int
+    model: str | None  # providerOptions.cursor.modelName of the turn's assistant blobs
+    tools: tuple[str, ...]
+    commands: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Graph:
+    """A decoded conversation."""
+
+    turns: tuple[GraphTurn, ...]
+    used_tokens: int  # token_details.used_tokens (the context meter)
+    started_ms: int | None  # field 26
+    workspace_uris: tuple[str, ...]
+    skipped_blobs: int  # missing / encrypted / undecodable blobs skipped
+    reached: frozenset[str] = frozenset()  # hex ids of every blob the root references
+    request_ids: frozenset[str] = frozenset()  # providerOptions.cursor.requestId of its blobs
+    missing_blobs: int = 0  # of skipped_blobs, those not in the store (they may come later)
+
+
+class GraphUnreadable(Exception):
+    """A root that exists but cannot be read; `reason` is what the warnings count."""
+
+    def __init__(self, reason: str, used_tokens: int = 0, missing_blobs: int = 0) -> None:
+        super().__init__(f"conversation graph unreadable: {reason}")
+        self.reason = reason
+        self.used_tokens = used_tokens
+        self.missing_blobs = missing_blobs
+
+
+def blob_id(ref: bytes) -> str | None:
+    """Hex id of a blob reference (raw 32-byte sha256; a 64-digit hex string also occurs)."""
+    if len(ref) == 32:
+        return ref.hex()
+    if len(ref) == 64:
+        text = ref.decode("ascii", "replace").lower()
+        if all(c in "0123456789abcdef" for c in text):
+            return text
+    return None
+
+
+@dataclass(slots=True)
+class _TurnBlob:
+    user_chars: int = 0
+    context_chars: int = 0
+    assistant_chars: int = 0
+    user_ms: int | None = None
+    assistant_ms: int | None = None
+
+
+@dataclass(slots=True)
+class _Walk:
+    """Fetches the parts of one root, counting what is missing or unreadable."""
+
+    parts: Parts
+    reached: set[str] = field(default_factory=set)
+    fetched: int = 0
+    missing: int = 0
+    unreadable: int = 0
+    request_ids: set[str] = field(default_factory=set)
+
+    def prefetch(self, refs: list[bytes], role: int) -> None:
+        if self.parts.reads_ahead:
+            self.parts.prefetch([key for key in map(blob_id, refs) if key is not None], role)
+
+    def fetch(self, ref: bytes, role: int) -> Any:
+        """The part, or None when the blob is missing or unreadable (both counted)."""
+        key = blob_id(ref)
+        if key is None:
+            self.unreadable += 1
+            return None
+        self.reached.add(key)
+        self.fetched += 1
+        if self.fetched > MAX_BLOBS:
+            raise GraphUnreadable("too-large")
+        found = self.parts.part(key, role)
+        if found is None:
+            self.missing += 1
+        elif found is BAD:
+            self.unreadable += 1  # encrypted blobs end up here
+            return None
+        return found
+
+
+def _segments(walk: _Walk, refs: list[bytes]) -> tuple[int, list[StreamRequest], list[int | None]]:
+    """The JSON prompt history split at user messages: (context before the first, turns, times)."""
+    before = 0
+    turns: list[StreamRequest] = []
+    times: list[int | None] = []
+    answered = True  # the current turn has seen an assistant or tool message
+    for ref in refs:
+        record: Record | None = walk.fetch(ref, PROMPT)
+        if record is None:
+            continue
+        role, chars, request_id, model, tools, created_ms = record
+        if request_id is not None:
+            walk.request_ids.add(request_id)
+        if role == "user" and answered:
+            turns.append(StreamRequest(""))
+            times.append(None)
+            answered = False
+        current = turns[-1] if turns else None
+        if role == "user" and current is not None:
+            current.user_chars += chars
+        elif current is None or role == "system":
+            if current is None:
+                before += chars
+            else:
+                current.context_chars += chars
+        elif role == "tool":
+            current.context_chars += chars
+            answered = True
+        elif role == "assistant":
+            answered = True
+            current.assistant_chars += chars
+            for name, command in tools:
+                current.add_tool(name, command)
+            if model is not None and not current.model:
+                current.model = model
+            if times[-1] is None and created_ms is not None:
+                times[-1] = created_ms
+    return before, turns, times
+
+
+def _turn_blobs(walk: _Walk, turn_refs: list[bytes]) -> list[_TurnBlob | None]:
+    """Every turn, one level of blobs at a time (a lookup may fetch a level in one read)."""
+    refs: list[TurnPart | None] = [walk.fetch(ref, TURN) for ref in turn_refs]
+    walk.prefetch([t[0] for t in refs if t is not None and t[0] is not None], USER)
+    walk.prefetch([r for t in refs if t is not None for r in t[1]], STEP)
+    users: list[UserPart | None] = [
+        walk.fetch(t[0], USER) if t is not None and t[0] is not None else None for t in refs
+    ]
+    walk.prefetch([u.text_ref for u in users if u is not None and u.text_ref is not None], TEXT)
+    return [
+        _turn_blob(walk, user, t[1]) if t is not None else None
+        for user, t in zip(users, refs, strict=True)
+    ]
+
+
+def _turn_blob(walk: _Walk, user: UserPart | None, step_refs: list[bytes]) -> _TurnBlob:
+    out = _TurnBlob()
+    if user is not None:
+        if user.failed_early:
+            walk.unreadable += 1
+        else:
+            text = user.text_chars
+            if user.text_ref is not None:
+                text = max(text, walk.fetch(user.text_ref, TEXT) or 0)
+            if user.failed_flag:
+                walk.unreadable += 1
+            else:
+                if user.simulated:
+                    out.context_chars += text  # a message Cursor inserted, not the user's
+                else:
+                    out.user_chars += text
+                if user.failed_time:
+                    walk.unreadable += 1
+                else:
+                    out.user_ms = user.timestamp_ms
+    for step_ref in step_refs:
+        step: StepPart | None = walk.fetch(step_ref, STEP)
+        if step is None or not (step.assistant or step.failed):
+            continue
+        if step.failed:
+            walk.unreadable += 1
+            continue
+        out.assistant_chars += step.chars
+        if out.assistant_ms is None:
+            if step.failed_time:
+                walk.unreadable += 1
+            else:
+                out.assistant_ms = step.timestamp_ms
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RootFields:
+    """The fields of a root that the walk needs."""
+
+    prompt_refs: list[bytes]
+    turn_refs: list[bytes]
+    used_tokens: int
+    timings: list[int | None]
+    workspace_uris: tuple[str, ...]
+    started_ms: int | None
+
+
+def root_fields(root: bytes) -> RootFields:
+    """A root's fields; raises GraphUnreadable("undecodable") when it is malformed."""
+    try:
+        msg = pb.parse(root)
+        prompt_refs, turn_refs = pb.all_bytes(msg, 1), pb.all_bytes(msg, 8)
+        pb.all_bytes(msg, 5)
+        uris = tuple(u.decode("utf-8", "replace") for u in pb.all_bytes(msg, 9) if u)
+        raw_timings = pb.all_bytes(msg, 14)
+        started = valid_ms(pb.first_int(msg, 26))
+    except pb.WireError as exc:
+        raise GraphUnreadable("undecodable") from exc
+    return RootFields(
+        prompt_refs, turn_refs, _used_tokens(msg), _timings(raw_timings), uris, started
+    )
+
+
+def _used_tokens(msg: dict[int, list[pb.Value]]) -> int:
+    raw = pb.first_bytes(msg, 5)
+    if raw is None:
+        return 0
+    try:
+        used = pb.first_int(pb.nested(raw, 1), 1)
+    except pb.WireError:
+        return 0
+    return used if used is not None and 0 < used < 1 << 53 else 0
+
+
+def _timings(raw_timings: list[bytes]) -> list[int | None]:
+    times: list[int | None] = []
+    for raw in raw_timings:
+        try:
+            times.append(valid_ms(pb.first_int(pb.nested(raw, 1), 2)))
+        except pb.WireError:
+            times.append(None)
+    return times
+
+
+def decode_root(root: bytes, blob: Lookup) -> Graph:
+    """Decode a root and walk its blobs; raises GraphUnreadable when nothing can be read."""
+    return decode_parts(root, BytesParts(blob))
+
+
+def decode_parts(root: bytes | RootFields, parts: Parts) -> Graph:
+    """`decode_root` over blobs already decoded by role (see `Parts`); the root may come
+    parsed already (`root_fields`)."""
+    fields = root if isinstance(root, RootFields) else root_fields(root)
+    used = fields.used_tokens
+    walk = _Walk(parts)
+    prompt_refs, turn_refs = fields.prompt_refs, fields.turn_refs
+    walk.prefetch(prompt_refs, PROMPT)
+    walk.prefetch(turn_refs, TURN)
+    before, segments, segment_ms = _segments(walk, prompt_refs)
+    blobs = _turn_blobs(walk, turn_refs)
+    referenced = len(prompt_refs) + len(turn_refs)
+    if referenced and not segments and not any(blobs):
+        reason = "encrypted" if walk.unreadable else "missing-blobs"
+        raise GraphUnreadable(reason, used, walk.missing)
+    timings = fields.timings
+    turns: list[GraphTurn] = []
+    for i in range(max(len(blobs), len(segments))):
+        tb = blobs[i] if i < len(blobs) else None
+        seg = segments[i] if i < len(segments) else None
+        if tb is None and seg is None:
+            continue
+        context = (seg.context_chars if seg else 0) + (tb.context_chars if tb else 0)
+        ms = timings[i] if i < len(timings) else None
+        if ms is None and tb is not None:
+            ms = tb.user_ms or tb.assistant_ms
+        if ms is None and i < len(segment_ms):
+            ms = segment_ms[i]
+        turns.append(
+            GraphTurn(
+                timestamp_ms=ms,
+                user_chars=tb.user_chars if tb else seg.user_chars if seg else 0,
+                context_chars=context + (before if i == 0 else 0),
+                assistant_chars=tb.assistant_chars if tb else seg.assistant_chars if seg else 0,
+                model=seg.model if seg else None,
+                tools=tuple(seg.tools) if seg else (),
+                commands=tuple(seg.commands) if seg else (),
+            )
+        )
+    return Graph(
+        turns=tuple(turns),
+        used_tokens=used,
+        started_ms=fields.started_ms,
+        workspace_uris=fields.workspace_uris,
+        skipped_blobs=walk.missing + walk.unreadable,
+        reached=frozenset(walk.reached),
+        request_ids=frozenset(walk.request_ids),
+        missing_blobs=walk.missing,
+    )
+
+
+def spread_times(known: list[int | None], lo: int | None, hi: int | None) -> list[int | None]:
+    """Dates for turns: known ones kept; the others spread between their neighbours, the
+    conversation's start (`lo`) and its last update (`hi`) — inferred, never the file mtime."""
+    n = len(known)
+    if all(t is None for t in known):
+        if lo is None or hi is None or hi <= lo or n < 2:
+            anchor = lo if lo is not None else hi
+            return [anchor] * n
+        return [lo + (hi - lo) * i // (n - 1) for i in range(n)]
+    out = list(known)
+    i = 0
+    while i < n:
+        if out[i] is not None:
+            i += 1
+            continue
+        j = i
+        while j < n and known[j] is None:
+            j += 1
+        k = j - i
+        prev = out[i - 1] if i > 0 else None
+        nxt = known[j] if j < n else None
+        for step in range(k):
+            if prev is not None and nxt is not None:
+                out[i + step] = prev + (nxt - prev) * (step + 1) // (k + 1)
+            elif nxt is not None:  # leading run: from the start up to the first known time
+                start = lo if lo is not None and lo <= nxt else nxt
+                out[i + step] = start + (nxt - start) * step // k
+            elif prev is not None:  # trailing run: up to the last update
+                end = hi if hi is not None and hi >= prev else prev
+                out[i + step] = prev + (end - prev) * (step + 1) // k
+        i = j
+    return out
+
+
+def _call(
+    key: str, model: str, inp: int, out: int, ts: int, where: tuple[str, str, str],
+    tools: tuple[str, ...] = (), commands: tuple[str, ...] = (),
+) -> Call:  # fmt: skip
+    provider, project, session = where
+    cost, priced = cost_of(model, inp, out)
+    return Call(
+        key, provider, model, project, session, ts, inp, out, 0, 0, cost, True, False, priced,
+        tools, commands,
+    )  # fmt: skip
+
+
+def graph_calls(
+    graph: Graph,
+    *,
+    conversation_id: str,
+    provider: str,
+    project: str,
+    fallback_model: str | None,
+    created_ms: int | None,
+    updated_ms: int | None,
+    key_prefix: str,
+    meter_tokens: int = 0,
+) -> list[Call]:
+    """Calls of a decoded conversation: one per turn (`<key_prefix><id>:<i>`), plus at most one
+    meter record (`<key_prefix><id>:input`).
+
+    Like SPEC §2.4 the input source is chosen once: the meter (`graph.used_tokens`, else
+    `meter_tokens` from composerData) credits input once, dated at the conversation's start;
+    without a meter each turn's input is `ceil((user + context chars) / 4)`. Output is
+    `ceil(assistant chars / 4)` per turn. Undatable turns are left out.
+    """
+    lo = valid_ms(created_ms) or graph.started_ms
+    hi = valid_ms(updated_ms)
+    times = spread_times([t.timestamp_ms for t in graph.turns], lo, hi)
+    meter = graph.used_tokens or max(meter_tokens, 0)
+    where = (provider, project, conversation_id)
+    calls: list[Call] = []
+    for i, (turn, ts) in enumerate(zip(graph.turns, times, strict=True)):
+        inp = 0 if meter else estimate_tokens(turn.user_chars + turn.context_chars)
+        out = estimate_tokens(turn.assistant_chars)
+        if ts is None or not (inp or out):
+            continue
+        model = display_model(turn.model or fallback_model)
+        key = f"{key_prefix}{conversation_id}:{i}"
+        calls.append(_call(key, model, inp, out, ts, where, turn.tools, turn.commands))
+    dated = [t for t in times if t is not None]
+    meter_ts = lo if lo is not None else dated[0] if dated else hi
+    if meter and meter_ts is not None:
+        first = next((t.model for t in graph.turns if t.model), None)
+        model = display_model(first or fallback_model)
+        key = f"{key_prefix}{conversation_id}:input"
+        calls.append(_call(key, model, meter, 0, meter_ts, where))
+    return calls

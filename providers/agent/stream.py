@@ -1,0 +1,265 @@
+"""Rebuilding agent requests from Cursor's untimed `agentKv:blob:*` stream (SPEC §2.6)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.localtime import parse_iso_ms, valid_ms
+from codeburn.providers.runtime import Aside
+from codeburn.providers.sqlite_ro import open_readonly
+
+_COMMAND_SPLIT = re.compile(r"&&|\|\||[;|\n]")
+_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# The C scanner json.loads ends up in (typeshed does not declare the attribute).
+_SCAN_ONCE: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009
+
+
+def estimate_tokens(chars: int) -> int:
+    """`ceil(chars / 4)`: 0 → 0, 1–4 → 1, 5 → 2."""
+    return math.ceil(chars / 4) if chars > 0 else 0
+
+
+def content_chars(content: Any) -> int:
+    """Characters of a message: blocks count only their `text` (or `content`) strings."""
+    if content is None:
+        return 0
+    if isinstance(content, str):
+        return len(content)
+    if isinstance(content, dict):
+        content = [content]
+    if isinstance(content, list):
+        total = 0
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            text = block.get("text")
+            if not isinstance(text, str):
+                text = block.get("content")
+            if isinstance(text, str):
+                total += len(text)
+        return total
+    return len(json.dumps(content))
+
+
+@lru_cache(maxsize=4096)
+def command_names(command: str) -> tuple[str, ...]:
+    """`cd x && npm test | tee log` → (`cd`, `npm`, `tee`)."""
+    names: list[str] = []
+    for segment in _COMMAND_SPLIT.split(command):
+        words = [w for w in segment.strip().split() if not _ENV_ASSIGNMENT.match(w)]
+        if words:
+            name = words[0].rsplit("/", 1)[-1]
+            if name and name not in names:
+                names.append(name)
+    return tuple(names)
+
+
+@dataclass(slots=True)
+class StreamRequest:
+    """Characters and tool use of one agent request."""
+
+    request_id: str
+    user_chars: int = 0
+    context_chars: int = 0
+    assistant_chars: int = 0
+    model: str | None = None
+    tools: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+
+    @property
+    def input_tokens(self) -> int:
+        return estimate_tokens(self.user_chars + self.context_chars)
+
+    @property
+    def output_tokens(self) -> int:
+        return estimate_tokens(self.assistant_chars)
+
+    def signature(self) -> tuple[Any, ...]:
+        """Everything a call derived from this request depends on."""
+        return (
+            self.user_chars,
+            self.context_chars,
+            self.assistant_chars,
+            self.model,
+            tuple(self.tools),
+            tuple(self.commands),
+        )
+
+    def add_tool(self, name: str, command: str | None) -> None:
+        tool = "Bash" if name == "Shell" else name
+        if tool and tool not in self.tools:
+            self.tools.append(tool)
+        if tool == "Bash" and command is not None:
+            for cmd in command_names(command):
+                if cmd not in self.commands:
+                    self.commands.append(cmd)
+
+
+def tool_calls(content: Any) -> list[tuple[str, str | None]]:
+    """(tool name, shell command) of each `tool-call` block of a message."""
+    calls: list[tuple[str, str | None]] = []
+    if not isinstance(content, list):
+        return calls
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool-call":
+            name = block.get("toolName")
+            args = block.get("args", block.get("input"))
+            command = args.get("command") if isinstance(args, dict) else None
+            if isinstance(name, str):
+                calls.append((name, command if isinstance(command, str) else None))
+    return calls
+
+
+# What the walks use of one JSON record (`{role, content, providerOptions.cursor…}`):
+# (role, characters of `content` (content_chars), providerOptions.cursor.requestId,
+# providerOptions.cursor.modelName, the tool calls of an assistant message, its createdAt in
+# epoch ms). A plain tuple: a NamedTuple costs a Python call to make and ~10 µs more to
+# pickle and unpickle (a cold parse sends ~56,000 of them from its second process).
+ToolCalls = tuple[tuple[str, str | None], ...]  # (tool name, shell command) of each call
+Record = tuple[str | None, int, str | None, str | None, ToolCalls, int | None]
+
+
+def parse_record(text: str) -> Record | None:
+    """The record in one JSON value, or None when the value is not exactly one JSON object."""
+    # json.loads without its Python layers: the value starts with `{` (no leading
+    # whitespace), and anything but whitespace after the object is an error.
+    try:
+        value, end = _SCAN_ONCE(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if end != len(text) and text[end:].strip(" \t\n\r"):
+        return None
+    if type(value) is not dict:
+        return None
+    options = value.get("providerOptions")
+    cursor = options.get("cursor") if type(options) is dict else None
+    request_id = model = None
+    if type(cursor) is dict:
+        request_id, model = cursor.get("requestId"), cursor.get("modelName")
+        request_id = request_id if type(request_id) is str and request_id else None
+        model = model if type(model) is str and model else None
+    role, content = value.get("role"), value.get("content")
+    chars = len(content) if type(content) is str else content_chars(content)
+    tools: ToolCalls = ()
+    created_ms = None
+    if role == "assistant":
+        tools = tuple(tool_calls(content)) if type(content) is list else ()
+        created = value.get("createdAt")
+        if created is not None:
+            created_ms = valid_ms(parse_iso_ms(created) if type(created) is str else created)
+    return (role if type(role) is str else None, chars, request_id, model, tools, created_ms)
+
+
+def record_of(raw: Any) -> Record | None:
+    """The record in a raw agentKv value (TEXT or BLOB); None for binary, numeric or NULL."""
+    if type(raw) is str:
+        return parse_record(raw) if raw[:1] == "{" else None
+    if type(raw) is bytes and raw[:1] == b"{":
+        return parse_record(raw.decode("utf-8", "replace"))
+    return None
+
+
+@dataclass(slots=True)
+class StreamWalker:
+    """State machine over agentKv rows in ROWID order; can resume on appended rows."""
+
+    requests: dict[str, StreamRequest] = field(default_factory=dict)
+    current: str | None = None
+    pending_user: int = 0
+    pending_context: int = 0
+    rows_seen: int = 0
+    touched: set[str] = field(default_factory=set)
+
+    def feed(self, rows: Iterable[tuple[int, Any]]) -> None:
+        """Raw agent values in ROWID order; only JSON objects (first byte `{`) count."""
+        self.feed_records(record for _rowid, raw in rows if (record := record_of(raw)))
+
+    def feed_records(self, records: Iterable[Record]) -> None:
+        """Records of JSON agent values, in ROWID order."""
+        apply = self._apply
+        seen = 0
+        for record in records:
+            seen += 1
+            apply(record)
+        self.rows_seen += seen
+
+    def _open(self, request_id: str) -> StreamRequest:
+        request = self.requests.get(request_id)
+        if request is None:
+            request = self.requests[request_id] = StreamRequest(request_id)
+        request.user_chars += self.pending_user
+        request.context_chars += self.pending_context
+        self.pending_user = self.pending_context = 0
+        self.current = request_id
+        self.touched.add(request_id)
+        return request
+
+    def _apply(self, record: Record) -> None:
+        """One record (the hot loop of the walk, see SPEC §2.6)."""
+        role, chars, request_id, model, tools, _created = record
+        if request_id is not None:
+            self._open(request_id)
+        current = self.current
+        request = self.requests.get(current) if current else None
+        if request is not None:
+            self.touched.add(request.request_id)
+            if model is not None and not request.model:
+                request.model = model
+        if role == "system":
+            self.pending_context += chars
+            self.current = None
+        elif role == "user":
+            if request is None:
+                self.pending_user += chars
+            else:
+                request.user_chars += chars
+        elif role == "tool" and request is not None:
+            request.context_chars += chars
+        elif role == "assistant" and request is not None:
+            request.assistant_chars += chars
+            for name, command in tools:
+                request.add_tool(name, command)
+
+
+def walk_pages(
+    conn: sqlite3.Connection,
+    walker: StreamWalker,
+    after: int,
+    upto: int,
+    page_rows: int,
+    skip: frozenset[int] = frozenset(),
+) -> None:
+    """Feed the agent rows with after < ROWID <= upto to `walker`, one short read per page;
+    rows in `skip` (blobs of decoded conversation graphs) are left out."""
+    while True:
+        rows = scan.agent_page(conn, after, upto, page_rows)
+        walker.feed([r for r in rows if r[0] not in skip] if skip else rows)
+        if len(rows) < page_rows:
+            return
+        after = rows[-1][0]
+
+
+class WalkAside(Aside[StreamWalker]):
+    """Walks the agent stream in a forked child while the caller reads bubbles; the child
+    opens its own connection (never the parent's) and sends the finished walker back."""
+
+    def __init__(
+        self, db_path: Path, upto: int, page_rows: int, skip: frozenset[int] = frozenset()
+    ) -> None:
+        super().__init__(lambda: _walk(db_path, upto, page_rows, skip))
+
+
+def _walk(db_path: Path, upto: int, page_rows: int, skip: frozenset[int]) -> StreamWalker:
+    walker = StreamWalker()
+    with open_readonly(db_path) as conn:
+        walk_pages(conn, walker, 0, upto, page_rows, skip)
+    return walker

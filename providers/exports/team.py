@@ -1,0 +1,58 @@
+"""Team exports: one person's rows out of an export that holds several people's.
+
+A team export has a `User` column. Its figures are never summed into one person's spend: the
+rows of the person asked for (`--user EMAIL`), else of the signed-in Cursor user, else the import
+is refused with the list to choose from. E-mails are compared, never stored or logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from codeburn.providers.exports.usage_csv import CsvFormatError, UsageRow
+
+
+class ChooseUserError(CsvFormatError):
+    """A team export with several people and no way to tell which one is this user."""
+
+    def __init__(self, message: str, users: Sequence[str]) -> None:
+        super().__init__(message)
+        self.users = tuple(users)
+
+
+def users_of(rows: Sequence[UsageRow]) -> list[str]:
+    """The distinct User cells of an export (case-insensitive), sorted."""
+    found: dict[str, str] = {}
+    for row in rows:
+        if row.user:
+            found.setdefault(row.user.casefold(), row.user)
+    return sorted(found.values(), key=str.casefold)
+
+
+def one_persons_rows(
+    rows: Sequence[UsageRow], *, user: str | None = None, signed_in: str | None = None
+) -> list[UsageRow]:
+    """The rows of one person: `user` if given, else the signed-in e-mail, else the only user."""
+    users = users_of(rows)
+    wanted = (user or "").strip().casefold()
+    if wanted:
+        if not users:
+            return list(rows)  # a personal export: every row is this person's
+        chosen = [r for r in rows if r.user.casefold() == wanted]
+        if not chosen:
+            raise ChooseUserError(
+                f"--user {user.strip() if user else ''} has no rows in this export; "
+                f"it holds: {', '.join(users)}",
+                users,
+            )
+        return chosen
+    if len(users) <= 1:
+        return list(rows)
+    me = (signed_in or "").strip().casefold()
+    if me and any(u.casefold() == me for u in users):
+        return [r for r in rows if r.user.casefold() == me]
+    raise ChooseUserError(
+        f"this team export holds the usage of {len(users)} people ({', '.join(users)}); "
+        "choose yours with --user EMAIL, nothing was imported",
+        users,
+    )

@@ -1,0 +1,155 @@
+"""Cursor Agent CLI sessions: `~/.cursor/chats/<md5(cwd)>/<id>/store.db`.
+
+Table `meta`, key "0": hex-encoded JSON (`agentId`, `name`, `createdAt` in ms,
+`latestRootBlobId`, `lastUsedModel`, sometimes `workspacePath`). Table `blobs(id, data)` holds the
+same content-addressed graph as the IDE's `agentKv:blob:*` rows, rooted at `latestRootBlobId`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from codeburn.providers.agent.graph import Graph, GraphUnreadable, decode_root
+from codeburn.providers.sqlite_ro import (
+    CursorDbError,
+    DatabaseLockedError,
+    is_lock_error,
+    open_readonly,
+)
+
+CHATS_DIR: Final = "chats"
+STORE_NAME: Final = "store.db"
+META_KEY: Final = "0"
+
+
+@dataclass(frozen=True, slots=True)
+class CliSession:
+    """What one store.db says about its conversation (`graph` None when it could not be read)."""
+
+    conversation_id: str
+    created_ms: int | None
+    model: str | None
+    workspace: str | None  # a path or URI, when the store names one
+    graph: Graph | None
+    unreadable: str | None = None  # the reason, when the conversation exists but is unreadable
+
+
+class StoreBusy(Exception):
+    """The store was locked by the CLI: keep what was read before, try again later."""
+
+
+def find_stores(home: Path) -> list[Path]:
+    """Every `chats/*/*/store.db` (sorted, so the walk is deterministic)."""
+    found: list[Path] = []
+    chats = home / CHATS_DIR
+    try:
+        workspaces = sorted(os.scandir(chats), key=lambda e: e.name)
+    except OSError:
+        return found
+    for workspace in workspaces:
+        for session in _subdirs(Path(workspace.path)):
+            store = session / STORE_NAME
+            if store.is_file():
+                found.append(store)
+    return found
+
+
+def _subdirs(folder: Path) -> Iterator[Path]:
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir():
+                yield Path(entry.path)
+        except OSError:
+            continue
+
+
+def decode_meta(value: Any) -> dict[str, Any] | None:
+    """The meta row's JSON object: hex text (as the CLI writes it), else plain JSON."""
+    raw: bytes
+    if isinstance(value, bytes):
+        raw = value
+    elif isinstance(value, str):
+        raw = value.encode("utf-8", "replace")
+    else:
+        return None
+    text = raw.decode("ascii", "replace").strip()
+    with contextlib.suppress(ValueError):  # not hex: maybe plain JSON
+        raw = bytes.fromhex(text)
+    try:
+        meta = json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def _positive_ms(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if 0 < value < 1e14 else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _blob_reader(conn: sqlite3.Connection) -> Any:
+    def blob(blob_id: str) -> bytes | None:
+        row = conn.execute("SELECT data FROM blobs WHERE id = ?", (blob_id,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        data = row[0]
+        return bytes(data) if isinstance(data, bytes | memoryview) else str(data).encode()
+
+    return blob
+
+
+def read_store(path: Path) -> CliSession | None:
+    """The session in one store.db; None when it holds no CLI session meta.
+
+    Raises StoreBusy when the CLI holds a lock.
+    """
+    fallback_id = path.parent.name
+    try:
+        with open_readonly(path) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+            meta = decode_meta(row[0]) if row is not None else None
+            if meta is None:
+                return None
+            session_id = _text(meta.get("agentId")) or fallback_id
+            created = _positive_ms(meta.get("createdAt"))
+            model = _text(meta.get("lastUsedModel"))
+            workspace = _text(meta.get("workspacePath"))
+            root_id = _text(meta.get("latestRootBlobId"))
+            if root_id is None:
+                return CliSession(session_id, created, model, workspace, None)
+            blob = _blob_reader(conn)
+            root = blob(root_id)
+            if root is None:
+                return CliSession(session_id, created, model, workspace, None, "missing-blobs")
+            try:
+                graph = decode_root(root, blob)
+            except GraphUnreadable as exc:
+                return CliSession(session_id, created, model, workspace, None, exc.reason)
+    except DatabaseLockedError as exc:
+        raise StoreBusy(str(exc)) from exc
+    except sqlite3.Error as exc:
+        if is_lock_error(exc):
+            raise StoreBusy(str(exc)) from exc
+        if "no such table" in str(exc):
+            return None  # some other database named store.db
+        return CliSession(fallback_id, None, None, None, None, "unreadable-store")
+    except CursorDbError:
+        return CliSession(fallback_id, None, None, None, None, "unreadable-store")
+    return CliSession(session_id, created, model, workspace, graph)

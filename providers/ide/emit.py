@@ -1,0 +1,213 @@
+"""One conversation's bubbles → priced calls (SPEC §2.4–2.5)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from operator import itemgetter
+from typing import Any, Final
+
+from codeburn.providers.agent.stream import StreamRequest, estimate_tokens
+from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.localtime import is_date_ms
+from codeburn.providers.pricing.prices import cost_of, rates_for
+
+AUTO_MODEL: Final = "cursor-auto"
+USER_TYPE: Final = 1
+
+# A kept bubble: (rowid, call key, type, epoch ms, input tokens, output tokens, model, text
+# chars, languages, request id). Tuples, not objects: a database holds hundreds of thousands.
+# The call key (`cursor:bubble:<row key>`) is built by SQLite and shared with the call.
+Bubble = tuple[int, str, Any, int, int, int, str | None, int, str | None, str | None]
+B_ROWID: Final = 0
+B_KEY: Final = 1
+B_TYPE: Final = 2
+B_TS: Final = 3
+B_IN: Final = 4
+B_OUT: Final = 5
+B_MODEL: Final = 6
+B_CHARS: Final = 7
+B_LANGS: Final = 8
+B_REQ: Final = 9
+
+_IN_OF: Final = itemgetter(B_IN)
+_OUT_OF: Final = itemgetter(B_OUT)
+_MODEL_OF: Final = itemgetter(B_MODEL)
+
+SOURCE_BUBBLE_TOKENS: Final = "bubbleTokens"
+SOURCE_METER: Final = "meter"
+SOURCE_STREAM: Final = "stream"
+SOURCE_TEXT: Final = "text"
+
+
+def display_model(name: str | None) -> str:
+    """Missing or `default` is Cursor's auto mode."""
+    if not name or name == "default":
+        return AUTO_MODEL
+    return sys.intern(name)
+
+
+def as_int(value: Any) -> int:
+    if isinstance(value, bool) or value is None:
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value > 0:
+        return int(value)
+    return 0
+
+
+@dataclass(slots=True)
+class Conversation:
+    """Everything the emitter needs about one conversation."""
+
+    composer_id: str
+    bubbles: list[Bubble]  # ascending ROWID
+    meta: tuple[Any, Any, Any] | None  # composerData (createdAt, totalUsedTokens, context)
+    stream: Sequence[StreamRequest]  # joined agent requests, in stream order
+    project: str = UNMAPPED_PROJECT
+    fallback_model: str | None = None  # composerData.modelConfig (Cursor 3.x)
+
+
+def choose_source(conv: Conversation) -> tuple[str, int]:
+    """The single input source of a conversation, and the input it credits."""
+    bubbles = conv.bubbles
+    if any(map(_IN_OF, bubbles)) or any(map(_OUT_OF, bubbles)):
+        return SOURCE_BUBBLE_TOKENS, 0
+    if conv.meta is not None:
+        total = as_int(conv.meta[1])
+        meter = total if total else as_int(conv.meta[2])
+        if meter > 0:
+            return SOURCE_METER, meter
+    stream_chars = sum(r.user_chars + r.context_chars for r in conv.stream)
+    if stream_chars > 0:
+        return SOURCE_STREAM, estimate_tokens(stream_chars)
+    return SOURCE_TEXT, 0
+
+
+@lru_cache(maxsize=4096)
+def _tools_of(languages: str | None) -> tuple[str, ...]:
+    """Tools of a bubble from its code blocks' languages (a JSON array, see cursor_scan)."""
+    if not languages:
+        return ()
+    # Split like the comma-joined list this replaced, so odd ids keep their old meaning.
+    pieces = [p for lang in json.loads(languages) if isinstance(lang, str) for p in lang.split(",")]
+    langs = [lang for lang in dict.fromkeys(pieces) if lang and lang != "plaintext"]
+    return ("cursor:edit", *(f"lang:{lang}" for lang in langs)) if langs else ()
+
+
+def _stream_tools(conv: Conversation) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    tools: dict[str, None] = {}
+    commands: dict[str, None] = {}
+    for request in conv.stream:
+        tools.update(dict.fromkeys(request.tools))
+        commands.update(dict.fromkeys(request.commands))
+    return tuple(tools), tuple(commands)
+
+
+def _call(
+    key: str,
+    model: str,
+    conv: Conversation,
+    ts: int,
+    inp: int,
+    out: int,
+    tools: tuple[str, ...] = (),
+    commands: tuple[str, ...] = (),
+) -> Call:
+    cost, priced = cost_of(model, inp, out)
+    return Call(
+        key, CURSOR, model, conv.project, conv.composer_id, ts, inp, out, 0, 0, cost, True,
+        False, priced, tools, commands,
+    )  # fmt: skip
+
+
+def _bubble_calls(conv: Conversation, fallback: str, text_source: bool) -> list[Call]:
+    """One call per bubble with tokens (the hot loop of a parse: kept lean on purpose)."""
+    calls: list[Call] = []
+    append = calls.append
+    project, session = conv.project, conv.composer_id
+    # Bubble model name → (shown model, input rate, output rate, priced), once per name.
+    models: dict[str | None, tuple[str, float, float, bool]] = {}
+    for _rowid, key, typ, ts, inp, out, name, chars, langs, _request in conv.bubbles:
+        if not inp and not out:
+            if typ == USER_TYPE:
+                if not text_source or chars <= 0:
+                    continue
+                inp = (chars + 3) // 4  # noqa: PLW2901
+            elif chars > 0:
+                out = (chars + 3) // 4  # noqa: PLW2901
+            else:
+                continue
+        entry = models.get(name)
+        if entry is None:
+            model = display_model(name) if name else fallback
+            rates = rates_for(model)
+            entry = models[name] = (
+                (model, rates.input, rates.output, True)
+                if rates is not None
+                else (model, 0.0, 0.0, False)
+            )
+        model, rate_in, rate_out, priced = entry
+        # The cost is cost_of(model, inp, out): the cache terms it adds are exact zeros.
+        append(
+            Call(
+                key,
+                CURSOR,
+                model,
+                project,
+                session,
+                ts,
+                inp,
+                out,
+                0,
+                0,
+                inp * rate_in + out * rate_out,
+                True,
+                False,
+                priced,
+                _tools_of(langs) if langs else (),
+                (),
+            )
+        )
+    return calls
+
+
+def emit_conversation(conv: Conversation) -> list[Call]:
+    """Calls of one conversation: per bubble, plus one conversation-level input record."""
+    source, credited_input = choose_source(conv)
+    first_model = next(filter(None, map(_MODEL_OF, conv.bubbles)), None)
+    stream_model = next((r.model for r in conv.stream if r.model), None) or conv.fallback_model
+    calls = _bubble_calls(conv, display_model(first_model or stream_model), source == SOURCE_TEXT)
+    tools, commands = _stream_tools(conv)
+    if source in (SOURCE_METER, SOURCE_STREAM):
+        record = _conversation_record(conv, credited_input, first_model or stream_model)
+        if record is not None:
+            calls.append(_with_tools(record, tools, commands) if tools or commands else record)
+    elif calls and (tools or commands):
+        calls[0] = _with_tools(calls[0], (*calls[0].tools, *tools), commands)
+    return calls
+
+
+def _with_tools(call: Call, tools: tuple[str, ...], commands: tuple[str, ...]) -> Call:
+    return replace(call, tools=tuple(dict.fromkeys(tools)), commands=commands)
+
+
+def _conversation_record(conv: Conversation, input_tokens: int, model: str | None) -> Call | None:
+    assistant_text = any(b[B_TYPE] != USER_TYPE and b[B_CHARS] > 0 for b in conv.bubbles)
+    output = 0 if assistant_text else estimate_tokens(sum(r.assistant_chars for r in conv.stream))
+    if not input_tokens and not output:
+        return None
+    created = conv.meta[0] if conv.meta is not None else None
+    ts = int(created) if is_date_ms(created) and created > 0 else conv.bubbles[0][B_TS]
+    return _call(
+        f"cursor:composer-input:{conv.composer_id}",
+        display_model(model),
+        conv,
+        ts,
+        input_tokens,
+        output,
+    )

@@ -1,0 +1,234 @@
+"""One pass over the `agentKv:blob:*` rows for every Cursor 3.x root at once (a full parse).
+
+Looking blobs up by key costs an index probe per blob and reads the table in random order;
+a cold parse reaches nearly every blob, so it reads the table once instead, newest row first,
+and decodes each blob in the role the roots give it as the row goes by. Cursor writes a
+blob's children before the blob (a parent names its children by hash), so newest-first sees
+a turn before its messages: what a row asks for is usually still ahead. What was passed
+before anything asked for it is looked up by key afterwards, so the order is only a matter
+of speed. The JSON records of the pass feed the agent stream too (one decoding per row).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Final, cast
+
+from codeburn.providers.agent.graph import (
+    BAD,
+    PROMPT,
+    ROLES,
+    STEP,
+    TEXT,
+    TURN,
+    USER,
+    Part,
+    RootFields,
+    TurnPart,
+    UserPart,
+    blob_id,
+    part_of,
+)
+from codeburn.providers.agent.stream import Record, record_of
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.sqlite_ro import open_readonly
+
+JsonRecords = list[tuple[int, Record]]  # (ROWID, record) of each JSON row, newest first
+PAGE_ROWS: Final = 2_000  # rows per read: each page is its own short read transaction
+KEYED_CHUNK: Final = 500
+_PAGE_SQL: Final = (
+    "SELECT rowid, substr(key, 14), {} FROM cursorDiskKV"
+    " WHERE rowid < ? AND +key >= 'agentKv:blob:' AND +key < 'agentKv:blob;'"
+    " ORDER BY rowid DESC LIMIT ?"
+)
+_VALUE: Final = "CAST(value AS BLOB), 0"
+# With the JSON rows decoded elsewhere, TEXT values (Cursor stores JSON as TEXT) are not
+# copied into this process at all: typeof() reads only the row header.
+_VALUE_UNLESS_TEXT: Final = (
+    "CASE typeof(value) WHEN 'text' THEN NULL ELSE CAST(value AS BLOB) END, typeof(value) = 'text'"
+)
+
+
+class ScannedParts:
+    """The parts of every blob the roots reach, decoded in one pass (see `Parts`).
+
+    `rowids` collects the rows found since the caller last emptied it (one root's walk).
+    """
+
+    reads_ahead = False
+
+    def __init__(
+        self, conn: sqlite3.Connection, json_aside: Callable[[], JsonRecords] | None = None
+    ) -> None:
+        self.conn = conn
+        # With `json_aside`, another process decodes the JSON rows (about half of the work,
+        # `json_records`) while this one decodes the others; calling it waits for its answer.
+        self.json_aside = json_aside
+        self.rowids: set[int] = set()
+        self.records: JsonRecords = []
+        self._prompts_aside: list[str] = []  # JSON rows wanted as prompts, decoded aside
+        self._rowid_of: dict[str, int] = {}
+        self._parts: dict[int, dict[str, Part]] = {role: {} for role in ROLES}
+        self._wanted: dict[str, int] = {}  # blob id → roles asked for, row not read yet
+        self._late: dict[str, int] = {}  # ... asked for after its row went by
+
+    # -- Parts ------------------------------------------------------------------------------
+
+    def part(self, key: str, role: int) -> Part | None:
+        rowid = self._rowid_of.get(key)
+        if rowid is None:
+            return None
+        found = self._parts[role].get(key)
+        if found is None:  # not reached by the pass's own walk: a damaged or unusual graph
+            self._want(key, role)
+            self._resolve_late()
+            found = self._parts[role].get(key)
+            if found is None:
+                return None
+        self.rowids.add(rowid)
+        return found
+
+    def prefetch(self, keys: list[str], role: int) -> None:
+        """Nothing to do: the pass has read every row."""
+
+    def forget(self) -> None:
+        """Nothing to drop: the parts stay until the pass is done."""
+
+    # -- the pass ---------------------------------------------------------------------------
+
+    def read(self, roots: Iterable[RootFields], upto: int) -> None:
+        """Read every blob row with ROWID <= `upto`, decoding what `roots` reach."""
+        for fields in roots:
+            for ref in fields.prompt_refs:
+                self._want_ref(ref, PROMPT)
+            for ref in fields.turn_refs:
+                self._want_ref(ref, TURN)
+        aside = self.json_aside is not None
+        for rows in _pages(self.conn, upto, _VALUE_UNLESS_TEXT if aside else _VALUE):
+            for rowid, key, value, is_text in rows:
+                if is_text:
+                    self._text_row(rowid, key)
+                else:
+                    self._row(rowid, key, value, aside)
+        if self.json_aside is not None:
+            self._take_records(self.json_aside())
+        self._wanted.clear()  # never stored (at the time of the pass): missing
+        self._resolve_late()
+
+    def _take_records(self, records: JsonRecords) -> None:
+        self.records = records
+        prompts, rowid_of = self._parts[PROMPT], self._rowid_of
+        wanted = {rowid_of[key]: key for key in self._prompts_aside}
+        prompts.update(dict.fromkeys(self._prompts_aside, BAD))  # not a JSON record: BAD
+        for rowid, record in records:
+            key = wanted.get(rowid)
+            if key is not None:
+                prompts[key] = record
+        self._prompts_aside = []
+
+    def _text_row(self, rowid: int, key: str) -> None:
+        """A TEXT row whose value was left in the database: its record comes from the JSON
+        side; read as anything else it is looked up by key afterwards."""
+        self._rowid_of[key] = rowid
+        roles = self._wanted.pop(key, 0)
+        if roles & PROMPT:
+            self._prompts_aside.append(key)
+        if roles & ~PROMPT:
+            self._late[key] = self._late.get(key, 0) | (roles & ~PROMPT)
+
+    def _row(self, rowid: int, key: str, value: bytes | None, json_aside: bool) -> None:
+        if value is None:
+            return  # a NULL value is no blob (a lookup finds nothing either)
+        self._rowid_of[key] = rowid
+        if json_aside and value[:1] == b"{":
+            roles = self._wanted.pop(key, 0)
+            if roles & PROMPT:
+                self._prompts_aside.append(key)
+            if roles & ~PROMPT:
+                self._decode(key, value, roles & ~PROMPT, None)
+            return
+        record = record_of(value) if value[:1] == b"{" else None
+        if record is not None:
+            self.records.append((rowid, record))
+        roles = self._wanted.pop(key, 0)
+        if roles:
+            self._decode(key, value, roles, record)
+
+    def _decode(self, key: str, value: bytes, roles: int, record: Record | None) -> None:
+        for role in ROLES:
+            if not roles & role or key in self._parts[role]:
+                continue
+            if role == PROMPT:
+                found: Part = part_of(value, role) if record is None else record
+            else:
+                found = part_of(value, role)
+            self._parts[role][key] = found
+            if role == TURN and found is not BAD:
+                user_ref, step_refs = cast(TurnPart, found)
+                if user_ref is not None:
+                    self._want_ref(user_ref, USER)
+                for ref in step_refs:
+                    self._want_ref(ref, STEP)
+            elif role == USER and isinstance(found, UserPart) and found.text_ref is not None:
+                self._want_ref(found.text_ref, TEXT)
+
+    def _want_ref(self, ref: bytes, role: int) -> None:
+        key = blob_id(ref)
+        if key is not None:
+            self._want(key, role)
+
+    def _want(self, key: str, role: int) -> None:
+        if key in self._parts[role]:
+            return
+        if key in self._rowid_of:
+            self._late[key] = self._late.get(key, 0) | role
+        else:
+            self._wanted[key] = self._wanted.get(key, 0) | role
+
+    def _resolve_late(self) -> None:
+        """Look up by key the rows that went by before a root reached them."""
+        while self._late:
+            late, self._late = self._late, {}
+            keys = list(late)
+            for start in range(0, len(keys), KEYED_CHUNK):
+                chunk = keys[start : start + KEYED_CHUNK]
+                rows = scan.fetch(
+                    self.conn,
+                    "SELECT substr(key, 14), CAST(value AS BLOB) FROM cursorDiskKV"
+                    f" WHERE key IN ({','.join('?' * len(chunk))})",
+                    [scan.AGENT_LO + k for k in chunk],
+                )
+                for key, value in rows:
+                    if value is not None:
+                        record = record_of(value) if value[:1] == b"{" else None
+                        self._decode(key, value, late[key], record)
+
+
+def _pages(
+    conn: sqlite3.Connection, upto: int, value: str = _VALUE
+) -> Iterator[list[tuple[int, str, bytes | None, int]]]:
+    """(ROWID, blob id, value, stored as TEXT and not read) of the blob rows with
+    ROWID <= upto, newest first, a page (one short read) at a time."""
+    below = upto + 1
+    sql = _PAGE_SQL.format(value)
+    while True:
+        rows = scan.fetch(conn, sql, (below, PAGE_ROWS))
+        yield rows
+        if len(rows) < PAGE_ROWS:
+            return
+        below = rows[-1][0]
+
+
+def json_records(db_path: Path, upto: int) -> JsonRecords:
+    """(ROWID, record) of every JSON blob row with ROWID <= upto, newest first."""
+    out: JsonRecords = []
+    with open_readonly(db_path) as conn:
+        for rows in _pages(conn, upto):
+            for rowid, _key, value, _text in rows:
+                if value is not None and value[:1] == b"{":
+                    record = record_of(value)
+                    if record is not None:
+                        out.append((rowid, record))
+    return out

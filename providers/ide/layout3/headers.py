@@ -1,0 +1,347 @@
+"""Which conversations a Cursor 3.x global database lists, and what it says about each.
+
+Sources (issue 8): the `composerHeaders` table (columns selected by name: builds have 9 or
+10, in different orders), the global `ItemTable['composer.composerHeaders']`, and the
+`composerData:<id>` rows. Per conversation: project, model, created/updated times, parent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TypeGuard
+
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.ide.emit import display_model
+from codeburn.providers.ide.paths import workspace_storage_dir
+from codeburn.providers.ide.workspaces import folder_of, project_name
+from codeburn.providers.localtime import valid_ms
+
+HEADER_COLUMNS: Final = ("composerId", "workspaceId", "createdAt", "lastUpdatedAt", "value")
+DRAFT_IDS: Final = frozenset({"empty-state-draft"})
+_NO_FOLDER: Final = re.compile(r"^(empty-window|\d{13})$")
+_WORKSPACE_ID: Final = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")  # a folder name, never a path
+
+# composerData fields, each guarded by the WHERE clause's json_valid (SPEC §2.1).
+_DATA_FIELDS: Final = (
+    "$._v", "$.createdAt", "$.lastUpdatedAt", "$.promptTokenBreakdown.totalUsedTokens",
+    "$.contextTokensUsed", "$.modelConfig.modelName", "$.workspaceIdentifier.uri.external",
+    "$.workspaceIdentifier.uri.fsPath", "$.workspaceIdentifier.id",
+    "$.trackedGitRepos[0].repoPath", "$.subagentInfo.parentComposerId",
+)  # fmt: skip
+_DATA_FAMILY: Final = "FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'"
+_DATA_SQL: Final = (
+    "SELECT rowid, "
+    + ", ".join(f"json_extract(value, '{f}')" for f in _DATA_FIELDS)
+    + ", CASE json_type(value, '$.conversationState') WHEN 'text'"
+    " THEN json_extract(value, '$.conversationState') END,"
+    " coalesce(json_type(value, '$.blobEncryptionKey'), 'null') != 'null'"
+    f" {_DATA_FAMILY} AND json_valid(value)"
+)
+_BAD_DATA_SQL: Final = (
+    f"SELECT rowid {_DATA_FAMILY} AND value IS NOT NULL AND NOT json_valid(value)"
+)
+# Every composerData row as it is stored: a refresh parses only the rows whose bytes changed.
+_RAW_DATA_SQL: Final = (
+    f"SELECT substr(key, 14), rowid, typeof(value), CAST(value AS BLOB) {_DATA_FAMILY}"
+)
+_NOT_JSON: Final = "not-json"
+Parsed = tuple[Any, ...] | str | None  # a composerData row's fields, _NOT_JSON, or nothing
+_CHUNK: Final = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationMeta:
+    """What the database says about one conversation, besides its messages."""
+
+    project: str | None
+    model: str | None  # composerData.modelConfig.modelName (`default` → cursor-auto)
+    created_ms: int | None
+    updated_ms: int | None
+    parent_id: str | None  # subagent → parent composer
+
+
+@dataclass(slots=True)
+class Composer:
+    """One listed conversation, merged from every source that names it."""
+
+    composer_id: str
+    listed: bool = False  # a header row or an ItemTable header
+    has_data: bool = False  # a JSON composerData row
+    bad_data: bool = False  # a composerData row that is not JSON
+    version: int | None = None
+    state: str | None = None  # conversationState when it is a string
+    encrypted: bool = False  # blobEncryptionKey is set
+    meter: int = 0  # totalUsedTokens, else contextTokensUsed
+    model: str | None = None
+    created_ms: int | None = None
+    updated_ms: int | None = None
+    folder: str | None = None  # project from a path or URI
+    workspace_id: str | None = None
+    tracked_repo: str | None = None
+    parent_id: str | None = None
+
+    def take_times(self, created: Any, updated: Any) -> None:
+        self.created_ms = self.created_ms or valid_ms(created)
+        self.updated_ms = self.updated_ms or valid_ms(updated)
+
+
+@dataclass(slots=True)
+class ComposerRows:
+    """What the last pass parsed, by the stored bytes it came from (parsing ~1k composerData
+    rows with json_extract cost a refresh ~60 ms; their raw bytes are read in ~9 ms)."""
+
+    items: tuple[bytes | None, list[Any]] = (None, [])  # ItemTable headers → their list
+    # composer id → (typeof(value), value, its composerData fields | _NOT_JSON | None)
+    data: dict[str, tuple[str, bytes | None, Parsed]] = field(default_factory=dict)
+    # composer id → (everything it was merged from, the Composer): unchanged ones are reused
+    composers: dict[str, tuple[tuple[Any, ...], Composer]] = field(default_factory=dict)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def path_project(path: str) -> str:
+    """Project name of an absolute path, as of its folder URI (`/home/me/app` → `-home-me-app`)."""
+    path = path.replace("\\", "/")
+    return project_name("file://" + (path if path.startswith("/") else "/" + path))
+
+
+def _load(raw: Any) -> Any:
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    if not isinstance(raw, str):
+        return None
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _take_header(comp: Composer, head: Any) -> None:
+    """Fields of a header JSON (`{"type": "head", …}`)."""
+    if not isinstance(head, dict):
+        return
+    comp.take_times(head.get("createdAt"), head.get("lastUpdatedAt"))
+    ident = head.get("workspaceIdentifier")
+    if isinstance(ident, dict):
+        uri = ident.get("uri")
+        if isinstance(uri, dict) and comp.folder is None:
+            external, fs_path = _text(uri.get("external")), _text(uri.get("fsPath"))
+            comp.folder = (
+                project_name(external) if external else path_project(fs_path) if fs_path else None
+            )
+        comp.workspace_id = comp.workspace_id or _text(ident.get("id"))
+    info = head.get("subagentInfo")
+    if isinstance(info, dict):
+        comp.parent_id = comp.parent_id or _text(info.get("parentComposerId"))
+
+
+def _table_exists(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None
+
+
+def _header_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    if not _table_exists(conn, "composerHeaders"):
+        return []
+    present = {str(r[1]) for r in conn.execute("PRAGMA table_info(composerHeaders)")}
+    if "composerId" not in present:
+        return []
+    cols = [
+        ("CAST(value AS BLOB)" if c == "value" else f'"{c}"') if c in present else "NULL"
+        for c in HEADER_COLUMNS
+    ]
+    return scan.fetch(conn, f"SELECT {', '.join(cols)} FROM composerHeaders")
+
+
+def _item_headers(conn: sqlite3.Connection, memo: ComposerRows) -> list[Any]:
+    if not _table_exists(conn, "ItemTable"):
+        return []
+    rows = conn.execute(
+        "SELECT CAST(value AS BLOB) FROM ItemTable WHERE key = 'composer.composerHeaders'"
+    ).fetchall()
+    raw = rows[0][0] if rows else None
+    if raw is not None and memo.items[0] == raw:
+        return memo.items[1]
+    payload = _load(raw)
+    heads = payload.get("allComposers") if isinstance(payload, dict) else None
+    found = heads if isinstance(heads, list) else []
+    memo.items = (raw, found)
+    return found
+
+
+def has_index(conn: sqlite3.Connection) -> bool:
+    """A `composerHeaders` table or global ItemTable headers (Cursor 3.0 and later)."""
+    if _table_exists(conn, "composerHeaders"):
+        return True
+    if not _table_exists(conn, "ItemTable"):
+        return False
+    row = conn.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerHeaders'")
+    return row.fetchone() is not None
+
+
+def _in_rowids(sql: str, rowids: list[int]) -> str:
+    return f"{sql} AND rowid IN ({','.join('?' * len(rowids))})"
+
+
+def _parse_data(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple[Any, ...] | str]:
+    """composerData fields of these rows, or _NOT_JSON (SQLite's own JSON functions decide)."""
+    parsed: dict[int, tuple[Any, ...] | str] = {}
+    for start in range(0, len(rowids), _CHUNK):
+        chunk = rowids[start : start + _CHUNK]
+        for row in scan.fetch(conn, _in_rowids(_DATA_SQL, chunk), chunk):
+            parsed[int(row[0])] = tuple(row)
+        for (rowid,) in scan.fetch(conn, _in_rowids(_BAD_DATA_SQL, chunk), chunk):
+            parsed[int(rowid)] = _NOT_JSON
+    return parsed
+
+
+def _data_rows(conn: sqlite3.Connection, memo: ComposerRows) -> list[tuple[Any, Parsed]]:
+    """(composer id, its fields | _NOT_JSON | None) of every composerData row, in key order;
+    only rows whose stored bytes differ from the last pass's are parsed again."""
+    raw_rows = scan.fetch(conn, _RAW_DATA_SQL)
+    before, data = memo.data, {}
+    out: list[tuple[Any, Parsed]] = []
+    stale: list[int] = []
+    for cid, _rowid, kind, raw in raw_rows:
+        kept = before.get(cid)
+        if kept is not None and kept[1] == raw and kept[0] == kind:
+            data[cid] = kept
+            out.append((cid, kept[2]))
+        else:
+            stale.append(len(out))
+            out.append((cid, None))
+    fresh = _parse_data(conn, [raw_rows[i][1] for i in stale]) if stale else {}
+    for i in stale:
+        cid, rowid, kind, raw = raw_rows[i]
+        if rowid in fresh or kind == "null":  # else written again since: read next time
+            parsed = fresh.get(rowid)
+            data[cid] = (kind, raw, parsed)
+            out[i] = (cid, parsed)
+    memo.data = data
+    return out
+
+
+def _is_id(cid: Any) -> TypeGuard[str]:
+    return isinstance(cid, str) and bool(cid) and cid not in DRAFT_IDS
+
+
+def _merged(cid: str, inputs: tuple[Any, ...]) -> Composer:
+    """One composer from its sources, in the order: header rows, ItemTable headers, data."""
+    comp = Composer(cid)
+    for kind, value in inputs:
+        if kind == "row":
+            _, workspace_id, created, updated, head = value
+            comp.listed = True
+            comp.workspace_id = _text(workspace_id)
+            comp.take_times(created, updated)
+            _take_header(comp, _load(head))
+        elif kind == "item":
+            comp.listed = True
+            _take_header(comp, value)
+        elif kind == "data":
+            _take_data(comp, value)
+        elif not comp.has_data:  # a composerData row that is not JSON
+            comp.bad_data = True
+    return comp
+
+
+def read_composers(
+    conn: sqlite3.Connection, memo: ComposerRows | None = None
+) -> tuple[dict[str, Composer], bool]:
+    """Every conversation the database lists, and whether any Cursor 3.x index exists.
+
+    `memo` (kept by the caller between passes, updated here) spares parsing rows that did not
+    change and merging composers whose sources did not; the result is the same without it.
+    """
+    memo = memo if memo is not None else ComposerRows()
+    inputs: dict[str, list[tuple[str, Any]]] = {}
+    headers = _header_rows(conn)
+    for row in headers:
+        if _is_id(row[0]):
+            inputs.setdefault(row[0], []).append(("row", row))
+    items = _item_headers(conn, memo)
+    for head in items:
+        cid = head.get("composerId") if isinstance(head, dict) else None
+        if _is_id(cid):
+            inputs.setdefault(cid, []).append(("item", head))
+    rows = _data_rows(conn, memo)
+    for cid, parsed in rows:
+        if isinstance(parsed, tuple) and _is_id(cid):
+            inputs.setdefault(cid, []).append(("data", parsed))
+    for cid, parsed in rows:
+        if parsed == _NOT_JSON and cid in inputs:
+            inputs[cid].append(("bad", None))
+    found: dict[str, Composer] = {}
+    merged: dict[str, tuple[tuple[Any, ...], Composer]] = {}
+    for cid, sources in inputs.items():
+        made_of = tuple(sources)
+        kept = memo.composers.get(cid)
+        comp = kept[1] if kept is not None and kept[0] == made_of else _merged(cid, made_of)
+        found[cid] = comp
+        merged[cid] = (made_of, comp)
+    memo.composers = merged
+    return found, bool(headers or items)
+
+
+def _take_data(comp: Composer, row: tuple[Any, ...]) -> None:
+    (_, version, created, updated, total, context, model, external, fs_path, workspace_id,
+     repo, parent, state, encrypted) = row  # fmt: skip
+    comp.has_data = True
+    comp.version = version if isinstance(version, int) and not isinstance(version, bool) else None
+    comp.take_times(created, updated)
+    comp.meter = _count(total) or _count(context)
+    comp.model = _text(model)
+    comp.state = state if isinstance(state, str) else None
+    comp.encrypted = bool(encrypted)
+    if comp.folder is None and (_text(external) or _text(fs_path)):
+        comp.folder = project_name(external) if _text(external) else path_project(fs_path)
+    comp.workspace_id = comp.workspace_id or _text(workspace_id)
+    comp.tracked_repo = _text(repo)
+    comp.parent_id = comp.parent_id or _text(parent)
+
+
+def _workspace_project(db_path: Path, workspace_id: str, memo: dict[str, str | None]) -> str | None:
+    if workspace_id not in memo:
+        folder = None
+        if _WORKSPACE_ID.match(workspace_id) and not _NO_FOLDER.match(workspace_id):
+            folder = folder_of(workspace_storage_dir(db_path) / workspace_id / "workspace.json")
+        memo[workspace_id] = project_name(folder) if folder else None
+    return memo[workspace_id]
+
+
+def conversation_metas(
+    composers: dict[str, Composer], db_path: Path, workspace_projects: dict[str, str]
+) -> dict[str, ConversationMeta]:
+    """Project (issue 8 §4: header/composerData path → workspaceId's workspace.json →
+    trackedGitRepos → workspace databases; subagents take their parent's), model and times."""
+    memo: dict[str, str | None] = {}
+    own: dict[str, str | None] = {}
+    for cid, comp in composers.items():
+        project = comp.folder
+        if project is None and comp.workspace_id:
+            project = _workspace_project(db_path, comp.workspace_id, memo)
+        if project is None and comp.tracked_repo:
+            project = path_project(comp.tracked_repo)
+        own[cid] = project or workspace_projects.get(cid)
+    metas: dict[str, ConversationMeta] = {}
+    for cid, comp in composers.items():
+        project = own[cid]
+        if comp.parent_id is not None and comp.parent_id != cid:
+            project = own.get(comp.parent_id) or workspace_projects.get(comp.parent_id) or project
+        model = display_model(comp.model) if comp.model else None
+        metas[cid] = ConversationMeta(
+            project, model, comp.created_ms, comp.updated_ms, comp.parent_id
+        )
+    return metas

@@ -1,0 +1,453 @@
+"""Conversations of Cursor 3.x without bubbles: root graph, else meter, else unreadable.
+
+One representation per conversation (issue 8 §2): conversations with any `bubbleId:` row stay
+with the bubble reader; the others are read from their `conversationState` root (walking
+`agentKv:blob:*` rows), else from the composerData meter alone, else counted as unreadable
+with a reason. The agentKv rows a decoded root reaches belong to it: the reader leaves them
+out of the agent stream, so they never become stream-only calls dated by the file.
+"""
+
+from __future__ import annotations
+
+import binascii
+import sqlite3
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+from codeburn.providers.agent.graph import (
+    Graph,
+    GraphUnreadable,
+    Part,
+    Parts,
+    RootFields,
+    decode_parts,
+    graph_calls,
+    part_of,
+    root_fields,
+)
+from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.ide.emit import display_model
+from codeburn.providers.ide.layout3.blob_scan import JsonRecords, ScannedParts
+from codeburn.providers.ide.layout3.headers import (
+    Composer,
+    ComposerRows,
+    ConversationMeta,
+    conversation_metas,
+    has_index,
+    path_project,
+    read_composers,
+)
+from codeburn.providers.ide.workspaces import project_name
+from codeburn.providers.pricing.prices import cost_of
+
+BUBBLES: Final = "bubbles"
+ROOT: Final = "root"
+METER: Final = "meter"
+UNREADABLE: Final = "unreadable"
+# The newest composerData `_v` whose layout is known (Cursor 3.22).
+KNOWN_VERSION: Final = 18
+FIRST_GRAPH_VERSION: Final = 17
+ROOT_KEY_PREFIX: Final = "cursor:root:"
+
+
+@dataclass(slots=True)
+class Layout3:
+    """What the 3.x pass found (all empty for a database of older builds)."""
+
+    conversations: dict[str, str] = field(default_factory=dict)  # non-bubble ones
+    bubble_ids: set[str] = field(default_factory=set)  # 3.x conversations with bubbles
+    metas: dict[str, ConversationMeta] = field(default_factory=dict)
+    unreadable: dict[str, int] = field(default_factory=dict)
+    unreadable_ids: dict[str, str] = field(default_factory=dict)  # conversation id → reason
+    calls: list[Call] = field(default_factory=list)
+    skip_rowids: frozenset[int] = frozenset()  # agentKv rows reached from decoded roots
+    request_ids: frozenset[str] = frozenset()
+    projects: dict[str, str] = field(default_factory=dict)  # from headers / composerData
+    models: dict[str, str] = field(default_factory=dict)  # composerData.modelConfig
+    indexed: bool = False  # a composerHeaders table or ItemTable headers exist
+    # composer id → (conversationState, its graph, the agent rows it reached): a refresh
+    # decodes only roots that changed (blobs are content-addressed, so a root's bytes fix them)
+    graphs: dict[str, tuple[str, Graph, frozenset[int]]] = field(default_factory=dict)
+    # ... and the roots that could not be read although every blob was there, and the calls
+    # of each decoded root with what they were made from (a refresh rebuilt ~15k calls)
+    failed: dict[str, tuple[str, GraphUnreadable]] = field(default_factory=dict)
+    root_calls: dict[str, tuple[tuple[Any, ...], list[Call], Graph]] = field(default_factory=dict)
+    # the rows the composers were parsed from, and the candidates found without a bubble row
+    # (with `bubble_ids`: a refresh probes again only conversations whose bubbles may differ)
+    composer_rows: ComposerRows = field(default_factory=ComposerRows)
+    no_bubbles: frozenset[str] = frozenset()
+    skip_changed: frozenset[int] | None = None  # skip_rowids ^ the last pass's (None: unknown)
+    # A full parse's pass over the blobs: the JSON rows, newest first, for the agent stream
+    # (the reader takes them: None once used).
+    records: JsonRecords | None = None
+
+    @property
+    def present(self) -> bool:
+        """Anything of Cursor 3.x in the database (a refresh then runs the pass again)."""
+        return self.indexed or bool(self.conversations or self.bubble_ids)
+
+
+def layout3_present(conn: sqlite3.Connection) -> bool:
+    """Whether the database has a Cursor 3.x conversation index (cheap: no value is read)."""
+    return has_index(conn)
+
+
+def any_json_rows(conn: sqlite3.Connection, rowids: list[int]) -> bool:
+    """Whether any of these rows is a JSON value (only those feed the agent stream)."""
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        row = conn.execute(
+            f"SELECT 1 FROM cursorDiskKV WHERE rowid IN ({','.join('?' * len(chunk))})"
+            " AND hex(substr(value, 1, 1)) = '7B' LIMIT 1",
+            chunk,
+        ).fetchone()
+        if row is not None:
+            return True
+    return False
+
+
+def _is_candidate(comp: Composer) -> bool:
+    """Cursor 3.x conversations only: before 3.0 a composerData row alone meant nothing."""
+    version = comp.version or 0
+    return comp.listed or version >= FIRST_GRAPH_VERSION or (comp.state or "~") != "~"
+
+
+def _has_bubbles(conn: sqlite3.Connection, cid: str) -> bool:
+    prefix = f"{scan.BUBBLE_LO}{cid}"
+    row = conn.execute(
+        "SELECT 1 FROM cursorDiskKV WHERE key >= ? AND key < ? LIMIT 1",
+        (prefix + ":", prefix + ";"),
+    ).fetchone()
+    return row is not None
+
+
+class _BubbleProbe:
+    """Whether a conversation has any `bubbleId:` row; the last pass's answer when its bubble
+    rows cannot have changed (a probe per conversation cost a refresh ~10 ms)."""
+
+    def __init__(
+        self, conn: sqlite3.Connection, previous: Layout3, probe: Collection[str] | None
+    ) -> None:
+        self.conn = conn
+        self.known = (previous.bubble_ids, previous.no_bubbles) if probe is not None else None
+        self.probe = probe if probe is not None else ()
+
+    def __call__(self, cid: str) -> bool:
+        if self.known is not None and cid not in self.probe:
+            with_bubbles, without = self.known
+            if cid in with_bubbles:
+                return True
+            if cid in without:
+                return False
+        return _has_bubbles(self.conn, cid)
+
+
+def _agent_rows(
+    graphs: dict[str, tuple[str, Graph, frozenset[int]]], previous: Layout3
+) -> tuple[frozenset[int], frozenset[int] | None]:
+    """The agent rows the decoded roots reach, and those the last pass's did not (None when
+    some may have gone: then nobody knows without comparing). A refresh mostly only adds."""
+    before = previous.graphs
+    added: set[int] = set()
+    for cid, (_state, _graph, rowids) in graphs.items():
+        old = before.get(cid)
+        if old is None or old[2] is not rowids:
+            if old is not None and not old[2] <= rowids:
+                break
+            added.update(rowids)
+    else:
+        if before.keys() <= graphs.keys():
+            added -= previous.skip_rowids
+            if not added:
+                return previous.skip_rowids, frozenset()
+            return previous.skip_rowids | added, frozenset(added)
+    return frozenset().union(*(g[2] for g in graphs.values())), None
+
+
+def _request_ids(
+    graphs: dict[str, tuple[str, Graph, frozenset[int]]], previous: Layout3
+) -> frozenset[str]:
+    """The request ids the decoded roots name: the last pass's when every graph is its."""
+    before = previous.graphs
+    if before.keys() == graphs.keys() and all(before[c][1] is g[1] for c, g in graphs.items()):
+        return previous.request_ids
+    return frozenset().union(*(g[1].request_ids for g in graphs.values()))
+
+
+def _unraised(exc: GraphUnreadable) -> GraphUnreadable:
+    """A copy never raised, to keep: a raised one holds its frames, and through them the pass
+    that raised it and every earlier pass (a long-lived reader grew by one pass per refresh)."""
+    return GraphUnreadable(exc.reason, exc.used_tokens, exc.missing_blobs)
+
+
+def _root_bytes(state: str) -> bytes | None:
+    try:
+        return binascii.a2b_base64(state[1:], strict_mode=True)
+    except (binascii.Error, ValueError):
+        try:
+            return binascii.a2b_base64(state[1:].replace("-", "+").replace("_", "/") + "==")
+        except (binascii.Error, ValueError):
+            return None
+
+
+class _RowParts(Parts, Protocol):
+    """Parts whose rows a walk found are collected in `rowids` (per root, see `_Pass.decode`)."""
+
+    rowids: set[int]
+
+    def forget(self) -> None: ...
+
+
+class _Blobs:
+    """Looks blobs up by hex id, remembering the ROWIDs it found; `prefetch` reads a level of
+    a graph in one query per 500 ids (one query per blob cost half of a 3.x parse)."""
+
+    reads_ahead = True
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.rowids: set[int] = set()
+        self._ahead: dict[str, tuple[int, bytes] | None] = {}
+
+    def part(self, key: str, role: int) -> Part | None:
+        data = self(key)
+        return None if data is None else part_of(data, role)
+
+    def prefetch(self, ids: list[str], role: int = 0) -> None:
+        wanted = [i for i in dict.fromkeys(ids) if i not in self._ahead]
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            self._ahead.update(dict.fromkeys(chunk))
+            rows = scan.fetch(
+                self.conn,
+                "SELECT substr(key, 14), rowid, CAST(value AS BLOB) FROM cursorDiskKV"
+                f" WHERE key IN ({','.join('?' * len(chunk))})",
+                [scan.AGENT_LO + i for i in chunk],
+            )
+            for key, rowid, value in rows:
+                if value is not None:
+                    self._ahead[key] = (int(rowid), bytes(value))
+
+    def __call__(self, blob_id: str) -> bytes | None:
+        if blob_id in self._ahead:
+            # kept until `forget`: one blob (a shared system prompt) recurs within a root
+            found = self._ahead[blob_id]
+        else:
+            rows = scan.fetch(
+                self.conn,
+                "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE key = ?",
+                (scan.AGENT_LO + blob_id,),
+            )
+            found = (int(rows[0][0]), bytes(rows[0][1])) if rows and rows[0][1] else None
+            self._ahead[blob_id] = found
+        if found is None:
+            return None
+        self.rowids.add(found[0])
+        return found[1]
+
+    def forget(self) -> None:
+        """Drop what was read ahead and not asked for (between roots)."""
+        self._ahead.clear()
+
+
+def _meter_call(cid: str, meta: ConversationMeta, meter: int, project: str) -> Call | None:
+    ts = meta.created_ms or meta.updated_ms
+    if ts is None:
+        return None
+    model = display_model(meta.model)
+    cost, priced = cost_of(model, meter, 0)
+    return Call(
+        f"cursor:composer-input:{cid}", CURSOR, model, project, cid, ts, meter, 0, 0, 0, cost,
+        True, False, priced,
+    )  # fmt: skip
+
+
+def _graph_project(graph: Graph) -> str | None:
+    for uri in graph.workspace_uris:
+        return project_name(uri) if "://" in uri else path_project(uri)
+    return None
+
+
+@dataclass(slots=True)
+class _Pass:
+    conn: sqlite3.Connection
+    out: Layout3
+    previous: Layout3
+    parts: _RowParts
+    roots: dict[str, RootFields]  # parsed already (a full parse)
+
+    def unreadable(self, cid: str, reason: str) -> None:
+        self.out.conversations[cid] = UNREADABLE
+        self.out.unreadable[reason] = self.out.unreadable.get(reason, 0) + 1
+        self.out.unreadable_ids[cid] = reason
+
+    def meter(self, cid: str, comp: Composer, meter: int, reason: str | None) -> None:
+        """The meter alone, else unreadable for `reason` (nothing at all: an empty chat)."""
+        meta = self.out.metas[cid]
+        call = _meter_call(cid, meta, meter, meta.project or UNMAPPED_PROJECT) if meter else None
+        if call is not None:
+            self.out.conversations[cid] = METER
+            self.out.calls.append(call)
+        elif meter:
+            self.unreadable(cid, "undated")
+        elif reason is not None:
+            self.unreadable(cid, reason)
+
+    def conversation(self, cid: str, comp: Composer) -> None:
+        newer = (comp.version or 0) > KNOWN_VERSION
+        state = comp.state
+        if comp.bad_data:
+            self.unreadable(cid, "undecodable")
+        elif state is not None and state.startswith("~") and len(state) > 1:
+            self.root(cid, comp, state, newer)
+        elif state not in (None, "~"):
+            self.meter(cid, comp, comp.meter, "unknown-version" if newer else "undecodable")
+        else:
+            self.meter(cid, comp, comp.meter, "unknown-version" if newer else None)
+
+    def decode(self, cid: str, state: str) -> Graph:
+        """The root's graph, reused from the last pass when its bytes did not change (blobs are
+        content-addressed: only a missing blob can change what a root reads)."""
+        failed = self.previous.failed.get(cid)
+        if failed is not None and failed[0] == state:
+            self.out.failed[cid] = failed
+            raise _unraised(failed[1])
+        memo = self.previous.graphs.get(cid)
+        if memo is not None and memo[0] == state and not memo[1].missing_blobs:
+            graph, rowids = memo[1], memo[2]
+        else:
+            raw = self.roots.get(cid) or _root_bytes(state)
+            if raw is None:
+                raise GraphUnreadable("undecodable")
+            self.parts.rowids = set()
+            try:
+                graph = decode_parts(raw, self.parts)
+            except GraphUnreadable as exc:
+                if not exc.missing_blobs:
+                    self.out.failed[cid] = (state, _unraised(exc))
+                raise
+            finally:
+                self.parts.forget()
+            rowids = frozenset(self.parts.rowids)
+        self.out.graphs[cid] = (state, graph, rowids)
+        return graph
+
+    def calls(self, cid: str, state: str, graph: Graph, meter: int) -> list[Call]:
+        """`graph_calls`, reused when the root and everything else it reads are unchanged."""
+        meta = self.out.metas[cid]
+        project = meta.project or _graph_project(graph) or UNMAPPED_PROJECT
+        # and the same graph object: one decoded again (a blob arrived) makes new calls
+        made_of = (state, project, meta.model, meta.created_ms, meta.updated_ms, meter)
+        memo = self.previous.root_calls.get(cid)
+        if memo is not None and memo[0] == made_of and memo[2] is graph:
+            calls = memo[1]
+        else:
+            calls = graph_calls(
+                graph, conversation_id=cid, provider=CURSOR, project=project,
+                fallback_model=meta.model, created_ms=meta.created_ms,
+                updated_ms=meta.updated_ms, key_prefix=ROOT_KEY_PREFIX, meter_tokens=meter,
+            )  # fmt: skip
+        self.out.root_calls[cid] = (made_of, calls, graph)
+        return calls
+
+    def root(self, cid: str, comp: Composer, state: str, newer: bool) -> None:
+        try:
+            graph = self.decode(cid, state)
+        except GraphUnreadable as exc:
+            reason = "unknown-version" if newer else exc.reason
+            if comp.encrypted and reason in ("undecodable", "missing-blobs"):
+                reason = "encrypted"
+            self.meter(cid, comp, comp.meter or exc.used_tokens, reason)
+            return
+        if not graph.turns:
+            self.meter(cid, comp, comp.meter or graph.used_tokens, None)
+            return
+        calls = self.calls(cid, state, graph, comp.meter)
+        if calls:
+            self.out.conversations[cid] = ROOT
+            self.out.calls.extend(calls)
+        elif any(t.user_chars or t.context_chars or t.assistant_chars for t in graph.turns):
+            self.unreadable(cid, "undated")
+        else:
+            self.meter(cid, comp, comp.meter, None)
+
+
+def _scan_roots(composers: dict[str, Composer], ids: list[str]) -> dict[str, RootFields]:
+    """The roots a full parse decodes (a root that does not parse fails again later)."""
+    roots: dict[str, RootFields] = {}
+    for cid in ids:
+        comp = composers[cid]
+        state = comp.state
+        if comp.bad_data or state is None or not state.startswith("~") or len(state) < 2:
+            continue
+        raw = _root_bytes(state)
+        if raw is None:
+            continue
+        try:
+            roots[cid] = root_fields(raw)
+        except GraphUnreadable:
+            continue
+    return roots
+
+
+def read_layout3(
+    conn: sqlite3.Connection,
+    db_path: Path,
+    workspace_projects: dict[str, str],
+    previous: Layout3 | None = None,
+    *,
+    probe: Collection[str] | None = None,
+    scan_upto: int | None = None,
+    json_aside: Callable[[], JsonRecords] | None = None,
+) -> Layout3:
+    """The 3.x pass over one database (one short read per query).
+
+    Cursor 3.0 and later always keep a conversation index (the global ItemTable headers, then
+    the composerHeaders table): without one the database is an older build's, and the pass
+    reads nothing (a database of 100k messages would pay ~0.1 s for its composerData rows).
+    `probe`: the conversations whose bubble rows may have changed since `previous` (None: any).
+    With `scan_upto` (a full parse) the blobs are read in one pass over the rows up to that
+    ROWID (`blob_scan`; `json_aside`: its JSON rows from another process), and `records` keeps
+    the pass's JSON rows for the agent stream; otherwise they are looked up by key (a refresh
+    decodes only the roots that changed).
+    """
+    if not has_index(conn):
+        return Layout3()
+    previous = previous if previous is not None else Layout3()
+    composers, indexed = read_composers(conn, previous.composer_rows)
+    out = Layout3(indexed=indexed, composer_rows=previous.composer_rows)
+    out.metas = conversation_metas(composers, db_path, workspace_projects)
+    for cid, meta in out.metas.items():
+        if meta.project is not None and meta.project != workspace_projects.get(cid):
+            out.projects[cid] = meta.project
+        if meta.model is not None:
+            out.models[cid] = meta.model
+    has_bubbles = _BubbleProbe(conn, previous, probe)
+    no_bubbles: list[str] = []
+    for cid in sorted(composers):
+        comp = composers[cid]
+        if not _is_candidate(comp):
+            continue
+        if has_bubbles(cid):
+            out.bubble_ids.add(cid)
+            continue
+        no_bubbles.append(cid)
+    out.no_bubbles = frozenset(no_bubbles)
+    parts: _RowParts
+    if scan_upto is not None:
+        scanned = ScannedParts(conn, json_aside)
+        roots = _scan_roots(composers, no_bubbles)
+        scanned.read(roots.values(), scan_upto)
+        out.records = scanned.records
+        parts = scanned
+    else:
+        parts, roots = _Blobs(conn), {}
+    work = _Pass(conn, out, previous, parts, roots)
+    for cid in no_bubbles:
+        work.conversation(cid, composers[cid])
+    out.skip_rowids, out.skip_changed = _agent_rows(out.graphs, previous)
+    out.request_ids = _request_ids(out.graphs, previous)
+    return out

@@ -1,0 +1,652 @@
+"""Cursor's global database → calls, with an incremental refresh (SPEC §2).
+
+A full parse scans bubbles newest-first in ROWID pages, stops at the floor and honours the
+scan budget. Later reads of the same database look only at rows above the last seen ROWID,
+re-read whole conversations that changed (one key range each) and fall back to a full parse
+whenever the database no longer looks like an extension of what was read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import heapq
+import itertools
+import os
+import sqlite3
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from operator import itemgetter
+from pathlib import Path
+from typing import Any, Final, cast
+
+from codeburn.providers.agent.stream import (
+    StreamRequest,
+    StreamWalker,
+    WalkAside,
+    walk_pages,
+)
+from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.ide.emit import (
+    B_REQ,
+    B_TS,
+    Bubble,
+    Conversation,
+    display_model,
+    emit_conversation,
+)
+from codeburn.providers.ide.layout3.blob_scan import JsonRecords, json_records
+from codeburn.providers.ide.layout3.headers import ConversationMeta
+from codeburn.providers.ide.layout3.reader import (
+    BUBBLES,
+    Layout3,
+    any_json_rows,
+    layout3_present,
+    read_layout3,
+)
+from codeburn.providers.ide.paths import workspace_storage_dir
+from codeburn.providers.ide.rows import (
+    BubbleScan,
+    ConvState,
+    composer_of,
+    gc_paused,
+    scan_budget,
+)
+from codeburn.providers.ide.workspaces import PROJECT_MAPS, ProjectMaps
+from codeburn.providers.localtime import iso_utc
+from codeburn.providers.localtime import now_ms as clock_ms
+from codeburn.providers.pricing.prices import cost_of
+from codeburn.providers.runtime import AsideParts, can_fork
+from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
+
+PAGE_ROWS: Final = 2_000
+# Agent rows worth a second process (forking and sending the result back cost ~50 ms).
+WALK_ASIDE_ROWS: Final = 20_000
+# Bubbles under 1/4 of the rows (Cursor 3.x): pages ask for them by ROWID (see bubble_batches).
+SPARSE_BUBBLES: Final = 4
+RECENT_MS: Final = 15 * 60_000
+FULL_PARSE_MAX_AGE_S: Final = 3600.0
+BUDGET_WARNING: Final = (
+    "Cursor history in this range exceeds the scan budget of {budget:,} messages; "
+    "the oldest sessions in range may be missing"
+)
+
+_ROWID_OF: Final = itemgetter(0)
+_REQUEST_OF: Final = itemgetter(B_REQ)
+_TS_OF: Final = itemgetter(B_TS)
+Progress = Callable[[int, int], None]
+Meta = tuple[Any, Any, Any]
+
+
+@dataclass(slots=True)
+class ReadResult:
+    calls: list[Call]
+    warnings: list[str]
+    skipped_subcomposer: int
+    skipped_undated: int
+    budget_hit: bool
+    full: bool
+    first_seen: dict[str, int]
+    # Filled by the Cursor 3.x reader: composer id → "bubbles" | "root" | "meter" | "unreadable",
+    # what the IDE knows of each conversation, and reason → conversations it could not read
+    # (`unreadable_ids`: which ones, id → reason).
+    conversations: dict[str, str] = field(default_factory=dict)
+    metas: dict[str, ConversationMeta] = field(default_factory=dict)
+    unreadable: dict[str, int] = field(default_factory=dict)
+    unreadable_ids: dict[str, str] = field(default_factory=dict)
+
+
+class CursorReader:
+    """Reads one Cursor database; keeps what an incremental refresh needs."""
+
+    def __init__(
+        self,
+        db_path: Path,
+        *,
+        floor_ms: int,
+        budget: int | None = None,
+        first_seen: dict[str, int] | None = None,
+        project_maps: ProjectMaps = PROJECT_MAPS,
+        recent_ms: int = RECENT_MS,
+    ) -> None:
+        self.db_path = db_path
+        self.floor_ms = floor_ms
+        self.floor_iso = iso_utc(floor_ms)
+        self.budget = budget if budget is not None else scan_budget()
+        self.first_seen: dict[str, int] = dict(first_seen or {})
+        self._project_maps = project_maps
+        self._recent_ms = recent_ms
+        self._reset()
+
+    def _reset(self) -> None:
+        self._ready = False
+        self._convs: dict[str, ConvState] = {}
+        self._request_conv: dict[str, list[str]] = {}
+        self._other_requests: set[str] = set()
+        self._walker = StreamWalker()
+        self._agent_count = 0
+        self._stream_calls: dict[str, Call] = {}
+        self._checked_stream_only: set[str] = set()
+        self._kept_total = 0
+        self._cutoff: int | None = None
+        self._scan_lo = 0
+        self._last_rowid = 0
+        self._last_key: str | None = None
+        self._bubble_count = 0
+        self._total_count = 0
+        self._ident: tuple[int, int] = (0, 0)
+        self._full_at = 0.0
+        self._skipped_sub = 0
+        self._projects_fp = ""
+        self._projects: dict[str, str] = {}
+        self._l3 = Layout3()
+
+    # -- public -----------------------------------------------------------------------------
+
+    def read(self, progress: Progress | None = None, *, now_ms: int | None = None) -> ReadResult:
+        """Full parse the first time or when the database changed shape; incremental otherwise."""
+        now_ms = now_ms if now_ms is not None else clock_ms()
+        full = not self._incremental_possible()
+        try:
+            with gc_paused(), open_readonly(self.db_path) as conn:
+                if not scan.has_cursor_table(conn):
+                    raise DatabaseUnrecognizedError(
+                        f"Cursor storage format not recognized: {self.db_path}"
+                    )
+                if not full:
+                    full = not self._refresh(conn, now_ms)
+                if full:
+                    self._full(conn, progress)
+        except sqlite3.Error as exc:
+            self._reset()
+            raise translate_error(exc, self.db_path) from exc
+        except BaseException:
+            self._reset()
+            raise
+        return ReadResult(
+            calls=self.calls(),
+            warnings=self.warnings(),
+            skipped_subcomposer=self._skipped_sub,
+            skipped_undated=sum(c.undated for c in self._convs.values()),
+            budget_hit=self._cutoff is not None,
+            full=full,
+            first_seen=dict(self.first_seen),
+            conversations=self.conversations(),
+            metas=dict(self._l3.metas),
+            unreadable=dict(self._l3.unreadable),
+            unreadable_ids=dict(self._l3.unreadable_ids),
+        )
+
+    def calls(self) -> list[Call]:
+        out: list[Call] = []
+        for conv in self._convs.values():
+            out.extend(conv.calls)
+        out.extend(self._stream_calls.values())
+        out.extend(self._l3.calls)
+        return out
+
+    def conversations(self) -> dict[str, str]:
+        """How each conversation was read; bubbles first, then Cursor 3.x representations."""
+        found = {c: BUBBLES for c, s in self._convs.items() if s.kept or s.unkept or s.undated}
+        found.update(dict.fromkeys(self._l3.bubble_ids, BUBBLES))
+        found.update(self._l3.conversations)
+        return found
+
+    def warnings(self) -> list[str]:
+        return [BUDGET_WARNING.format(budget=self.budget)] if self._cutoff is not None else []
+
+    # -- identity ---------------------------------------------------------------------------
+
+    def _stat(self) -> tuple[int, int]:
+        st = os.stat(self.db_path)
+        return st.st_ino, st.st_size
+
+    def _db_mtime_ms(self) -> int:
+        times = [os.stat(self.db_path).st_mtime_ns]
+        with contextlib.suppress(OSError):
+            wal = os.stat(str(self.db_path) + "-wal")
+            if wal.st_size:  # opening a WAL database read-only creates an empty WAL
+                times.append(wal.st_mtime_ns)
+        return max(times) // 1_000_000
+
+    def _incremental_possible(self) -> bool:
+        if not self._ready or time.monotonic() - self._full_at > FULL_PARSE_MAX_AGE_S:
+            return False
+        try:
+            ino, size = self._stat()
+        except OSError:
+            return False
+        return ino == self._ident[0] and size >= self._ident[1]
+
+    # -- full parse -------------------------------------------------------------------------
+
+    def _full(self, conn: sqlite3.Connection, progress: Progress | None) -> None:
+        # What the last full parse froze goes back to the collector; once the old state is
+        # dropped, one collection frees any cycles that died while frozen (a first parse has
+        # nothing to thaw: no collection).
+        thaw = gc.get_freeze_count() > 0
+        if thaw:
+            gc.unfreeze()
+        self._reset()
+        if thaw:
+            gc.collect()
+        self._ident = self._stat()
+        conn.execute("BEGIN")
+        try:
+            self._last_rowid, self._last_key = scan.last_row(conn)
+            last = self._last_rowid
+            self._bubble_count = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last)
+            self._agent_count = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last)
+            self._total_count = scan.total_count(conn)
+        finally:
+            conn.execute("COMMIT")
+        many = self._agent_count >= WALK_ASIDE_ROWS and can_fork()
+        cold = _ColdSide(self) if many and layout3_present(conn) else None
+        acc: BubbleScan | None = None
+        try:
+            self._read_layout3(
+                conn, scan_upto=self._last_rowid, json_aside=cold.records if cold else None
+            )
+            skip, records = self._l3.skip_rowids, self._l3.records
+            self._l3.records = None
+            if records is not None:  # the 3.x pass read the agent rows already
+                self._walker.feed_records(r for i, r in reversed(records) if i not in skip)
+            if cold is not None:
+                acc = cold.bubbles(self)
+        finally:
+            if cold is not None:
+                cold.cancel()
+        aside = None
+        if records is None and many:
+            aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS, skip)
+        try:
+            if acc is None:
+                acc = self._scan_bubbles(conn, progress)
+            if aside is not None:
+                self._walker, aside = aside.result(), None
+            elif records is None:
+                walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS, skip)
+        finally:
+            if aside is not None:
+                aside.cancel()
+        self._walker.touched.clear()
+        self._load_projects()
+        meta = scan.composer_meta(conn, list(acc.bubbles))
+        for composer, unkept in acc.unkept.items():
+            self._convs[composer] = ConvState(unkept=unkept, undated=acc.undated.get(composer, 0))
+        bubbles_of = acc.bubbles
+        for composer in list(bubbles_of):
+            # Popping frees each conversation's rows as soon as its calls exist.
+            self._install(composer, bubbles_of.pop(composer), meta.get(composer))
+        self._rebuild_stream_calls(conn)
+        self._ready = True
+        self._full_at = time.monotonic()
+        # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
+        # the report that follows, or a server's next hour) from walking them again.
+        gc.freeze()
+
+    def _cold_side_work(self, send: Callable[[object], None]) -> None:
+        """What `_ColdSide` does in its process (on its own connections): sends the JSON rows,
+        then the bubble scan with the reader state it set."""
+        send(json_records(self.db_path, self._last_rowid))
+        with open_readonly(self.db_path) as conn:
+            acc = self._scan_bubbles(conn, None)
+        state: _BubbleState = (
+            acc, self._scan_lo, self._skipped_sub, self._other_requests, self._cutoff
+        )  # fmt: skip
+        send(state)
+
+    def _scan_bubbles(self, conn: sqlite3.Connection, progress: Progress | None) -> BubbleScan:
+        """Newest-first pages until the floor or the budget; remembers where it stopped.
+
+        Rows are taken in small batches as SQLite yields them (each row's text is still in the
+        CPU cache when it is counted). A value that is not JSON, or text that is not UTF-8,
+        makes the page fail: the scan goes on from the last row taken, guarded or decoding
+        with replacement from then on.
+        """
+        acc = BubbleScan(self.floor_iso, None, self.budget)
+        total, done, below, page_rows = self._bubble_count, 0, self._last_rowid + 1, PAGE_ROWS
+        guard = replace = False
+        rowids = None
+        if total * SPARSE_BUBBLES < self._total_count:
+            rowids = scan.bubble_rowids(conn, self._last_rowid)
+        previous_factory = conn.text_factory
+        try:
+            while True:
+                taken = kept = before = 0
+                try:
+                    batches = scan.bubble_batches(
+                        conn, below, page_rows, guard=guard, rowids=rowids
+                    )
+                    for batch in batches:
+                        batch_kept, batch_before = acc.add(batch)
+                        kept += batch_kept
+                        before += batch_before
+                        taken += len(batch)
+                        below = batch[-1][0]
+                except sqlite3.OperationalError as exc:
+                    if not guard and scan.is_malformed_json(exc):
+                        guard = True
+                    elif not replace and scan.is_decode_error(exc):
+                        replace = True
+                        conn.text_factory = scan.decode_replace
+                    else:
+                        raise
+                    continue
+                done += taken
+                if progress is not None and taken:
+                    progress(min(done, total), total)
+                if acc.budget_hit or (kept == 0 and before > 0):
+                    self._scan_lo = below
+                    break
+                if taken < page_rows:
+                    break
+        finally:
+            conn.text_factory = previous_factory
+        self._skipped_sub = acc.subcomposer
+        self._other_requests = acc.other_requests
+        if acc.budget_hit:
+            self._cutoff = min(b[0] for group in acc.bubbles.values() for b in group)
+        return acc
+
+    def _load_projects(self) -> bool:
+        """Refresh the workspace mapping, with Cursor 3.x projects over it; True on a change."""
+        fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
+        changed = fingerprint != self._projects_fp
+        if self._l3.projects:
+            mapping = {**mapping, **self._l3.projects}
+            changed = changed or mapping != self._projects
+        self._projects_fp, self._projects = fingerprint, mapping
+        return changed
+
+    def _read_layout3(
+        self,
+        conn: sqlite3.Connection,
+        probe: set[str] | None = None,
+        *,
+        scan_upto: int | None = None,
+        json_aside: Callable[[], JsonRecords] | None = None,
+    ) -> frozenset[int]:
+        """The Cursor 3.x pass; returns the agent rows whose skipping changed. `probe`: the
+        conversations whose bubble rows may have changed (None: any); `scan_upto`: a full
+        parse's one pass over the blobs (see read_layout3)."""
+        _fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
+        before = self._l3.skip_rowids
+        self._l3 = read_layout3(
+            conn, self.db_path, mapping, self._l3, probe=probe, scan_upto=scan_upto,
+            json_aside=json_aside,
+        )  # fmt: skip
+        changed = self._l3.skip_changed
+        return changed if changed is not None else before ^ self._l3.skip_rowids
+
+    # -- conversations ----------------------------------------------------------------------
+
+    def _install(self, composer: str, bubbles: list[Bubble], meta: Meta | None) -> None:
+        """(Re)build one conversation's calls from its kept bubbles."""
+        bubbles.sort()
+        state = self._convs.setdefault(composer, ConvState())
+        for request in state.requests:
+            owners = self._request_conv.get(request)
+            if owners is not None and composer in owners:
+                owners.remove(composer)
+                if not owners:
+                    del self._request_conv[request]
+        self._kept_total += len(bubbles) - len(state.kept)
+        state.kept = array("q", map(_ROWID_OF, bubbles))
+        state.requests = list(dict.fromkeys(filter(None, map(_REQUEST_OF, bubbles))))
+        for request in state.requests:
+            self._request_conv.setdefault(request, []).append(composer)
+        streams = self._walker.requests
+        state.newest_ms = max(map(_TS_OF, bubbles), default=0)
+        if not bubbles:
+            state.calls = []
+            return
+        conv = Conversation(
+            composer_id=composer,
+            bubbles=bubbles,
+            meta=meta,
+            stream=[streams[r] for r in state.requests if r in streams],
+            project=self._projects.get(composer, UNMAPPED_PROJECT),
+            fallback_model=self._l3.models.get(composer),
+        )
+        state.calls = emit_conversation(conv)
+
+    # -- agent-stream-only requests ---------------------------------------------------------
+
+    def _stream_call(self, request: StreamRequest, ts: int) -> Call | None:
+        inp, out = request.input_tokens, request.output_tokens
+        if not inp and not out:
+            return None
+        model = display_model(request.model)
+        cost, priced = cost_of(model, inp, out)
+        return Call(
+            key=f"cursor:agentKv:{request.request_id}",
+            provider=CURSOR,
+            model=model,
+            project=UNMAPPED_PROJECT,
+            session=request.request_id,
+            timestamp_ms=ts,
+            input_tokens=inp,
+            output_tokens=out,
+            cost=cost,
+            estimated=True,
+            priced=priced,
+            tools=tuple(request.tools),
+            commands=tuple(request.commands),
+        )
+
+    def _rebuild_stream_calls(self, conn: sqlite3.Connection) -> None:
+        """Requests that join no bubble of the database stand on their own, dated first-seen."""
+        mtime = self._db_mtime_ms()
+        candidates: list[str] = []
+        for request_id in self._walker.requests:
+            self.first_seen.setdefault(request_id, mtime)
+            joined = (
+                request_id in self._request_conv
+                or request_id in self._other_requests
+                or request_id in self._l3.request_ids
+            )
+            if joined or self.first_seen[request_id] < self.floor_ms:
+                continue
+            candidates.append(request_id)
+        unchecked = [r for r in candidates if r not in self._checked_stream_only]
+        if self._scan_lo and unchecked:
+            self._other_requests |= scan.request_ids_below(conn, self._scan_lo, unchecked)
+        self._checked_stream_only.update(unchecked)
+        calls: dict[str, Call] = {}
+        for request_id in candidates:
+            if request_id in self._other_requests:
+                continue
+            call = self._stream_call(self._walker.requests[request_id], self.first_seen[request_id])
+            if call is not None:
+                calls[request_id] = call
+        self._stream_calls = calls
+
+    # -- incremental refresh ----------------------------------------------------------------
+
+    def _refresh(self, conn: sqlite3.Connection, now_ms: int) -> bool:
+        """Apply what changed since the last read; False when only a full parse is safe."""
+        conn.execute("BEGIN")
+        try:
+            at_last = scan.key_at(conn, self._last_rowid)
+            new_rows = scan.rows_after(conn, self._last_rowid)
+            rewritten = at_last is None and self._rewritten_composer(new_rows)
+            if at_last != self._last_key and not rewritten:
+                return False
+            total = scan.total_count(conn)
+            if total - len(new_rows) == self._total_count - int(rewritten):
+                # No row at or below the last ROWID went away: the family counts still hold.
+                bubbles_le, agents_le = self._bubble_count, self._agent_count
+            else:
+                last = self._last_rowid
+                bubbles_le = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last)
+                agents_le = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last)
+        finally:
+            conn.execute("COMMIT")
+        changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
+        limit = new_rows[-1][0] if new_rows else self._last_rowid
+        if self._l3.present or layout3_present(conn):
+            # New bubble rows name their conversation; a vanished one could be anyone's.
+            unnamed = sub_rowids or bubbles_le != self._bubble_count
+            probe = None if unnamed else set(changed)
+            walked = [r for r in self._read_layout3(conn, probe) if r <= self._last_rowid]
+            if walked and any_json_rows(conn, walked):
+                return False  # stream rows already walked changed owner: walk them again
+        if not self._update_stream(conn, agents_le, new_agents, limit, changed):
+            return False
+        recent = now_ms - self._recent_ms
+        changed.update(c for c, s in self._convs.items() if s.kept and s.newest_ms >= recent)
+        if self._load_projects():
+            self._relabel_projects()
+        if not self._reread(conn, changed, self._bubble_count - bubbles_le):
+            return False
+        if not self._apply_budget(conn):
+            return False
+        for row in scan.bubble_rows_by_rowid(conn, sub_rowids):
+            if type(row[5]) is str and row[5]:
+                self._other_requests.add(row[5])
+        self._skipped_sub += len(sub_rowids)
+        self._rebuild_stream_calls(conn)
+        if new_rows:
+            self._last_rowid, self._last_key = new_rows[-1]
+        self._bubble_count = bubbles_le + new_bubbles
+        self._agent_count = agents_le + len(new_agents)
+        self._total_count = total
+        self._ident = self._stat()
+        return True
+
+    def _rewritten_composer(self, new_rows: list[tuple[int, str]]) -> bool:
+        """The last row read was a composerData row, written again with INSERT OR REPLACE (the
+        old ROWID gone, a new one): harmless, the 3.x pass reads every composerData row again
+        and `_classify` re-reads its conversation's bubbles."""
+        last = self._last_key
+        if last is None or not last.startswith(scan.COMPOSER_PREFIX):
+            return False
+        return any(key == last for _rowid, key in new_rows)
+
+    def _classify(
+        self, new_rows: list[tuple[int, str]]
+    ) -> tuple[set[str], list[int], int, list[int]]:
+        changed: set[str] = set()
+        sub_rowids: list[int] = []
+        new_agents: list[int] = []
+        new_bubbles = 0
+        for rowid, key in new_rows:
+            if scan.BUBBLE_LO <= key < scan.BUBBLE_HI:
+                new_bubbles += 1
+                composer = composer_of(key)
+                if composer is None:
+                    sub_rowids.append(rowid)
+                else:
+                    changed.add(composer)
+            elif scan.AGENT_LO <= key < scan.AGENT_HI:
+                new_agents.append(rowid)
+            elif key.startswith(scan.COMPOSER_PREFIX):
+                composer = key[len(scan.COMPOSER_PREFIX) :]
+                state = self._convs.get(composer)
+                if state is not None and state.kept:
+                    changed.add(composer)
+        return changed, sub_rowids, new_bubbles, new_agents
+
+    def _update_stream(
+        self,
+        conn: sqlite3.Connection,
+        agents_le: int,
+        new_agents: list[int],
+        limit: int,
+        changed: set[str],
+    ) -> bool:
+        """Resume the agent stream on appended rows, or walk it again when rows moved."""
+        if agents_le != self._agent_count:
+            before = {r: q.signature() for r, q in self._walker.requests.items()}
+            self._walker = StreamWalker()
+            walk_pages(conn, self._walker, 0, limit, PAGE_ROWS, self._l3.skip_rowids)
+            after = {r: q.signature() for r, q in self._walker.requests.items()}
+            touched = {r for r in before.keys() | after.keys() if before.get(r) != after.get(r)}
+        elif new_agents:
+            first, last = new_agents[0] - 1, new_agents[-1]
+            walk_pages(conn, self._walker, first, last, PAGE_ROWS, self._l3.skip_rowids)
+            touched = set(self._walker.touched)
+        else:
+            touched = set()
+        self._walker.touched.clear()
+        for request_id in touched:
+            changed.update(self._request_conv.get(request_id, ()))
+        return True
+
+    def _relabel_projects(self) -> None:
+        for composer, state in self._convs.items():
+            project = self._projects.get(composer, UNMAPPED_PROJECT)
+            if state.calls and state.calls[0].project != project:
+                state.calls = [replace(c, project=project) for c in state.calls]
+
+    def _reread(self, conn: sqlite3.Connection, changed: set[str], disappeared: int) -> bool:
+        """Re-read whole conversations; every row that vanished must be accounted for."""
+        acc = BubbleScan(self.floor_iso, self._cutoff, None)
+        for composer in sorted(changed):
+            acc.add(scan.conversation_bubbles(conn, composer))
+        lost = 0
+        for composer in changed:
+            old = self._convs.get(composer)
+            if old is not None:
+                now = set(acc.unkept.get(composer, ()))
+                now.update(b[0] for b in acc.bubbles.get(composer, ()))
+                seen = itertools.chain(old.kept, old.unkept)
+                lost += sum(1 for r in seen if r <= self._last_rowid and r not in now)
+        if lost != disappeared:
+            return False
+        self._other_requests |= acc.other_requests
+        meta = scan.composer_meta(conn, [c for c in changed if c in acc.bubbles])
+        for composer in changed:
+            state = self._convs.setdefault(composer, ConvState())
+            state.unkept = acc.unkept.get(composer, array("q"))
+            state.undated = acc.undated.get(composer, 0)
+            self._install(composer, acc.bubbles.get(composer, []), meta.get(composer))
+        return True
+
+    def _apply_budget(self, conn: sqlite3.Connection) -> bool:
+        """Keep only the newest `budget` in-range bubbles, as a full parse would."""
+        if self._kept_total <= self.budget:
+            # Fewer rows than the budget after a cut: older rows may qualify again.
+            return self._cutoff is None or self._kept_total == self.budget
+        # The cutoff is the `excess`-th oldest kept ROWID: merge the conversations' sorted
+        # ROWIDs up to it instead of sorting all of them.
+        excess = self._kept_total - self.budget
+        oldest_first = heapq.merge(*(s.kept for s in self._convs.values() if s.kept))
+        cutoff = next(itertools.islice(oldest_first, excess, None))
+        affected = {c for c, s in self._convs.items() if s.kept and s.kept[0] < cutoff}
+        self._cutoff = cutoff
+        return self._reread(conn, affected, 0)
+
+
+_BubbleState = tuple[BubbleScan, int, int, set[str], int | None]
+
+
+class _ColdSide:
+    """A Cursor 3.x full parse's second process (CLI only, see `fork_aside`): it decodes the
+    blob pass's JSON rows and sends them, then scans the bubbles while this process walks the
+    graphs; this process reads the composers and the protobuf blobs meanwhile. Forked before
+    any of that, it shares none of this process's work."""
+
+    def __init__(self, reader: CursorReader) -> None:
+        self._aside = AsideParts(reader._cold_side_work)
+        self._records: JsonRecords | None = None
+
+    def records(self) -> JsonRecords:
+        if self._records is None:
+            self._records = cast(JsonRecords, self._aside.next())
+        return self._records
+
+    def bubbles(self, reader: CursorReader) -> BubbleScan:
+        """The child's bubble scan, with the reader state it set."""
+        self.records()  # the part before it, when the pass did not take it
+        state = cast(_BubbleState, self._aside.next())
+        self._aside.done()
+        acc, reader._scan_lo, reader._skipped_sub, reader._other_requests, reader._cutoff = state
+        return acc
+
+    def cancel(self) -> None:
+        self._aside.cancel()

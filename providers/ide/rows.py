@@ -1,0 +1,146 @@
+"""Bubble rows → kept messages per conversation: the per-row loop of a parse (SPEC §2.2–2.3).
+
+Kept apart from the reader's state machine; everything here is per-row work or plain data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from codeburn.providers.calls import Call
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.ide.emit import Bubble
+from codeburn.providers.localtime import LATEST_MS
+
+DEFAULT_BUDGET: Final = 250_000
+_COMPOSER_AT: Final = len(scan.CALL_KEY_PREFIX + scan.BUBBLE_LO)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic GC while a parse builds hundreds of thousands of acyclic tuples and calls:
+    every collection would walk them all again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def scan_budget() -> int:
+    """`CODEBURN_CURSOR_MAX_BUBBLES`, else 250,000."""
+    raw = os.environ.get("CODEBURN_CURSOR_MAX_BUBBLES", "").strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        return DEFAULT_BUDGET
+    return value if value > 0 else DEFAULT_BUDGET
+
+
+def composer_of(key: str) -> str | None:
+    """Composer id of a bubble key, or None for sub-composer rows that are not sessions."""
+    end = key.find(":", 9)
+    composer = key[9:end] if end >= 0 else key[9:]
+    if not composer or "\n" in composer or "\r" in composer or "\x00" in composer:
+        return None
+    return composer
+
+
+@dataclass(slots=True)
+class ConvState:
+    """What is remembered of one conversation between reads."""
+
+    kept: array[int] = field(default_factory=lambda: array("q"))  # inside floor and budget
+    unkept: array[int] = field(default_factory=lambda: array("q"))  # seen, but not kept
+    requests: list[str] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    newest_ms: int = 0
+    undated: int = 0
+
+
+@dataclass(slots=True)
+class BubbleScan:
+    """Accumulator of bubble rows (fed newest first)."""
+
+    floor_iso: str
+    cutoff: int | None
+    budget: int | None
+    bubbles: dict[str, list[Bubble]] = field(default_factory=dict)
+    unkept: dict[str, array[int]] = field(default_factory=dict)  # seen but not kept
+    undated: dict[str, int] = field(default_factory=dict)
+    other_requests: set[str] = field(default_factory=set)
+    subcomposer: int = 0
+    kept: int = 0
+    budget_hit: bool = False
+
+    def add(self, rows: Iterable[tuple[Any, ...]]) -> tuple[int, int]:
+        """Take rows; returns (kept, dated before the floor) of this batch."""
+        kept = before = 0
+        floor_iso = self.floor_iso
+        low = self.cutoff if self.cutoff is not None else 0  # ROWIDs are positive
+        room = self.budget - self.kept if self.budget is not None else 1 << 62
+        budget_hit = self.budget_hit
+        bubbles, unkept_by, other, undated = (
+            self.bubbles,
+            self.unkept,
+            self.other_requests,
+            self.undated,
+        )
+        for rowid, key, typ, created, ts, req, tin, tout, model, text, langs in rows:
+            end = key.find(":", _COMPOSER_AT)
+            composer = key[_COMPOSER_AT:end] if end >= 0 else key[_COMPOSER_AT:]
+            if not composer or "\n" in composer or "\r" in composer or "\x00" in composer:
+                self.subcomposer += 1
+            else:
+                if type(created) is not str or ts is None or not 0 <= ts < LATEST_MS:
+                    undated[composer] = undated.get(composer, 0) + 1
+                elif created < floor_iso:
+                    before += 1
+                elif budget_hit or rowid < low:
+                    pass
+                elif room <= 0:
+                    budget_hit = True
+                else:
+                    room -= 1
+                    kept += 1
+                    if text is None:
+                        chars = 0
+                    elif text.isascii():
+                        chars = len(text)
+                    else:
+                        chars = len(text.decode("utf-8", "replace"))
+                    bubble: Bubble = (
+                        rowid,
+                        key,
+                        typ,
+                        ts,
+                        (tin if type(tin) is int and tin > 0 else 0) if tin else 0,
+                        (tout if type(tout) is int and tout > 0 else 0) if tout else 0,
+                        model if type(model) is str and model else None,
+                        chars,
+                        langs,
+                        req if type(req) is str and req else None,
+                    )
+                    group = bubbles.get(composer)
+                    if group is None:
+                        bubbles[composer] = [bubble]
+                    else:
+                        group.append(bubble)
+                    continue
+                seen = unkept_by.get(composer)
+                if seen is None:
+                    seen = unkept_by[composer] = array("q")
+                seen.append(rowid)
+            if type(req) is str and req:
+                other.add(req)
+        self.kept += kept
+        self.budget_hit = budget_hit
+        return kept, before

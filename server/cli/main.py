@@ -1,0 +1,184 @@
+"""The `codeburn` command line: the same engine the editor uses (SPEC §11)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from codeburn.server.service.periods import PERIODS, PeriodError, resolve_period
+
+PROVIDER_CHOICES = ("all", "cursor", "cursor-agent", "grokbot")
+
+
+class UserError(Exception):
+    """Something the user can fix; printed as one line, exit code 1."""
+
+    def __init__(self, command: str, message: str) -> None:
+        super().__init__(message)
+        self.command = command
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UserError(self.prog, message)
+
+
+def _common(parser: argparse.ArgumentParser, *, period: bool) -> None:
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--cursor-db", metavar="PATH", help="Cursor's global state.vscdb")
+    parser.add_argument("--no-sync", action="store_true", help="skip the cursor.com sync")
+    if period:
+        parser.add_argument("--period", choices=PERIODS, default=None)
+        parser.add_argument("--from", dest="start", metavar="YYYY-MM-DD")
+        parser.add_argument("--to", dest="end", metavar="YYYY-MM-DD")
+        parser.add_argument("--provider", choices=PROVIDER_CHOICES, default="all")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="codeburn", description="What your AI coding in Cursor costs.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    for name, text in (
+        ("report", "spend for a period (default: this month)"),
+        ("today", "spend today"),
+        ("month", "spend this month"),
+    ):
+        _common(sub.add_parser(name, help=text, prog=f"codeburn {name}"), period=True)
+    status = sub.add_parser(
+        "status", help="today and this month, for status bars", prog="codeburn status"
+    )
+    _common(status, period=False)
+    status.add_argument("--quota", action="store_true", help="also read the plan quota")
+    imp = sub.add_parser("import", help="import Cursor's usage export", prog="codeburn import")
+    imp.add_argument("source", choices=("cursor",))
+    imp.add_argument("file", nargs="?", type=Path)
+    imp.add_argument("--from", dest="start", metavar="DATE|ISO|MS")
+    imp.add_argument("--to", dest="end", metavar="DATE|ISO|MS")
+    imp.add_argument("--user", metavar="EMAIL", help="whose rows of a team export to import")
+    imp.add_argument("--remove", action="store_true", help="delete imported and synced usage")
+    imp.add_argument("--sync", action="store_true", help="download the export from cursor.com now")
+    imp.add_argument("--format", choices=("text", "json"), default="text")
+    imp.add_argument("--cursor-db", metavar="PATH")
+    serve = sub.add_parser("serve", help="run the language server", prog="codeburn serve")
+    serve.add_argument("--tcp", metavar="HOST:PORT")
+    demo = sub.add_parser(
+        "demo", help="report on sample data (or your Cursor data)", prog="codeburn demo"
+    )
+    demo.add_argument(
+        "--sample", action="store_true", help="use sample data even if Cursor is installed"
+    )
+    demo.add_argument("--cursor-db", metavar="PATH")
+    return parser
+
+
+def _service(args: argparse.Namespace, progress: Any = None) -> Any:
+    from codeburn.providers.ide.paths import resolve_db_path  # noqa: PLC0415
+    from codeburn.server.service.usage import UsageService  # noqa: PLC0415
+
+    return UsageService(resolve_db_path(cli=args.cursor_db), progress=progress)
+
+
+def _print_json(obj: Any) -> None:
+    from codeburn.server.service.json_out import dumps  # noqa: PLC0415
+
+    sys.stdout.write(dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from codeburn.providers.localtime import today  # noqa: PLC0415
+    from codeburn.server.cli.progress import terminal_progress  # noqa: PLC0415
+
+    name = {"today": "today", "month": "month"}.get(args.command, args.period)
+    try:
+        period = resolve_period(name, args.start, args.end, today())
+    except PeriodError as exc:
+        raise UserError(f"codeburn {args.command}", str(exc)) from None
+    with terminal_progress() as progress:
+        report = _service(args, progress).report(
+            period, provider=args.provider, sync=not args.no_sync
+        )
+    if args.format == "json":
+        _print_json(report)
+    else:
+        from codeburn.server.cli.text import print_report  # noqa: PLC0415
+
+        print_report(report)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from codeburn.cache.config import budget_from_config  # noqa: PLC0415
+    from codeburn.server.cli.progress import terminal_progress  # noqa: PLC0415
+
+    with terminal_progress() as progress:
+        status = _service(args, progress).status(
+            budget=budget_from_config(), quota=args.quota, sync=not args.no_sync
+        )
+    assert status is not None  # only a cached-only status can be None
+    if args.format == "json":
+        _print_json(status)
+    else:
+        from codeburn.server.cli.text import print_status  # noqa: PLC0415
+
+        print_status(status)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from codeburn.server.cli.imports import run_import  # noqa: PLC0415
+
+    return run_import(args, _service(args))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from codeburn.server.lsp.bootstrap import serve  # noqa: PLC0415
+
+    serve(args.tcp)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from codeburn.server.cli.demo import run_demo  # noqa: PLC0415
+
+    return run_demo(sample=args.sample, cursor_db=args.cursor_db)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "report": cmd_report,
+    "today": cmd_report,
+    "month": cmd_report,
+    "status": cmd_status,
+    "import": cmd_import,
+    "serve": cmd_serve,
+    "demo": cmd_demo,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    level = logging.DEBUG if os.environ.get("CODEBURN_LOG") == "debug" else logging.ERROR
+    logging.basicConfig(level=level, stream=sys.stderr, format="codeburn: %(message)s")
+    parser = build_parser()
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            where = f"codeburn {args.command}" if args.command else "codeburn"
+            raise UserError(where, f"unrecognized arguments: {' '.join(extra)}")
+        if args.command is None:
+            parser.print_help()
+            return 0
+        return COMMANDS[args.command](args)
+    except UserError as exc:
+        sys.stderr.write(f"{exc.command}: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Text output for people: aligned tables, `~` before estimates, never a bare $0.00.
+
+Data (model, project and provider names, messages) is printed as plain text: never read as
+Rich markup or emoji codes, and with control characters shown as escapes (`\x1b`).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from codeburn.providers.localtime import now_ms, parse_iso_ms
+from codeburn.server.service.formatting import format_money, format_tokens, local_estimate_note
+
+UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
+
+
+def money(row: dict[str, Any]) -> str:
+    """`~$1.75` when any part of the figure is an estimate."""
+    text = format_money(row["cost"])
+    return f"~{text}" if row.get("estimatedCost", 0) > 0 else text
+
+
+_ESCAPED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})  # control, format, unassigned
+
+
+def plain(value: Any) -> str:
+    """`value` as inert text: control and format characters (ESC, bidi overrides) escaped."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in _ESCAPED else ch for ch in text)
+
+
+def _text(value: Any, style: str = "") -> Text:
+    return Text(plain(value), style=style)
+
+
+def make_console() -> Console:
+    """Wide enough for the tables even when stdout is a pipe; no markup, emoji or highlighting."""
+    options: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
+    out = Console(**options)
+    return out if out.is_terminal else Console(width=110, **options)
+
+
+def _table(header: str, rows: list[dict[str, Any]], name_key: str, limit: int = 12) -> Table:
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column(header, no_wrap=True, overflow="ellipsis", max_width=34)
+    for head in ("Cost", "Calls", "Sessions", "Input", "Output", "Cache read", "Cache write"):
+        table.add_column(head, justify="right", no_wrap=True)
+    for row in rows[:limit]:
+        table.add_row(
+            _text(row[name_key]),
+            money(row),
+            f"{row['calls']:,}",
+            f"{row['sessions']:,}",
+            format_tokens(row["inputTokens"]),
+            format_tokens(row["outputTokens"]),
+            format_tokens(row["cacheReadTokens"]),
+            format_tokens(row["cacheWriteTokens"]),
+        )
+    if len(rows) > limit:
+        table.add_row(Text(f"… {len(rows) - limit} more"), *[""] * 7)
+    return table
+
+
+def print_report(report: dict[str, Any], console: Console | None = None) -> None:
+    out = console or make_console()
+    period = report["period"]
+    totals = report["totals"]
+    head = f" — {period['label']} ({period['from']} – {period['to']}, {period['timezone']})"
+    out.print(Text.assemble(("CodeBurn", "bold"), plain(head)))
+    for warning in report["warnings"]:
+        out.print(_text(f"! {warning}", "yellow"))
+    if totals["calls"] == 0:
+        out.print("No usage in this period.")
+        _print_sync(out, report.get("cursorSync"))
+        return
+    out.print()
+    out.print(_table("Provider", report["providers"], "name"))
+    out.print()
+    out.print(_table("Model", report["models"], "name"))
+    out.print()
+    out.print(_table("Project", report["projects"], "project"))
+    if report["unpricedModels"]:
+        names = ", ".join(m["model"] for m in report["unpricedModels"])
+        out.print(_text(f"No price known for: {names} (counted at $0)", "yellow"))
+    out.print()
+    exact = totals["cost"] - totals["estimatedCost"]
+    line = Text.assemble(
+        (f"Total {money(totals)}", "bold"),
+        f"  {totals['calls']:,} calls, {totals['sessions']:,} sessions",
+    )
+    if totals["estimatedCost"] > 0 and exact > 0:
+        line.append(
+            f"  ({format_money(exact)} exact, {format_money(totals['estimatedCost'])} estimated)"
+        )
+    if totals.get("notCharged"):
+        line += f", {totals['notCharged']:,} not charged by Cursor ($0)"
+    out.print(line)
+    own_key = report.get("userApiKey") or {}
+    if own_key.get("calls"):
+        out.print(
+            f"Not Cursor spend: {own_key['calls']:,} calls billed to your own API key "
+            f"(~{format_money(own_key['apiCost'])} at API rates)"
+        )
+    local = report["coverage"]["localEstimateCost"]
+    if local > 0:
+        out.print(_text(f"  {local_estimate_note(local)}", "dim"))
+    _print_sync(out, report.get("cursorSync"))
+
+
+def _print_sync(out: Console, block: dict[str, Any] | None) -> None:
+    line = sync_line(block)
+    if line:
+        style = "yellow" if block and block.get("state") in ("error", "no-login") else "dim"
+        out.print(_text(line, style))
+
+
+def ago(iso: Any) -> str:
+    """`just now`, `12 min ago`, `3 h ago`, `2 days ago` (SPEC §8.1 wording)."""
+    ms = parse_iso_ms(iso) if isinstance(iso, str) else None
+    if ms is None:
+        return "at an unknown time"
+    minutes = max(0, (now_ms() - ms) // 60_000)
+    if minutes < 1:
+        return "just now"
+    if minutes < 60:
+        return f"{minutes} min ago"
+    if minutes < 48 * 60:
+        return f"{minutes // 60} h ago"
+    return f"{minutes // (24 * 60)} days ago"
+
+
+def sync_line(block: dict[str, Any] | None) -> str | None:
+    if not block or block.get("state") == "off":
+        return None
+    state = block.get("state")
+    if state == "ok":
+        return f"Synced from cursor.com {ago(block.get('lastSuccessAt'))}"
+    if state == "syncing-never":
+        return "Not synced from cursor.com yet"
+    return str(block.get("error") or "")
+
+
+def status_line(status: dict[str, Any]) -> str:
+    """`$4.56 today · ~$123 month`, or what went wrong instead of a bare $0.00."""
+    if status["state"] == "no-data":
+        return f"CodeBurn: {status['message']}"
+    line = f"{money(status['today'])} today · {money(status['month'])} month"
+    if status["state"] in UNAVAILABLE:
+        line += f"  ({status['message']}; last figures shown)"
+    return line
+
+
+def budget_line(status: dict[str, Any]) -> str | None:
+    budget = status["budget"]
+    parts = []
+    if budget["daily"]:
+        parts.append(f"{money(status['today'])} of {format_money(budget['daily'])} today")
+    if budget["monthly"]:
+        parts.append(f"{money(status['month'])} of {format_money(budget['monthly'])} this month")
+    if not parts:
+        return None
+    word = {"ok": "within budget", "warning": "budget warning (80 %)", "over": "over budget"}
+    return f"{word[budget['level']].capitalize()}: {', '.join(parts)}"
+
+
+def unreadable_line(status: dict[str, Any]) -> str | None:
+    """Conversations that exist but could not be read: said, never a silent $0."""
+    count = int((status.get("unreadable") or {}).get("count") or 0)
+    if count <= 0:
+        return None
+    noun = "conversation" if count == 1 else "conversations"
+    return (
+        f"{count} {noun} in a newer Cursor format could not be read "
+        "— sync or import for exact figures"
+    )
+
+
+def print_status(status: dict[str, Any], console: Console | None = None) -> None:
+    out = console or make_console()
+    out.print(_text(status_line(status)))
+    if status.get("localEstimateNote"):
+        out.print(_text(status["localEstimateNote"], "dim"))
+    unreadable = unreadable_line(status)
+    if unreadable:
+        out.print(_text(unreadable, "yellow"))
+    line = budget_line(status)
+    if line:
+        style = {"ok": "dim", "warning": "yellow", "over": "red"}[status["budget"]["level"]]
+        out.print(_text(line, style))
+    _print_sync(out, status.get("cursorSync"))

@@ -1,0 +1,453 @@
+"""The CodeBurn language server (pygls 2.x): `codeburn/status` notifications and commands.
+
+SPEC §9. One long-lived `UsageService` per database; every blocking call runs on a worker thread.
+Startup: settings → cached figures at once → the real read → a cursor.com pass → a timer that
+re-reads only when the database, WAL, workspaces or import store changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import os
+import sys
+from collections.abc import Callable, Coroutine, Hashable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Final, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
+from pygls.lsp.server import LanguageServer
+
+from codeburn.cache.config import cursor_sync_enabled, set_config_value
+from codeburn.providers.ide.paths import canonical, resolve_db_path
+from codeburn.providers.localtime import today
+from codeburn.server import VERSION
+from codeburn.server.lsp.commands import command_error, register_commands
+from codeburn.server.lsp.log import setup_logging
+from codeburn.server.lsp.progress import ParseProgress, WorkProgress
+from codeburn.server.lsp.protocol import CheckedProtocol, QuietParseErrors
+from codeburn.server.lsp.settings import SECTION, Settings, changed_settings, parse_settings
+from codeburn.server.lsp.status import BudgetNotices, failed_status, payload_key, with_env
+from codeburn.server.service.usage import UsageService
+
+log = logging.getLogger(__name__)
+
+STATUS_METHOD: Final = "codeburn/status"
+CONFIG_TIMEOUT_S: Final = 10.0
+READY_TIMEOUT_S: Final = 15.0
+RETRY_STATES: Final = frozenset({"db-locked", "error"})
+T = TypeVar("T")
+
+
+class CodeBurnServer(LanguageServer):
+    """Holds the usage service, the last status sent, and the background work."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "codeburn",
+            VERSION,
+            text_document_sync_kind=types.TextDocumentSyncKind.None_,
+            protocol_cls=CheckedProtocol,
+        )
+        self.settings = Settings()
+        self.init_options: Any = None
+        self.service: UsageService | None = None
+        self.parse_progress = ParseProgress(self)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.shut_down = False
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="codeburn")
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._inflight: dict[Hashable, asyncio.Task[Any]] = {}
+        self._ready = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._settings_lock = asyncio.Lock()
+        self._settings_applied = False
+        self._refresh_task: asyncio.Task[tuple[int, dict[str, Any]]] | None = None
+        self._wanted = 0
+        self._last_key: str | None = None
+        self.last_status: dict[str, Any] | None = None
+        self._real_sent = False
+        self._seen_fp: str | None = None
+        self._seen_day = today()
+        self._quota: dict[str, Any] | None = None
+        self._notices = BudgetNotices()
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Failures outside a request go to the log (SPEC §9), never to `window/showMessage`."""
+        if source is FeatureRequestError:
+            return  # the request's error reply says it
+        if isinstance(error, ValueError) and isinstance(self.protocol, CheckedProtocol):
+            self.protocol.reject_unparsable(error)  # json.loads failed on a message body
+        else:
+            log.error("server error: %s", error)
+
+    async def blocking(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """Run `fn` on a worker thread (never on the message loop); after shutdown, cancelled."""
+        if self.shut_down:  # the pool is gone: the work is cancelled, it did not fail
+            raise asyncio.CancelledError
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, functools.partial(fn, *args, **kwargs))
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """A background task that is kept referenced and whose failure is logged."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("background task failed: %s", exc, exc_info=exc)
+
+    async def join(self, key: Hashable, work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """Start `work`, or join the same work already in flight."""
+        task = self._inflight.get(key)
+        if task is None or task.done():
+            task = asyncio.ensure_future(work())
+            self._inflight[key] = task
+            task.add_done_callback(functools.partial(self._inflight_done, key))
+        result: T = await asyncio.shield(task)
+        return result
+
+    def _inflight_done(self, key: Hashable, task: asyncio.Task[Any]) -> None:
+        if self._inflight.get(key) is task:
+            del self._inflight[key]
+        if not task.cancelled():
+            task.exception()  # retrieved: every waiter got it already
+
+    def supports_progress(self) -> bool:
+        window = self.client_capabilities.window
+        return bool(window and window.work_done_progress)
+
+    async def wait_ready(self) -> None:
+        """Until the first settings pull is done (bounded: a silent client must not hang us)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._ready.wait(), READY_TIMEOUT_S)
+
+    def current_service(self) -> UsageService:
+        if self.service is None:
+            self.service = UsageService(resolve_db_path(), progress=self.parse_progress)
+        return self.service
+
+    # -- settings ---------------------------------------------------------------------------
+
+    async def pull_settings(self) -> None:
+        """`workspace/configuration` (section codeburn) over `initializationOptions`."""
+        async with self._settings_lock:
+            pulled: Any = None
+            workspace = self.client_capabilities.workspace
+            if workspace is not None and workspace.configuration:
+                params = types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+                try:
+                    answer = await asyncio.wait_for(
+                        self.workspace_configuration_async(params), CONFIG_TIMEOUT_S
+                    )
+                    pulled = answer[0] if answer else None
+                except Exception as exc:
+                    log.warning("could not read the %s settings from the editor: %s", SECTION, exc)
+            settings, warnings = parse_settings(self.init_options, pulled)
+            for warning in warnings:
+                log.warning(warning)
+            await self._apply(settings)
+
+    async def _apply(self, settings: Settings) -> None:
+        old, self.settings = self.settings, settings
+        first, self._settings_applied = not self._settings_applied, True
+        db = canonical(resolve_db_path(setting=settings.cursor_database_path or None))
+        if self.service is None or self.service.db_path != db:
+            self.service = UsageService(db, progress=self.parse_progress)
+            self._seen_fp = None
+            log.info("reading Cursor data from %s", db)
+        if first:
+            return  # start-up: the editor's defaults must not overwrite a choice made in the CLI
+        if old.cursor_sync_enabled != settings.cursor_sync_enabled:
+            await self.blocking(set_config_value, "cursorSync", settings.cursor_sync_enabled)
+        changed = changed_settings(old, settings)
+        if changed:
+            log.info("settings changed: %s", ", ".join(changed))
+        if old.refresh_interval_seconds != settings.refresh_interval_seconds:
+            self._wake.set()
+
+    async def settings_changed(self) -> None:
+        await self.wait_ready()
+        await self.pull_settings()
+        self.after_change(sync=True)
+
+    # -- status -----------------------------------------------------------------------------
+
+    def seed(self, payload: dict[str, Any]) -> None:
+        """The cached status the handshake already sent: not sent again unless it changes."""
+        self._last_key = payload_key(payload)
+        self.last_status = payload
+
+    def publish(self, status: dict[str, Any], *, real: bool = True) -> dict[str, Any]:
+        """Send `codeburn/status` unless it equals the last one (ignoring `generatedAt`)."""
+        payload = with_env(status)
+        if real:
+            self._real_sent = True
+        elif self._real_sent:
+            return payload  # cached figures never overwrite real ones
+        key = payload_key(payload)
+        if key != self._last_key:
+            self._last_key = key
+            self.last_status = payload
+            self.protocol.notify(STATUS_METHOD, payload)
+            if real:
+                self.spawn(self._budget_messages(payload))
+        return payload
+
+    async def _budget_messages(self, status: dict[str, Any]) -> None:
+        for crossing in await self.blocking(self._notices.due, status, today()):
+            over = crossing.level == "over"
+            kind = types.MessageType.Error if over else types.MessageType.Warning
+            self.window_show_message(types.ShowMessageParams(type=kind, message=crossing.message()))
+
+    async def refresh(self, *, fresh: bool) -> dict[str, Any]:
+        """Read and publish the status; `fresh` asks for a read that starts after this call.
+
+        Without `fresh`, a refresh already in flight is joined; with it, callers that arrive
+        while one runs share a single follow-up read.
+        """
+        if fresh or self._refresh_task is None or self._refresh_task.done():
+            self._wanted += 1
+        target = self._wanted
+        while True:
+            if self._refresh_task is None or self._refresh_task.done():
+                self._refresh_task = asyncio.ensure_future(self._read_status(self._wanted))
+            done_for, payload = await asyncio.shield(self._refresh_task)
+            if done_for >= target:
+                return payload
+
+    async def _read_status(self, generation: int) -> tuple[int, dict[str, Any]]:
+        service, settings = self.current_service(), self.settings
+        day = today()
+        try:
+            fingerprint = await self.blocking(service.fingerprint)
+            answer = await self.blocking(service.status, budget=settings.budget(), sync=False)
+            if answer is None:  # only a cached-only read may come back empty
+                raise RuntimeError("no figures")
+            status = answer
+        except Exception as exc:
+            log.error("reading usage failed: %s", exc, exc_info=exc)
+            message = f"CodeBurn could not read usage: {exc}"
+            status = failed_status(self.last_status, message, today=day, budget=settings.budget())
+            fingerprint = None
+        finally:
+            await self.parse_progress.finish()
+        if service is self.service:
+            self._seen_fp, self._seen_day = fingerprint, day
+        status["quota"] = self._quota
+        return generation, self.publish(status)
+
+    async def first_status(self) -> None:
+        """Cached figures at once (no parse, no network), then the real read."""
+        service = self.current_service()
+        try:
+            cached = await self.blocking(
+                service.status, budget=self.settings.budget(), sync=False, cached_only=True
+            )
+        except Exception as exc:
+            log.warning("cached figures unavailable: %s", exc)
+            cached = None
+        if cached is not None:
+            self.publish({**cached, "quota": self._quota}, real=False)
+        await self.refresh(fresh=True)
+
+    # -- cursor.com and the timer -----------------------------------------------------------
+
+    async def _cursor_pass(self) -> bool:
+        """Automatic sync when due, then the plan quota (cached 5 min); True if either changed."""
+        service = self.current_service()
+        before = await self.blocking(service.fingerprint)
+        await self.blocking(service.sync_if_due)
+        quota = await self.blocking(service.quota) if cursor_sync_enabled() else None
+        changed = quota != self._quota
+        self._quota = quota
+        return changed or before != await self.blocking(service.fingerprint)
+
+    async def cursor_then_refresh(self) -> None:
+        if await self.join("cursor.com", self._cursor_pass):
+            await self.refresh(fresh=True)
+
+    async def refresh_now(self) -> dict[str, Any]:
+        """The refresh command: a due sync first, then the figures (joined when in flight)."""
+        await self.wait_ready()
+        try:
+            changed = await self.join("cursor.com", self._cursor_pass)
+        except Exception as exc:  # never fails the command: the status says what is wrong
+            log.warning("cursor.com pass failed: %s", exc)
+            changed = False
+        return await self.refresh(fresh=changed)
+
+    def after_change(self, *, sync: bool = False) -> None:
+        """Data or settings changed: publish fresh figures (and let a due sync run)."""
+        self.spawn(self.refresh(fresh=True))
+        if sync:
+            self.spawn(self.cursor_then_refresh())
+
+    async def tick(self) -> None:
+        """One timer step: re-read only when something that feeds the figures changed."""
+        if "cursor.com" not in self._inflight:
+            self.spawn(self.cursor_then_refresh())
+        service = self.current_service()
+        fingerprint = await self.blocking(service.fingerprint)
+        state = (self.last_status or {}).get("state")
+        if fingerprint != self._seen_fp or today() != self._seen_day or state in RETRY_STATES:
+            await self.refresh(fresh=True)
+
+    async def poll(self) -> None:
+        self._wake.clear()  # settings applied before the timer started need no extra tick
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.settings.refresh_interval_seconds)
+            self._wake.clear()
+            try:
+                await self.tick()
+            except Exception as exc:
+                log.error("background refresh failed: %s", exc, exc_info=exc)
+
+    async def start(self) -> None:
+        """After `initialized`: settings, first figures, then the timer."""
+        try:
+            await self.pull_settings()
+        finally:
+            self._ready.set()
+        self.spawn(self._watch_settings())
+        await self.first_status()
+        self.spawn(self.cursor_then_refresh())
+        self.spawn(self.poll())
+
+    async def _watch_settings(self) -> None:
+        """Ask the client for `workspace/didChangeConfiguration` (pull-model clients need it)."""
+        workspace = self.client_capabilities.workspace
+        change = workspace.did_change_configuration if workspace else None
+        if not (change and change.dynamic_registration):
+            return
+        registration = types.Registration(
+            id="codeburn-settings",
+            method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+            register_options={"section": SECTION},
+        )
+        try:
+            await self.client_register_capability_async(
+                types.RegistrationParams(registrations=[registration])
+            )
+        except Exception as exc:
+            log.debug("settings-change registration refused: %s", exc)
+
+    # -- commands ---------------------------------------------------------------------------
+
+    async def run_job(
+        self,
+        key: Hashable,
+        title: str | None,
+        work: Callable[[UsageService], dict[str, Any]],
+        *,
+        changes_data: bool,
+    ) -> dict[str, Any]:
+        """A command's blocking work: joined when the same is in flight, with `$/progress`."""
+        await self.wait_ready()
+
+        async def job() -> dict[str, Any]:
+            progress = WorkProgress(self, title) if title and self.supports_progress() else None
+            if progress is not None:
+                progress.start()
+            try:
+                return await self.blocking(work, self.current_service())
+            except Exception as exc:
+                raise command_error(exc, title or "The command") from None
+            finally:
+                await self.parse_progress.finish()
+                if progress is not None:
+                    await progress.end()
+                if changes_data:
+                    self.after_change()
+
+        return await self.join(key, job)
+
+    def stop_background(self) -> None:
+        for task in list(self._tasks) + list(self._inflight.values()):
+            task.cancel()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def build_server() -> CodeBurnServer:
+    """The server with its LSP handlers and commands."""
+    server = CodeBurnServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: CodeBurnServer, params: types.InitializeParams) -> None:
+        ls.loop = asyncio.get_running_loop()
+        ls.init_options = params.initialization_options
+        ls.parse_progress.bind(ls.loop, enabled=ls.supports_progress())
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: CodeBurnServer, params: types.InitializedParams) -> None:
+        ls.spawn(ls.start())
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(
+        ls: CodeBurnServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        ls.spawn(ls.settings_changed())
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: CodeBurnServer, *args: Any) -> None:
+        ls.shut_down = True
+        ls.stop_background()
+
+    @server.feature(types.EXIT)
+    def exit_(ls: CodeBurnServer, *args: Any) -> None:
+        ls.stop_background()
+        _hard_exit(0 if ls.shut_down else 1)
+
+    register_commands(server)
+    return server
+
+
+def _hard_exit(code: int) -> None:
+    """Exit now: a worker stuck in a network call must not keep the process alive."""
+    logging.shutdown()
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    os._exit(code)
+
+
+def _parse_tcp(tcp: str) -> tuple[str, int]:
+    host, sep, port = tcp.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise SystemExit(f"codeburn serve: --tcp expects HOST:PORT, got {tcp!r}")
+    return host.strip("[]"), int(port)
+
+
+def run_server(
+    tcp: str | None,
+    *,
+    stdin: Any = None,
+    stdout: Any = None,
+    early_status: dict[str, Any] | None = None,
+) -> None:
+    """Serve LSP over stdio (or TCP on `HOST:PORT`, for debugging) until the client exits.
+
+    `stdin`/`stdout`/`early_status` come from the hand-made handshake in `lsp_bootstrap`.
+    """
+    server = build_server()
+    setup_logging(server)
+    logging.getLogger("pygls.server").addFilter(QuietParseErrors())
+    if early_status is not None:
+        server.seed(early_status)
+    if tcp:
+        host, port = _parse_tcp(tcp)
+        server.start_tcp(host, port)
+    else:
+        lsp_in = stdin or sys.stdin.buffer
+        lsp_out = stdout or sys.stdout.buffer
+        sys.stdout = sys.stderr  # a stray print() must never corrupt the LSP stream
+        server.start_io(lsp_in, lsp_out)
+    _hard_exit(0 if server.shut_down else 1)

@@ -1,0 +1,224 @@
+"""The report and status objects of SPEC §8, built from day slices."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+from typing import Any, Final
+
+from codeburn.cache.config import Budget
+from codeburn.cache.imports.store import ImportSnapshot
+from codeburn.cache.usage_slices import DaySlices, Totals, merge_days
+from codeburn.providers.calls import CURSOR, PROVIDER_NAMES, USER_API_KEY
+from codeburn.providers.localtime import day_end_ms, iso_utc, local_midnight_ms, now_ms
+from codeburn.providers.pricing.prices import display_name
+from codeburn.server.service.formatting import local_estimate_note
+from codeburn.server.service.json_out import finite
+from codeburn.server.service.periods import Period
+
+REPORT_SCHEMA: Final = "codeburn.report/1"
+STATUS_SCHEMA: Final = "codeburn.status/1"
+ALL_PROVIDERS: Final = frozenset(PROVIDER_NAMES)
+WARNING_SHARE: Final = 0.8
+
+
+def providers_for(choice: str) -> frozenset[str]:
+    return ALL_PROVIDERS if choice == "all" else frozenset({choice})
+
+
+def _rows(items: Iterable[tuple[dict[str, Any], Totals]], name_key: str) -> list[dict[str, Any]]:
+    rows = [{**head, **totals.to_json()} for head, totals in items if totals.calls]
+    rows.sort(key=lambda r: (-r["cost"], str(r[name_key])))
+    return rows
+
+
+def _period_slices(
+    days: dict[date, DaySlices], period: Period, providers: frozenset[str]
+) -> tuple[DaySlices, list[tuple[date, DaySlices]]]:
+    in_range = [(d, s) for d, s in sorted(days.items()) if period.start <= d <= period.end]
+    per_day = [(d, merge_days([s], providers)) for d, s in in_range]
+    return merge_days((s for _, s in per_day)), per_day
+
+
+def _total(slices: DaySlices) -> Totals:
+    total = Totals()
+    for part in slices.values():
+        total.merge(part.totals)
+    return total
+
+
+def _user_api_key(days: dict[date, DaySlices], period: Period, provider: str) -> dict[str, Any]:
+    """Rows billed by the user's own API key: not Cursor spend, listed apart (API-rate estimate)."""
+    in_period = (s for d, s in days.items() if period.start <= d <= period.end)
+    part = merge_days(in_period, frozenset({USER_API_KEY})).get(USER_API_KEY)
+    if part is None or provider not in ("all", CURSOR):
+        return {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
+    models: list[dict[str, Any]] = [
+        {
+            "model": m,
+            "name": display_name(m),
+            "calls": t.calls,
+            "tokens": t.tokens,
+            "apiCost": t.cost,
+        }
+        for m, t in part.models.items()
+        if t.calls
+    ]
+    models.sort(key=lambda r: (-r["apiCost"], r["name"]))
+    return {
+        "calls": part.totals.calls,
+        "tokens": part.totals.tokens,
+        "apiCost": part.totals.cost,
+        "models": models,
+    }
+
+
+def _coverage(snapshot: ImportSnapshot | None, period: Period, local_cost: float) -> dict[str, Any]:
+    start, end = local_midnight_ms(period.start), day_end_ms(period.end)
+    ranges = []
+    if snapshot is not None:
+        for r in snapshot.ranges:
+            if r.start_ms <= end and r.end_ms >= start:
+                ranges.append(
+                    {"start": iso_utc(r.start_ms), "end": iso_utc(r.end_ms), "source": r.source}
+                )
+    return {"ranges": ranges, "localEstimateCost": local_cost}
+
+
+def build_report(
+    days: dict[date, DaySlices],
+    period: Period,
+    *,
+    provider: str,
+    timezone: str,
+    snapshot: ImportSnapshot | None,
+    cursor_sync: dict[str, Any] | None,
+    warnings: list[str],
+) -> dict[str, Any]:
+    providers = providers_for(provider)
+    merged, per_day = _period_slices(days, period, providers)
+    models: dict[tuple[str, str], Totals] = {}
+    projects: dict[str, Totals] = {}
+    unpriced: dict[str, list[int]] = {}
+    for provider_id, part in merged.items():
+        for model, totals in part.models.items():
+            models[(provider_id, model)] = totals
+        for project, totals in part.projects.items():
+            projects.setdefault(project, Totals()).merge(totals)
+        for model, (calls, tokens) in part.unpriced.items():
+            entry = unpriced.setdefault(model, [0, 0])
+            entry[0] += calls
+            entry[1] += tokens
+    local_cost = sum(part.local_cost for part in merged.values())
+    report: dict[str, Any] = {
+        "schema": REPORT_SCHEMA,
+        "period": {
+            "label": period.label,
+            "from": period.start.isoformat(),
+            "to": period.end.isoformat(),
+            "timezone": timezone,
+        },
+        "totals": _total(merged).to_json(),
+        "providers": _rows(
+            (({"id": p, "name": PROVIDER_NAMES.get(p, p)}, s.totals) for p, s in merged.items()),
+            "name",
+        ),
+        "models": _rows(
+            (
+                ({"model": m, "name": display_name(m), "provider": p}, t)
+                for (p, m), t in models.items()
+            ),
+            "name",
+        ),
+        "projects": _rows((({"project": p}, t) for p, t in projects.items()), "project"),
+        "days": [
+            {"date": d.isoformat(), **_total(s).to_json()} for d, s in per_day if _total(s).calls
+        ],
+        "unpricedModels": sorted(
+            ({"model": m, "calls": c, "tokens": t} for m, (c, t) in unpriced.items()),
+            key=lambda r: (-r["tokens"], r["model"]),
+        ),
+        "coverage": _coverage(snapshot, period, local_cost),
+        "userApiKey": _user_api_key(days, period, provider),
+        "cursorSync": cursor_sync,
+        "warnings": warnings,
+    }
+    return finite(report)  # valid JSON: no Infinity or NaN
+
+
+def budget_block(budget: Budget, today_cost: float, month_cost: float) -> dict[str, Any]:
+    level = "ok"
+    for limit, spent in ((budget.daily, today_cost), (budget.monthly, month_cost)):
+        if limit:
+            if spent >= limit:
+                level = "over"
+            elif spent >= WARNING_SHARE * limit and level == "ok":
+                level = "warning"
+    return {"daily": budget.daily, "monthly": budget.monthly, "level": level}
+
+
+def _summary(slices: DaySlices) -> dict[str, Any]:
+    total = _total(slices)
+    return {"cost": total.cost, "estimatedCost": total.estimated_cost, "calls": total.calls}
+
+
+def top_models(month: DaySlices, limit: int = 5) -> list[dict[str, Any]]:
+    by_name: dict[str, list[float]] = {}
+    for part in month.values():
+        for model, totals in part.models.items():
+            entry = by_name.setdefault(display_name(model), [0.0, 0])
+            entry[0] += totals.cost
+            entry[1] += totals.calls
+    rows: list[dict[str, Any]] = [
+        {"name": n, "cost": c, "calls": int(k)} for n, (c, k) in by_name.items() if k
+    ]
+    rows.sort(key=lambda r: (-r["cost"], r["name"]))
+    return rows[:limit]
+
+
+def build_status(
+    days: dict[date, DaySlices],
+    *,
+    today: date,
+    state: str,
+    message: str | None,
+    budget: Budget,
+    quota: dict[str, Any] | None,
+    cursor_sync: dict[str, Any] | None,
+    warnings: list[str] | None = None,
+    unreadable: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS)
+    month_slices = merge_days(
+        (
+            s
+            for d, s in days.items()
+            if d.year == today.year and d.month == today.month and d <= today
+        ),
+        ALL_PROVIDERS,
+    )
+    local_cost = sum(part.local_cost for part in month_slices.values())
+    today_total = _total(today_slices).cost
+    month_total = _total(month_slices).cost
+    status: dict[str, Any] = {
+        "schema": STATUS_SCHEMA,
+        "generatedAt": iso_utc(now_ms()),
+        "state": state,
+        "message": message,
+        "today": _summary(today_slices),
+        "month": _summary(month_slices),
+        "localEstimateNote": local_estimate_note(local_cost) if local_cost > 0 else None,
+        "topModels": top_models(month_slices),
+        "budget": budget_block(budget, today_total, month_total),
+        "quota": quota,
+        "cursorSync": cursor_sync,
+        "warnings": list(warnings or []),
+        "unreadable": unreadable_block(unreadable or {}),
+    }
+    return finite(status)  # valid JSON: no Infinity or NaN
+
+
+def unreadable_block(unreadable: dict[str, int]) -> dict[str, Any]:
+    """Conversations that exist but could not be read: how many, and why (never a silent $0)."""
+    reasons = {reason: n for reason, n in sorted(unreadable.items()) if n > 0}
+    return {"count": sum(reasons.values()), "reasons": reasons}
