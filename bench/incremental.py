@@ -169,7 +169,7 @@ def _equals_cold_parse(service: UsageService) -> bool:
     (sealed days keep the figures of requests or messages that a later read no longer has,
     e.g. ones the scan budget now cuts).
     """
-    reader = service._reader  # the bench inspects the long-lived reader
+    reader = service._local._reader  # the bench inspects the long-lived reader
     if reader is None:
         return False
     cold = CursorReader(reader.db_path, floor_ms=reader.floor_ms, first_seen=reader.first_seen)

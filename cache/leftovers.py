@@ -17,14 +17,17 @@ from typing import Final
 from codeburn.cache.dirs import cache_dir, config_dir
 from codeburn.cache.files import private_dir
 from codeburn.providers.localtime import now_ms
+from codeburn.providers.sqlite_ro import SNAPSHOT_PREFIX, use_snapshot_folder
 
-SNAPSHOT_PREFIX: Final = "codeburn-snapshot-"
 STALE_MS: Final = 3_600_000
 
 
 def snapshot_root() -> Path:
     """The private folder snapshot copies are made in."""
     return private_dir(cache_dir() / "snapshots")
+
+
+use_snapshot_folder(snapshot_root)  # the reader copies into our folder, which we sweep
 
 
 def _stale(path: Path, before_ms: int) -> bool:

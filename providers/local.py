@@ -1,240 +1,224 @@
-"""One representation per conversation across the IDE database, CLI stores and transcripts.
+"""Every local source in one read: Cursor's IDE database, agent transcripts, CLI stores.
 
-Order (issue 8 §2): IDE bubbles → IDE root graph → CLI `store.db` graph → agent transcript →
-the IDE's context meter alone. Never two representations of one id added together.
+`LocalReader.read` reads the IDE database (incrementally, one reader kept per floor) and the
+Cursor home beside it, combines them (one representation per conversation, `combine`) and says
+what could not be read. What it keeps between runs — parsed agent files and first-seen times
+— goes through a `LocalStore`, which the cache layer implements, the way httpx takes a
+`transport=`: this module never touches a file of ours.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final, Protocol
 
-from codeburn.providers.agent.graph import Graph, graph_calls
-from codeburn.providers.calls import CURSOR, CURSOR_AGENT, UNMAPPED_PROJECT, Call
-from codeburn.providers.home.cli_store import CliSession
-from codeburn.providers.home.reader import AgentRead, TranscriptRead
-from codeburn.providers.ide.layout3.headers import path_project
-from codeburn.providers.ide.workspaces import project_name
+from codeburn.providers.calls import Call
+from codeburn.providers.combine import NO_IDE, CallMemo, Combined, IdeSide, combine
+from codeburn.providers.home.reader import AgentRead, AgentReader, AgentSnapshot, take_snapshot
+from codeburn.providers.ide.paths import canonical, cursor_home, workspace_storage_dir
+from codeburn.providers.ide.reader import CursorReader, ReadResult
+from codeburn.providers.ide.workspaces import storage_fingerprint
+from codeburn.providers.runtime import Aside, can_fork
+from codeburn.providers.sqlite_ro import DatabaseMissingError
 
-# IDE representations that win over everything outside the database.
-IDE_FULL: Final = frozenset({"bubbles", "root"})
-CLI_KEY_PREFIX: Final = "cursor-agent:"
-BUBBLE_KEY_PREFIX: Final = "cursor:bubble:"
-_NOT_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
-
-
-class MetaLike(Protocol):
-    """What the IDE knows about a conversation (layout3's ConversationMeta)."""
-
-    @property
-    def project(self) -> str | None: ...
-    @property
-    def model(self) -> str | None: ...
-    @property
-    def created_ms(self) -> int | None: ...
-    @property
-    def updated_ms(self) -> int | None: ...
-    @property
-    def parent_id(self) -> str | None: ...
+FIRST_SEEN_PREFIX: Final = "agent-transcripts:"
+AGENT_ONLY: Final = "showing agent transcripts and Cursor Agent CLI sessions only"
+Progress = Callable[[int, int], None]
 
 
-@dataclass(frozen=True, slots=True)
-class IdeSide:
-    """The IDE reader's answer, as far as the combination needs it."""
+class LocalStore(Protocol):
+    """What the local reader keeps between runs (the cache layer's `LocalFiles`)."""
 
-    calls: list[Call]
-    conversations: Mapping[str, str]  # id → "bubbles" | "root" | "meter" | "unreadable"
-    metas: Mapping[str, MetaLike]
-    unreadable_ids: Mapping[str, str]  # conversation id → why it could not be read
-
-
-NO_IDE: Final = IdeSide([], {}, {}, {})
+    def load_agent_files(self, home: str) -> dict[str, Any]: ...
+    def save_agent_files(self, home: str, entries: dict[str, Any]) -> None: ...
+    def load_first_seen(self, key: str) -> dict[str, int]: ...
+    def save_first_seen(self, key: str, seen: dict[str, int]) -> None: ...
 
 
 @dataclass(slots=True)
-class Combined:
-    calls: list[Call]
-    unreadable: dict[str, int]  # reason → conversations that exist but could not be read
-    first_seen: dict[str, int]  # transcript turn (`<id>:<n>`) → when it was first seen
+class LocalRead:
+    """One read of every local source. `no_data` is set (the reason's detail, maybe "") when
+    there was nothing to read at all."""
+
+    calls: list[Call] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unreadable: dict[str, int] = field(default_factory=dict)
+    busy: bool = False  # a locked CLI store: nothing may be cached or sealed
+    no_data: str | None = None
 
 
-def slug_key(text: str) -> str:
-    """How Cursor names a transcript folder after a path (`/home/me/app` → `home-me-app`)."""
-    return _NOT_ALNUM.sub("-", text).strip("-")
+def ide_side(result: ReadResult | None) -> IdeSide:
+    if result is None:
+        return NO_IDE
+    return IdeSide(result.calls, result.conversations, result.metas, result.unreadable_ids)
 
 
-def _path_project(path: str) -> str:
-    return project_name(path) if "://" in path else path_project(path)
+def unreadable_warning(unreadable: dict[str, int]) -> str | None:
+    """The report/status notice for conversations that exist but could not be read."""
+    total = sum(unreadable.values())
+    if not total:
+        return None
+    reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(unreadable.items()))
+    noun = "conversation" if total == 1 else "conversations"
+    return (
+        f"{total} {noun} in a newer Cursor format could not be read ({reasons}) "
+        "— sync or import for exact figures"
+    )
 
 
-def _session_project(session: CliSession) -> str | None:
-    uris = session.graph.workspace_uris if session.graph is not None else ()
-    for candidate in (*uris, session.workspace or ""):
-        project = _path_project(candidate) if candidate else None
-        if project:
-            return project
-    return None
-
-
-class CallMemo:
-    """`graph_calls` of each conversation, reused while everything they are made of is equal
-    (a refresh rebuilt the calls of every unchanged transcript: ~3k calls, ~30 ms)."""
-
-    def __init__(self) -> None:
-        self._last: dict[str, tuple[tuple[Any, ...], list[Call]]] = {}
-        self._now: dict[str, tuple[tuple[Any, ...], list[Call]]] = {}
-
-    def calls(self, graph: Graph, **how: Any) -> list[Call]:
-        name = f"{how['key_prefix']}{how['conversation_id']}"
-        made_of = (graph, *how.items())
-        kept = self._now.get(name) or self._last.get(name)
-        calls = kept[1] if kept is not None and kept[0] == made_of else graph_calls(graph, **how)
-        self._now[name] = (made_of, calls)
-        return calls
-
-    def done(self) -> None:
-        """Keep only what this combination used."""
-        self._last, self._now = self._now, {}
-
-
-class _Combiner:
-    def __init__(
-        self, ide: IdeSide, agent: AgentRead, first_seen: dict[str, int], memo: CallMemo
-    ) -> None:
-        self.ide, self.agent, self.memo = ide, agent, memo
-        self.first_seen = dict(first_seen)
-        self.taken = {c for c, rep in ide.conversations.items() if rep in IDE_FULL}
-        # A conversation with bubble calls is read from its bubbles, whatever else it has.
-        self.taken.update(c.session for c in ide.calls if c.key.startswith(BUBBLE_KEY_PREFIX))
-        self.represented: set[str] = set()
-        known = {c.project for c in ide.calls}
-        known.update(m.project for m in ide.metas.values() if m.project)
-        known.update(p for s in agent.sessions.values() if (p := _session_project(s)))
-        self.by_slug = {slug_key(p): p for p in sorted(known) if slug_key(p)}
-
-    def is_ide(self, conversation_id: str | None) -> bool:
-        ide = self.ide
-        return conversation_id is not None and (
-            conversation_id in ide.conversations or conversation_id in ide.metas
+def local_notices(result: ReadResult | None, unreadable: dict[str, int]) -> list[str]:
+    """Notices of a local read for the report/status `warnings`."""
+    notes: list[str] = []
+    unread = unreadable_warning(unreadable)
+    if unread is not None:
+        notes.append(unread)
+    if result is None:
+        return notes
+    notes.extend(result.warnings)
+    if result.skipped_subcomposer:
+        notes.append(
+            f"skipped {result.skipped_subcomposer} Cursor tool-call rows that are not sessions"
         )
-
-    def slug_project(self, slug: str) -> str:
-        key = slug_key(slug)
-        if not key:
-            return UNMAPPED_PROJECT
-        return self.by_slug.get(key, f"-{key}")
-
-    def session_calls(self, session: CliSession) -> list[Call]:
-        assert session.graph is not None
-        cid = session.conversation_id
-        meta = self.ide.metas.get(cid)
-        transcript = self.agent.transcripts.get(cid)
-        project = (
-            _session_project(session)
-            or (meta.project if meta is not None else None)
-            or (self.slug_project(transcript.file.slug) if transcript else UNMAPPED_PROJECT)
-        )
-        return self.memo.calls(
-            session.graph,
-            conversation_id=cid,
-            provider=CURSOR_AGENT,
-            project=project,
-            fallback_model=session.model or (meta.model if meta is not None else None),
-            created_ms=session.created_ms or (meta.created_ms if meta is not None else None),
-            updated_ms=meta.updated_ms if meta is not None else None,
-            key_prefix=CLI_KEY_PREFIX,
-        )
-
-    def transcript_calls(self, read: TranscriptRead) -> list[Call]:
-        cid = read.file.conversation_id
-        metas = self.ide.metas
-        meta = metas.get(cid)
-        # The subagents/ folder names the parent; else the IDE's subagent header does.
-        parent = read.file.parent_id or (meta.parent_id if meta is not None else None)
-        parent_meta = metas.get(parent) if parent is not None else None
-        parent_session = self.agent.sessions.get(parent) if parent is not None else None
-        ide = self.is_ide(cid) or self.is_ide(parent)
-        project = (
-            (meta.project if meta is not None else None)
-            or (parent_meta.project if parent_meta is not None else None)
-            or (_session_project(parent_session) if parent_session is not None else None)
-            or self.slug_project(read.file.slug)
-        )
-        model = next(
-            (m.model for m in (meta, parent_meta) if m is not None and m.model),
-            parent_session.model if parent_session is not None else None,
-        )
-        created = meta.created_ms if meta is not None else None
-        updated = meta.updated_ms if meta is not None else None
-        turns = read.turns
-        if created is None and updated is None:
-            # No header time anywhere: each turn keeps the file's mtime when it was first seen.
-            turns = tuple(
-                replace(t, timestamp_ms=self.first_seen.setdefault(f"{cid}:{i}", read.mtime_ms))
-                for i, t in enumerate(turns)
-            )
-        provider = CURSOR if ide else CURSOR_AGENT
-        return self.memo.calls(
-            Graph(turns=turns, used_tokens=0, started_ms=None, workspace_uris=(), skipped_blobs=0),
-            conversation_id=cid,
-            provider=provider,
-            project=project,
-            fallback_model=model,
-            created_ms=created,
-            updated_ms=updated,
-            key_prefix=f"{provider}:transcript:",
-        )
-
-    def run(self) -> Combined:
-        calls: list[Call] = []
-        pending: dict[str, str] = {}
-        for cid, session in sorted(self.agent.sessions.items()):
-            if cid in self.taken:
-                continue
-            if session.graph is not None and session.graph.turns:
-                calls.extend(self.session_calls(session))
-                self.represented.add(cid)
-            elif session.unreadable is not None:
-                pending[cid] = session.unreadable
-        for cid, read in sorted(self.agent.transcripts.items()):
-            if cid in self.taken or cid in self.represented:
-                continue
-            if read.turns:
-                calls.extend(self.transcript_calls(read))
-                self.represented.add(cid)
-            elif read.unreadable is not None:
-                pending.setdefault(cid, read.unreadable)
-        reps = self.ide.conversations
-        # Counted here only when the IDE has nothing of it (its meter, or its own count).
-        unreadable = Counter(
-            r for c, r in pending.items() if c not in self.represented and c not in reps
-        )
-        unreadable.update(self._ide_unreadable())
-        replaced = {c for c in self.represented if reps.get(c) not in IDE_FULL} - self.taken
-        ide_calls = self.ide.calls
-        if replaced:
-            ide_calls = [c for c in ide_calls if c.session not in replaced]
-        return Combined(ide_calls + calls, dict(sorted(unreadable.items())), self.first_seen)
-
-    def _ide_unreadable(self) -> Counter[str]:
-        """The IDE's unreadable conversations by reason, less those read from an agent source."""
-        return Counter(
-            reason for cid, reason in self.ide.unreadable_ids.items() if cid not in self.represented
-        )
+    if result.skipped_undated:
+        notes.append(f"skipped {result.skipped_undated} Cursor messages without a usable date")
+    return notes
 
 
-def combine(
-    ide: IdeSide, agent: AgentRead, first_seen: dict[str, int], memo: CallMemo | None = None
-) -> Combined:
-    """All local calls, each conversation once, and what could not be read. `memo`, kept by
-    the caller between combinations, spares rebuilding the calls of unchanged conversations."""
-    if not agent.transcripts and not agent.sessions:  # the common case: nothing to combine
-        unreadable = dict(sorted(Counter(ide.unreadable_ids.values()).items()))
-        return Combined(ide.calls, unreadable, dict(first_seen))
-    memo = memo if memo is not None else CallMemo()
-    combined = _Combiner(ide, agent, first_seen, memo).run()
-    memo.done()
-    return combined
+class LocalReader:
+    """Every local source of one Cursor database and one Cursor home (`CODEBURN_CURSOR_HOME`).
+
+    Kept alive by a long-lived service so that refreshes are incremental. Raises the
+    `CursorDbError`s of the IDE database other than a missing file (locked, unrecognized, …).
+    """
+
+    def __init__(self, db_path: Path, store: LocalStore, home: Path | None = None) -> None:
+        self.db_path = db_path
+        self.db_key = str(db_path)
+        self.store = store
+        self.agent = AgentSide(store, home)
+        self._reader: CursorReader | None = None
+        self._seen_saved: dict[str, int] | None = None
+
+    def snapshot(self) -> AgentSnapshot:
+        """The Cursor home's files and their identities (cheap: no file is read)."""
+        return self.agent.snapshot()
+
+    def sources_fingerprint(self, snapshot: AgentSnapshot) -> str:
+        """Changes whenever a figure of a source beside the database file could."""
+        workspaces = storage_fingerprint(workspace_storage_dir(self.db_path))
+        return f"{workspaces}|{snapshot.fingerprint}"
+
+    def read(
+        self, floor_ms: int, snapshot: AgentSnapshot, progress: Progress | None = None
+    ) -> LocalRead:
+        """Calls at or after `floor_ms` of every local source, with their notices."""
+        db_exists = self.db_path.is_file()
+        if not db_exists and not snapshot.idents:
+            return LocalRead(no_data="")
+        result: ReadResult | None = None
+        missing = ""
+        beside = self.agent.read_beside(snapshot) if db_exists else None
+        try:
+            if db_exists:
+                try:
+                    result = self._reader_for(floor_ms).read(progress)
+                except DatabaseMissingError as exc:
+                    missing = f": {exc}"
+                else:
+                    self._save_first_seen(result.first_seen)
+            agent = beside.result() if beside is not None else self.agent.read(snapshot)
+        finally:
+            if beside is not None:
+                beside.cancel()
+        if result is None and not agent.has_data:
+            return LocalRead(no_data=missing)
+        combined = self.agent.combine(result, agent)
+        notes = local_notices(result, combined.unreadable)
+        if result is None:
+            notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
+        calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
+        return LocalRead(calls, notes, combined.unreadable, busy=agent.busy)
+
+    def _save_first_seen(self, seen: dict[str, int]) -> None:
+        # Unchanged since this reader saved it: the file holds these times or earlier ones.
+        if seen != self._seen_saved:
+            self.store.save_first_seen(self.db_key, seen)
+            self._seen_saved = seen
+
+    def _reader_for(self, floor_ms: int) -> CursorReader:
+        reader = self._reader
+        if reader is None or reader.floor_ms > floor_ms:
+            first_seen = self.store.load_first_seen(self.db_key)
+            reader = CursorReader(self.db_path, floor_ms=floor_ms, first_seen=first_seen)
+            self._reader = reader
+        return reader
+
+
+class AgentSide:
+    """Transcripts and CLI sessions under one Cursor home: one AgentReader kept alive
+    (incremental refresh), its per-file state and the first-seen dates of undated transcript
+    turns kept in the store, and the combination with the IDE reader's result."""
+
+    def __init__(self, store: LocalStore, home: Path | None = None) -> None:
+        self.store = store
+        self.home = canonical(home if home is not None else cursor_home())
+        self.home_key = str(self.home)
+        self._reader: AgentReader | None = None
+        self._calls = CallMemo()
+        self._forked = False
+        self._beside: tuple[AgentSnapshot, AgentRead] | None = None  # the child's read
+
+    def snapshot(self) -> AgentSnapshot:
+        return take_snapshot(self.home)
+
+    def read(self, snapshot: AgentSnapshot) -> AgentRead:
+        reader = self._reader
+        if reader is None:
+            reader = AgentReader(self.home, self.store.load_agent_files(self.home_key))
+            if self._beside is not None:  # what the child decoded of the entries it saved
+                reader.adopt(*self._beside)
+                self._beside = None
+            self._reader = reader
+        result = reader.read(snapshot)
+        if reader.changed and not result.busy:
+            self.store.save_agent_files(self.home_key, reader.entries)
+            reader.changed = False
+        return result
+
+    def read_beside(self, snapshot: AgentSnapshot) -> ReadBeside | None:
+        """`read(snapshot)` started in a forked child, on a first read where the process may
+        fork (the CLI), to run while the caller reads the IDE database; None otherwise (the
+        language server reads in process). The child's reader state is not kept: a later
+        read starts from the per-file state the child saved, in process (a long-lived service
+        that forked at each refresh paid ~0.2 s to fork and unpickle everything again)."""
+        if self._reader is not None or self._forked or not can_fork():
+            return None
+        self._forked = True
+        return ReadBeside(self, snapshot)
+
+    def combine(self, ide: ReadResult | None, agent: AgentRead) -> Combined:
+        key = FIRST_SEEN_PREFIX + self.home_key
+        seen = self.store.load_first_seen(key) if agent.transcripts else {}
+        combined = combine(ide_side(ide), agent, seen, self._calls)
+        if combined.first_seen != seen:
+            self.store.save_first_seen(key, combined.first_seen)
+        return combined
+
+
+class ReadBeside:
+    """`AgentSide.read` in a forked child; its answer also spares the next read in process
+    decoding again every file the child decoded (~40 ms on the bench profile)."""
+
+    def __init__(self, side: AgentSide, snapshot: AgentSnapshot) -> None:
+        self._aside = Aside(lambda: side.read(snapshot))
+        self._side, self._snapshot = side, snapshot
+
+    def result(self) -> AgentRead:
+        read = self._aside.result()
+        self._side._beside = (self._snapshot, read)
+        return read
+
+    def cancel(self) -> None:
+        self._aside.cancel()

@@ -1,4 +1,5 @@
-"""Work done in a forked child while the caller goes on: the second core, for Python code.
+"""Process helpers of a parse: cyclic GC paused, and work done in a forked child while the
+caller goes on (the second core, for Python code).
 
 Decoding JSON and protobuf holds the GIL, so a thread would not run beside the caller; a
 forked process does. The child gets its own copy of everything and must not use the caller's
@@ -10,16 +11,30 @@ result in parts (`AsideParts`), each taken as soon as the caller needs it.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import signal
 import struct
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Final, Generic, NoReturn, TypeVar
 
 T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic GC while a parse builds hundreds of thousands of acyclic tuples and calls:
+    every collection would walk them all again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def can_fork() -> bool:

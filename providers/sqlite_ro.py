@@ -6,8 +6,9 @@ import contextlib
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Final
 
 BUSY_TIMEOUT_S = 1.0
 
@@ -58,6 +59,16 @@ def _probe(conn: sqlite3.Connection) -> None:
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
 
 
+SNAPSHOT_PREFIX: Final = "codeburn-snapshot-"
+_snapshot_folder: Callable[[], Path] | None = None
+
+
+def use_snapshot_folder(folder: Callable[[], Path]) -> None:
+    """Where snapshot copies are made: a folder of ours, named by the layer that owns it."""
+    global _snapshot_folder  # noqa: PLW0603
+    _snapshot_folder = folder
+
+
 def _cannot_open_side_files(exc: sqlite3.Error) -> bool:
     text = str(exc).lower()
     return "unable to open" in text or "readonly" in text or "read-only" in text
@@ -76,13 +87,13 @@ def _snapshot(path: Path) -> Iterator[sqlite3.Connection]:
 
     The copy holds Cursor's access token, so it must never outlive the read: it is made in a
     0700 folder under our cache folder (not the shared temp folder), and a copy a killed process
-    left behind is removed at the next start (cache/leftovers.py).
+    left behind is removed at the next start (cache/leftovers.py, which names the folder with
+    `use_snapshot_folder`; until then mkdtemp's own 0700 folder is used).
     """
-    from codeburn.cache.leftovers import SNAPSHOT_PREFIX, snapshot_root  # noqa: PLC0415
-
     folder: str | None = None
     try:
-        folder = tempfile.mkdtemp(prefix=SNAPSHOT_PREFIX, dir=snapshot_root())
+        where = _snapshot_folder() if _snapshot_folder is not None else None
+        folder = tempfile.mkdtemp(prefix=SNAPSHOT_PREFIX, dir=where)
         copy = Path(folder) / path.name
         shutil.copyfile(path, copy)
         wal = Path(str(path) + "-wal")

@@ -52,14 +52,13 @@ from codeburn.providers.ide.rows import (
     BubbleScan,
     ConvState,
     composer_of,
-    gc_paused,
     scan_budget,
 )
 from codeburn.providers.ide.workspaces import PROJECT_MAPS, ProjectMaps
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.providers.pricing.prices import cost_of
-from codeburn.providers.runtime import AsideParts, can_fork
+from codeburn.providers.runtime import AsideParts, can_fork, gc_paused
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
 
 PAGE_ROWS: Final = 2_000
@@ -626,7 +625,7 @@ _BubbleState = tuple[BubbleScan, int, int, set[str], int | None]
 
 
 class _ColdSide:
-    """A Cursor 3.x full parse's second process (CLI only, see `fork_aside`): it decodes the
+    """A Cursor 3.x full parse's second process (CLI only, see `runtime`): it decodes the
     blob pass's JSON rows and sends them, then scans the bubbles while this process walks the
     graphs; this process reads the composers and the protobuf blobs meanwhile. Forked before
     any of that, it shares none of this process's work."""

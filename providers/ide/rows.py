@@ -5,11 +5,9 @@ Kept apart from the reader's state machine; everything here is per-row work or p
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -20,19 +18,6 @@ from codeburn.providers.localtime import LATEST_MS
 
 DEFAULT_BUDGET: Final = 250_000
 _COMPOSER_AT: Final = len(scan.CALL_KEY_PREFIX + scan.BUBBLE_LO)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic GC while a parse builds hundreds of thousands of acyclic tuples and calls:
-    every collection would walk them all again."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def scan_budget() -> int:

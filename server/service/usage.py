@@ -17,10 +17,10 @@ from typing import Any, Final
 from codeburn.cache.config import Budget
 from codeburn.cache.daily_cache import DailyCache, load_daily, update_daily
 from codeburn.cache.dirs import cache_dir as default_cache_dir
-from codeburn.cache.first_seen import load_first_seen, save_first_seen
 from codeburn.cache.imports import store as import_store
 from codeburn.cache.imports.store import ImportSnapshot, ImportStoreError
 from codeburn.cache.leftovers import sweep_once
+from codeburn.cache.local_files import LocalFiles
 from codeburn.cache.results_cache import (
     CachedResults,
     db_fingerprint,
@@ -30,10 +30,8 @@ from codeburn.cache.results_cache import (
 )
 from codeburn.cache.usage_slices import DaySlices
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT, USER_API_KEY, Call
-from codeburn.providers.ide.paths import canonical, workspace_storage_dir
-from codeburn.providers.ide.reader import CursorReader, ReadResult
-from codeburn.providers.ide.rows import gc_paused
-from codeburn.providers.ide.workspaces import storage_fingerprint
+from codeburn.providers.ide.paths import canonical
+from codeburn.providers.local import LocalReader
 from codeburn.providers.localtime import (
     iso_utc,
     local_midnight_ms,
@@ -41,13 +39,12 @@ from codeburn.providers.localtime import (
     timezone_name,
     today,
 )
+from codeburn.providers.runtime import gc_paused
 from codeburn.providers.sqlite_ro import (
     CursorDbError,
     DatabaseLockedError,
-    DatabaseMissingError,
     DatabaseUnrecognizedError,
 )
-from codeburn.server.service.agent_side import AgentSide, local_notices
 from codeburn.server.service.derive import derive_days
 from codeburn.server.service.periods import Period
 from codeburn.server.service.report import build_report, build_status, providers_for
@@ -56,7 +53,6 @@ log = logging.getLogger(__name__)
 
 SYNCED_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT, GROKBOT, USER_API_KEY})
 ONE_DAY: Final = timedelta(days=1)
-AGENT_ONLY: Final = "showing agent transcripts and Cursor Agent CLI sessions only"
 Progress = Callable[[int, int], None]
 
 
@@ -97,9 +93,7 @@ class UsageService:
         sweep_once()  # what a killed process left: db snapshots, temp files
         self.progress = progress
         self._lock = threading.RLock()
-        self._reader: CursorReader | None = None
-        self._agent = AgentSide(self.cache_dir)
-        self._seen_saved: dict[str, int] | None = None
+        self._local = LocalReader(self.db_path, LocalFiles(self.cache_dir))
         self.local = LocalState()
 
     # -- inputs -----------------------------------------------------------------------------
@@ -108,9 +102,8 @@ class UsageService:
         """Changes whenever a figure could: database, WAL, workspaces, transcripts, CLI stores,
         import store."""
         store = import_store.fingerprint()
-        workspaces = storage_fingerprint(workspace_storage_dir(self.db_path))
-        agent = self._agent.snapshot().fingerprint
-        return db_fingerprint(self.db_path, f"{workspaces}|{agent}|{store}")
+        sources = self._local.sources_fingerprint(self._local.snapshot())
+        return db_fingerprint(self.db_path, f"{sources}|{store}")
 
     def _no_data(self, detail: str = "") -> LocalState:
         return LocalState("no-data", f"No Cursor data found at {self.db_path}{detail}")
@@ -129,12 +122,10 @@ class UsageService:
         `cached_only` answers from the results cache even when it is stale (never parses), so a
         starting editor shows figures at once and refines them right after.
         """
-        snapshot = self._agent.snapshot()
-        db_exists = self.db_path.is_file()
-        if not db_exists and not snapshot.idents:
+        snapshot = self._local.snapshot()
+        if not self.db_path.is_file() and not snapshot.idents:
             return [], self._no_data(), True
-        workspaces = storage_fingerprint(workspace_storage_dir(self.db_path))
-        fingerprint = db_fingerprint(self.db_path, f"{workspaces}|{snapshot.fingerprint}")
+        fingerprint = db_fingerprint(self.db_path, self._local.sources_fingerprint(snapshot))
         cached = load_results(self.cache_dir, self.db_key)
         if cached and cached.fingerprint == fingerprint and cached.floor_ms <= floor_ms:
             return (*self._from_cache(cached, floor_ms), True)
@@ -142,32 +133,15 @@ class UsageService:
             if cached is None:
                 raise NoCachedFigures
             return (*self._from_cache(cached, floor_ms), False)
-        result: ReadResult | None = None
-        missing = ""
-        beside = self._agent.read_beside(snapshot) if db_exists else None
         try:
-            if db_exists:
-                try:
-                    result = self._reader_for(floor_ms).read(self.progress)
-                except DatabaseMissingError as exc:
-                    missing = f": {exc}"
-                except (DatabaseLockedError, DatabaseUnrecognizedError, CursorDbError) as exc:
-                    return self._last_good(cached, floor_ms, exc)
-                else:
-                    self._save_first_seen(result.first_seen)
-            agent = beside.result() if beside is not None else self._agent.read(snapshot)
-        finally:
-            if beside is not None:
-                beside.cancel()
-        if result is None and not agent.has_data:
-            return [], self._no_data(missing), True
-        combined = self._agent.combine(result, agent)
-        calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
-        notes = local_notices(result, combined.unreadable)
-        if result is None:
-            notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
-        local = LocalState("ok", None, notes, combined.unreadable)
-        if agent.busy:
+            read = self._local.read(floor_ms, snapshot, self.progress)
+        except (DatabaseLockedError, DatabaseUnrecognizedError, CursorDbError) as exc:
+            return self._last_good(cached, floor_ms, exc)
+        if read.no_data is not None:
+            return [], self._no_data(read.no_data), True
+        calls, notes = read.calls, read.notes
+        local = LocalState("ok", None, notes, read.unreadable)
+        if read.busy:
             return calls, local, False  # a locked CLI store: nothing cached, nothing sealed
         keep_from = local_midnight_ms(today())
         save_results(
@@ -178,17 +152,11 @@ class UsageService:
                 floor_ms=max(floor_ms, keep_from),
                 calls=[c for c in calls if c.timestamp_ms >= keep_from],
                 warnings=notes,
-                unreadable=combined.unreadable,
+                unreadable=read.unreadable,
             ),
         )
         sweep_old_versions(self.cache_dir)
         return calls, local, True
-
-    def _save_first_seen(self, seen: dict[str, int]) -> None:
-        # Unchanged since this service saved it: the file holds these times or earlier ones.
-        if seen != self._seen_saved:
-            save_first_seen(self.cache_dir, self.db_key, seen)
-            self._seen_saved = seen
 
     @staticmethod
     def _from_cache(cached: CachedResults, floor_ms: int) -> tuple[list[Call], LocalState]:
@@ -211,14 +179,6 @@ class UsageService:
             state.unreadable = cached.unreadable
             return self._from_cache(cached, floor_ms)[0], state, False
         return [], state, False
-
-    def _reader_for(self, floor_ms: int) -> CursorReader:
-        reader = self._reader
-        if reader is None or reader.floor_ms > floor_ms:
-            first_seen = load_first_seen(self.cache_dir, self.db_key)
-            reader = CursorReader(self.db_path, floor_ms=floor_ms, first_seen=first_seen)
-            self._reader = reader
-        return reader
 
     # -- days -------------------------------------------------------------------------------
 
@@ -267,7 +227,7 @@ class UsageService:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
                 self._seal(zone, parse_from, now_day - ONE_DAY, derived)
-        elif not self.db_path.is_file() and not self._agent.snapshot().idents:
+        elif not self.db_path.is_file() and not self._local.snapshot().idents:
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
             # Imported or synced usage is data: show it, and say what is missing.

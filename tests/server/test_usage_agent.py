@@ -27,7 +27,7 @@ from codeburn.providers.samples.home_writer import (
 )
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.cli.main import main
-from codeburn.server.service import agent_side
+from codeburn.providers import local as agent_side
 from codeburn.server.service.periods import Period
 from codeburn.server.service.usage import UsageService
 from tests.csv_fixtures import ExportRow, write_export

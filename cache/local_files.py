@@ -1,0 +1,32 @@
+"""The local reader's state in our cache folder (`providers.local.LocalStore`).
+
+Parsed agent transcripts and CLI stores (`agent_files`) and first-seen times of undated
+requests (`first_seen`), each in its own file; the reader gets them through this object only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from codeburn.cache.agent_files import load_agent_files, save_agent_files
+from codeburn.cache.first_seen import load_first_seen, save_first_seen
+
+
+class LocalFiles:
+    """`LocalStore` over the files of one cache folder."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        self.cache_dir = cache_dir
+
+    def load_agent_files(self, home: str) -> dict[str, Any]:
+        return load_agent_files(self.cache_dir, home)
+
+    def save_agent_files(self, home: str, entries: dict[str, Any]) -> None:
+        save_agent_files(self.cache_dir, home, entries)
+
+    def load_first_seen(self, key: str) -> dict[str, int]:
+        return load_first_seen(self.cache_dir, key)
+
+    def save_first_seen(self, key: str, seen: dict[str, int]) -> None:
+        save_first_seen(self.cache_dir, key, seen)

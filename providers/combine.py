@@ -1,0 +1,240 @@
+"""One representation per conversation across the IDE database, CLI stores and transcripts.
+
+Order (issue 8 §2): IDE bubbles → IDE root graph → CLI `store.db` graph → agent transcript →
+the IDE's context meter alone. Never two representations of one id added together.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Final, Protocol
+
+from codeburn.providers.agent.graph import Graph, graph_calls
+from codeburn.providers.calls import CURSOR, CURSOR_AGENT, UNMAPPED_PROJECT, Call
+from codeburn.providers.home.cli_store import CliSession
+from codeburn.providers.home.reader import AgentRead, TranscriptRead
+from codeburn.providers.ide.layout3.headers import path_project
+from codeburn.providers.ide.workspaces import project_name
+
+# IDE representations that win over everything outside the database.
+IDE_FULL: Final = frozenset({"bubbles", "root"})
+CLI_KEY_PREFIX: Final = "cursor-agent:"
+BUBBLE_KEY_PREFIX: Final = "cursor:bubble:"
+_NOT_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
+
+
+class MetaLike(Protocol):
+    """What the IDE knows about a conversation (layout3's ConversationMeta)."""
+
+    @property
+    def project(self) -> str | None: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def created_ms(self) -> int | None: ...
+    @property
+    def updated_ms(self) -> int | None: ...
+    @property
+    def parent_id(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class IdeSide:
+    """The IDE reader's answer, as far as the combination needs it."""
+
+    calls: list[Call]
+    conversations: Mapping[str, str]  # id → "bubbles" | "root" | "meter" | "unreadable"
+    metas: Mapping[str, MetaLike]
+    unreadable_ids: Mapping[str, str]  # conversation id → why it could not be read
+
+
+NO_IDE: Final = IdeSide([], {}, {}, {})
+
+
+@dataclass(slots=True)
+class Combined:
+    calls: list[Call]
+    unreadable: dict[str, int]  # reason → conversations that exist but could not be read
+    first_seen: dict[str, int]  # transcript turn (`<id>:<n>`) → when it was first seen
+
+
+def slug_key(text: str) -> str:
+    """How Cursor names a transcript folder after a path (`/home/me/app` → `home-me-app`)."""
+    return _NOT_ALNUM.sub("-", text).strip("-")
+
+
+def _path_project(path: str) -> str:
+    return project_name(path) if "://" in path else path_project(path)
+
+
+def _session_project(session: CliSession) -> str | None:
+    uris = session.graph.workspace_uris if session.graph is not None else ()
+    for candidate in (*uris, session.workspace or ""):
+        project = _path_project(candidate) if candidate else None
+        if project:
+            return project
+    return None
+
+
+class CallMemo:
+    """`graph_calls` of each conversation, reused while everything they are made of is equal
+    (a refresh rebuilt the calls of every unchanged transcript: ~3k calls, ~30 ms)."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[tuple[Any, ...], list[Call]]] = {}
+        self._now: dict[str, tuple[tuple[Any, ...], list[Call]]] = {}
+
+    def calls(self, graph: Graph, **how: Any) -> list[Call]:
+        name = f"{how['key_prefix']}{how['conversation_id']}"
+        made_of = (graph, *how.items())
+        kept = self._now.get(name) or self._last.get(name)
+        calls = kept[1] if kept is not None and kept[0] == made_of else graph_calls(graph, **how)
+        self._now[name] = (made_of, calls)
+        return calls
+
+    def done(self) -> None:
+        """Keep only what this combination used."""
+        self._last, self._now = self._now, {}
+
+
+class _Combiner:
+    def __init__(
+        self, ide: IdeSide, agent: AgentRead, first_seen: dict[str, int], memo: CallMemo
+    ) -> None:
+        self.ide, self.agent, self.memo = ide, agent, memo
+        self.first_seen = dict(first_seen)
+        self.taken = {c for c, rep in ide.conversations.items() if rep in IDE_FULL}
+        # A conversation with bubble calls is read from its bubbles, whatever else it has.
+        self.taken.update(c.session for c in ide.calls if c.key.startswith(BUBBLE_KEY_PREFIX))
+        self.represented: set[str] = set()
+        known = {c.project for c in ide.calls}
+        known.update(m.project for m in ide.metas.values() if m.project)
+        known.update(p for s in agent.sessions.values() if (p := _session_project(s)))
+        self.by_slug = {slug_key(p): p for p in sorted(known) if slug_key(p)}
+
+    def is_ide(self, conversation_id: str | None) -> bool:
+        ide = self.ide
+        return conversation_id is not None and (
+            conversation_id in ide.conversations or conversation_id in ide.metas
+        )
+
+    def slug_project(self, slug: str) -> str:
+        key = slug_key(slug)
+        if not key:
+            return UNMAPPED_PROJECT
+        return self.by_slug.get(key, f"-{key}")
+
+    def session_calls(self, session: CliSession) -> list[Call]:
+        assert session.graph is not None
+        cid = session.conversation_id
+        meta = self.ide.metas.get(cid)
+        transcript = self.agent.transcripts.get(cid)
+        project = (
+            _session_project(session)
+            or (meta.project if meta is not None else None)
+            or (self.slug_project(transcript.file.slug) if transcript else UNMAPPED_PROJECT)
+        )
+        return self.memo.calls(
+            session.graph,
+            conversation_id=cid,
+            provider=CURSOR_AGENT,
+            project=project,
+            fallback_model=session.model or (meta.model if meta is not None else None),
+            created_ms=session.created_ms or (meta.created_ms if meta is not None else None),
+            updated_ms=meta.updated_ms if meta is not None else None,
+            key_prefix=CLI_KEY_PREFIX,
+        )
+
+    def transcript_calls(self, read: TranscriptRead) -> list[Call]:
+        cid = read.file.conversation_id
+        metas = self.ide.metas
+        meta = metas.get(cid)
+        # The subagents/ folder names the parent; else the IDE's subagent header does.
+        parent = read.file.parent_id or (meta.parent_id if meta is not None else None)
+        parent_meta = metas.get(parent) if parent is not None else None
+        parent_session = self.agent.sessions.get(parent) if parent is not None else None
+        ide = self.is_ide(cid) or self.is_ide(parent)
+        project = (
+            (meta.project if meta is not None else None)
+            or (parent_meta.project if parent_meta is not None else None)
+            or (_session_project(parent_session) if parent_session is not None else None)
+            or self.slug_project(read.file.slug)
+        )
+        model = next(
+            (m.model for m in (meta, parent_meta) if m is not None and m.model),
+            parent_session.model if parent_session is not None else None,
+        )
+        created = meta.created_ms if meta is not None else None
+        updated = meta.updated_ms if meta is not None else None
+        turns = read.turns
+        if created is None and updated is None:
+            # No header time anywhere: each turn keeps the file's mtime when it was first seen.
+            turns = tuple(
+                replace(t, timestamp_ms=self.first_seen.setdefault(f"{cid}:{i}", read.mtime_ms))
+                for i, t in enumerate(turns)
+            )
+        provider = CURSOR if ide else CURSOR_AGENT
+        return self.memo.calls(
+            Graph(turns=turns, used_tokens=0, started_ms=None, workspace_uris=(), skipped_blobs=0),
+            conversation_id=cid,
+            provider=provider,
+            project=project,
+            fallback_model=model,
+            created_ms=created,
+            updated_ms=updated,
+            key_prefix=f"{provider}:transcript:",
+        )
+
+    def run(self) -> Combined:
+        calls: list[Call] = []
+        pending: dict[str, str] = {}
+        for cid, session in sorted(self.agent.sessions.items()):
+            if cid in self.taken:
+                continue
+            if session.graph is not None and session.graph.turns:
+                calls.extend(self.session_calls(session))
+                self.represented.add(cid)
+            elif session.unreadable is not None:
+                pending[cid] = session.unreadable
+        for cid, read in sorted(self.agent.transcripts.items()):
+            if cid in self.taken or cid in self.represented:
+                continue
+            if read.turns:
+                calls.extend(self.transcript_calls(read))
+                self.represented.add(cid)
+            elif read.unreadable is not None:
+                pending.setdefault(cid, read.unreadable)
+        reps = self.ide.conversations
+        # Counted here only when the IDE has nothing of it (its meter, or its own count).
+        unreadable = Counter(
+            r for c, r in pending.items() if c not in self.represented and c not in reps
+        )
+        unreadable.update(self._ide_unreadable())
+        replaced = {c for c in self.represented if reps.get(c) not in IDE_FULL} - self.taken
+        ide_calls = self.ide.calls
+        if replaced:
+            ide_calls = [c for c in ide_calls if c.session not in replaced]
+        return Combined(ide_calls + calls, dict(sorted(unreadable.items())), self.first_seen)
+
+    def _ide_unreadable(self) -> Counter[str]:
+        """The IDE's unreadable conversations by reason, less those read from an agent source."""
+        return Counter(
+            reason for cid, reason in self.ide.unreadable_ids.items() if cid not in self.represented
+        )
+
+
+def combine(
+    ide: IdeSide, agent: AgentRead, first_seen: dict[str, int], memo: CallMemo | None = None
+) -> Combined:
+    """All local calls, each conversation once, and what could not be read. `memo`, kept by
+    the caller between combinations, spares rebuilding the calls of unchanged conversations."""
+    if not agent.transcripts and not agent.sessions:  # the common case: nothing to combine
+        unreadable = dict(sorted(Counter(ide.unreadable_ids.values()).items()))
+        return Combined(ide.calls, unreadable, dict(first_seen))
+    memo = memo if memo is not None else CallMemo()
+    combined = _Combiner(ide, agent, first_seen, memo).run()
+    memo.done()
+    return combined
