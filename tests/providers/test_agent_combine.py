@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.calls import Call
+from codeburn.providers.combine import NO_IDE, Combined, IdeSide, combine
 from codeburn.providers.home import transcripts as agent_transcripts
 from codeburn.providers.home.reader import AgentReader, take_snapshot
 from codeburn.providers.ide.reader import CursorReader
-from codeburn.providers.combine import NO_IDE, Combined, IdeSide, combine
+from codeburn.providers.local import ide_side
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer
 from codeburn.providers.samples.home_writer import (
     AgentHomeWriter,
@@ -26,7 +27,6 @@ from codeburn.providers.samples.home_writer import (
     user,
 )
 from codeburn.providers.samples.profile_writer import ProfileWriter
-from codeburn.providers.local import ide_side
 
 T0 = 1_780_000_000_000  # 2026-05-28T20:26:40Z
 HOUR = 3_600_000

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from codeburn.cache.agent_files import agent_files_path
+from codeburn.providers import local as agent_side
 from codeburn.providers import runtime as fork_aside
 from codeburn.providers.home import reader as cursor_agent
 from codeburn.providers.localtime import iso_utc, today
@@ -27,7 +28,6 @@ from codeburn.providers.samples.home_writer import (
 )
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.cli.main import main
-from codeburn.providers import local as agent_side
 from codeburn.server.service.periods import Period
 from codeburn.server.service.usage import UsageService
 from tests.csv_fixtures import ExportRow, write_export
