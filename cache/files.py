@@ -15,11 +15,13 @@ from typing import Any, Generic, TypeVar
 
 from filelock import FileLock, Timeout
 
+from codeburn.providers.errors import CodeBurnError
+
 LOCK_TIMEOUT_S = 30.0
 log = logging.getLogger(__name__)
 
 
-class LockTimeoutError(RuntimeError):
+class LockTimeoutError(CodeBurnError, RuntimeError):
     """Another CodeBurn process held a lock for too long."""
 
 

@@ -10,10 +10,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
 
+from codeburn.providers.errors import CodeBurnError
+
 BUSY_TIMEOUT_S = 1.0
 
 
-class CursorDbError(Exception):
+class CursorDbError(CodeBurnError):
     """Cursor's database could not be read; the message says why."""
 
 

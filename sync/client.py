@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import httpx
 
+from codeburn.providers.errors import CodeBurnError
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.sync.auth import Credentials
 
@@ -32,7 +33,7 @@ _CHUNK = 64 * 1024
 FailureKind = Literal["login", "rate-limited", "server", "network", "export"]
 
 
-class BaseUrlError(ValueError):
+class BaseUrlError(CodeBurnError, ValueError):
     """CODEBURN_CURSOR_BASE_URL is not something we may send the login cookie to."""
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from codeburn.cache.config import cursor_sync_enabled
 from codeburn.cache.files import LockTimeoutError
+from codeburn.providers.errors import CodeBurnError
 from codeburn.providers.ide.auth import CursorToken, load_token, signed_in_email
 from codeburn.providers.localtime import DAY, local_day, local_midnight_ms
 from codeburn.providers.localtime import now_ms as clock_ms
@@ -48,7 +49,7 @@ LOGIN_EXPIRED = "Cursor login expired, open Cursor to sign in again"
 BUSY = "another CodeBurn process is syncing right now; try again in a moment"
 
 
-class SyncError(Exception):
+class SyncError(CodeBurnError):
     """A forced sync failed; the message is ours, one line, and fit to show a person."""
 
 

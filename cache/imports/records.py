@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, Final
 
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT
+from codeburn.providers.errors import CodeBurnError
 from codeburn.providers.exports.usage_csv import UsageRow, billed_amount, identity, normalise_model
 from codeburn.providers.localtime import (
     EPOCH,
@@ -36,11 +37,11 @@ _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _EPOCH_MS = re.compile(r"\d{12,14}")
 
 
-class ImportStoreError(Exception):
+class ImportStoreError(CodeBurnError):
     """The stored file cannot be read; the message carries the fix."""
 
 
-class CoverageError(ValueError):
+class CoverageError(CodeBurnError, ValueError):
     """A bad --from/--to, or rows outside them: the import is refused and nothing is stored."""
 
 

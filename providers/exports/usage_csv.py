@@ -24,6 +24,7 @@ from codeburn.providers.calls import (
     USER_API_KEY,
     Call,
 )
+from codeburn.providers.errors import CodeBurnError
 from codeburn.providers.localtime import EPOCH, local_day, local_midnight_ms
 from codeburn.providers.pricing import prices as pricing
 
@@ -82,7 +83,7 @@ _TOKENS = re.compile(r"\d+|\d{1,3}(,\d{3})+")
 _DOLLARS = re.compile(r"\$?\s*(\d+(\.\d*)?|\.\d+)")
 
 
-class CsvFormatError(ValueError):
+class CsvFormatError(CodeBurnError, ValueError):
     """The bytes are not a usable Cursor usage export; nothing from them may be stored."""
 
     def __init__(self, message: str, line: int | None = None) -> None:

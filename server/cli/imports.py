@@ -12,7 +12,7 @@ from codeburn.cache.imports.store import CoverageError, ImportStoreError
 from codeburn.providers.calls import PROVIDER_NAMES
 from codeburn.providers.exports.usage_csv import CsvFormatError
 from codeburn.providers.localtime import parse_iso_ms
-from codeburn.server.cli.main import UserError
+from codeburn.server.cli.errors import UserError
 from codeburn.server.service.json_out import dumps
 
 if TYPE_CHECKING:

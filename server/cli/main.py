@@ -10,17 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from codeburn.server.cli.errors import UserError
+from codeburn.server.names import PROVIDER_CHOICES
 from codeburn.server.service.periods import PERIODS, PeriodError, resolve_period
-
-PROVIDER_CHOICES = ("all", "cursor", "cursor-agent", "grokbot")
-
-
-class UserError(Exception):
-    """Something the user can fix; printed as one line, exit code 1."""
-
-    def __init__(self, command: str, message: str) -> None:
-        super().__init__(message)
-        self.command = command
 
 
 class _Parser(argparse.ArgumentParser):

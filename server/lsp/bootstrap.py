@@ -17,18 +17,10 @@ from typing import Any, BinaryIO, Final
 
 from codeburn.server import VERSION
 from codeburn.server.lsp.wire import FrameReader, FramingError, LineReader, read_frame
+from codeburn.server.names import COMMANDS, STATUS_METHOD
 
 log = logging.getLogger(__name__)
 
-STATUS_METHOD: Final = "codeburn/status"
-COMMANDS: Final = (
-    "codeburn.server.importCursorCsv",
-    "codeburn.server.removeCursorImport",
-    "codeburn.server.syncCursor",
-    "codeburn.server.refresh",
-    "codeburn.server.report",
-    "codeburn.server.setCursorSync",
-)
 SERVER_INFO: Final = {"name": "codeburn", "version": VERSION}
 
 

@@ -7,7 +7,7 @@ first argument, when present, is an options object (or, as a shorthand, a string
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
@@ -16,28 +16,27 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from codeburn.cache.config import cursor_sync_env_off, load_config, set_config_value
-from codeburn.cache.files import LockTimeoutError
-from codeburn.cache.imports.store import CoverageError, ImportStoreError
+from codeburn.providers.errors import CodeBurnError
 from codeburn.providers.exports.team import ChooseUserError
-from codeburn.providers.exports.usage_csv import CsvFormatError
 from codeburn.providers.localtime import today
+from codeburn.server.names import (
+    IMPORT_CSV,
+    PROVIDER_CHOICES,
+    REFRESH,
+    REMOVE_IMPORT,
+    REPORT,
+    SET_CURSOR_SYNC,
+    SYNC_CURSOR,
+)
 from codeburn.server.service.periods import PeriodError, resolve_period
 
 if TYPE_CHECKING:
-    from codeburn.server.lsp.server import CodeBurnServer
+    from pygls.lsp.server import LanguageServer
+
     from codeburn.server.service.usage import UsageService
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-IMPORT: Final = "codeburn.server.importCursorCsv"
-REMOVE: Final = "codeburn.server.removeCursorImport"
-SYNC: Final = "codeburn.server.syncCursor"
-REFRESH: Final = "codeburn.server.refresh"
-REPORT: Final = "codeburn.server.report"
-SET_SYNC: Final = "codeburn.server.setCursorSync"
-COMMANDS: Final = (IMPORT, REMOVE, SYNC, REFRESH, REPORT, SET_SYNC)
-PROVIDERS: Final = ("all", "cursor", "cursor-agent", "grokbot")
 
 
 class UserFacingError(JsonRpcException):
@@ -83,10 +82,7 @@ def command_error(exc: BaseException, what: str) -> JsonRpcException:
     """Any failure of a command → a JSON-RPC error with one actionable line."""
     if isinstance(exc, JsonRpcException):
         return exc
-    expected = (CsvFormatError, CoverageError, ImportStoreError, LockTimeoutError, PeriodError)
-    from codeburn.sync.cursor_sync import SyncError  # noqa: PLC0415 - httpx only when used
-
-    if isinstance(exc, (*expected, SyncError)):
+    if isinstance(exc, CodeBurnError):
         return CommandFailed(_first_line(str(exc)))
     if isinstance(exc, OSError):
         where = f" {exc.filename}" if exc.filename else ""
@@ -128,99 +124,112 @@ def csv_path(value: str) -> Path:
     return Path(value).expanduser()
 
 
-def register_commands(server: CodeBurnServer) -> None:
+async def import_cursor_csv(ls: CommandHost, *args: Any) -> dict[str, Any]:
+    """[{"path", "from"?, "to"?, "user"?}] → the §5 import summary, or `{"chooseUser": [...]}`
+    when a team export holds several people and the signed-in one is not among them."""
+    opts = options(IMPORT_CSV, args, shorthand="path")
+    raw = text_option(opts, "path", IMPORT_CSV)
+    if raw is None:
+        raise InvalidArguments(
+            f'{IMPORT_CSV} needs the exported file: [{{"path": "/path/to/usage-events.csv"}}]'
+        )
+    path = csv_path(raw)
+    start, end = text_option(opts, "from", IMPORT_CSV), text_option(opts, "to", IMPORT_CSV)
+    user = text_option(opts, "user", IMPORT_CSV)
+
+    def work(service: UsageService) -> dict[str, Any]:
+        try:
+            return service.import_csv(path, start=start, end=end, user=user)
+        except ChooseUserError as exc:
+            # Not an error: the editor asks which person's rows to import, then calls again.
+            return {"changed": False, "chooseUser": list(exc.users)}
+
+    return await ls.run_job(
+        ("import", str(path), start, end, user),
+        f"Importing {path.name}",
+        work,
+        changes_data=True,
+    )
+
+
+async def remove_cursor_import(ls: CommandHost, *args: Any) -> dict[str, Any]:
+    """→ {"removed", "ranges"}."""
+    return await ls.run_job(
+        ("remove",),
+        "Removing imported Cursor usage",
+        lambda service: service.remove_import(),
+        changes_data=True,
+    )
+
+
+async def sync_cursor(ls: CommandHost, *args: Any) -> dict[str, Any]:
+    """→ the sync summary; an error names the cause (login, network, export)."""
+    return await ls.run_job(
+        ("sync",),
+        "Syncing Cursor usage from cursor.com",
+        lambda service: service.sync_now(),
+        changes_data=True,
+    )
+
+
+async def refresh(ls: CommandHost, *args: Any) -> dict[str, Any]:
+    """→ the status object (after an automatic sync when one is due)."""
+    return await ls.refresh_now()
+
+
+async def report(ls: CommandHost, *args: Any) -> dict[str, Any]:
+    """[{"period"?, "from"?, "to"?, "provider"?}] → the §8 report object."""
+    opts = options(REPORT, args, shorthand="period")
+    name = text_option(opts, "period", REPORT)
+    start, end = text_option(opts, "from", REPORT), text_option(opts, "to", REPORT)
+    provider = text_option(opts, "provider", REPORT) or "all"
+    if provider not in PROVIDER_CHOICES:
+        raise InvalidArguments(f'{REPORT}: "provider" must be one of {", ".join(PROVIDER_CHOICES)}')
+    try:
+        period = resolve_period(name, start, end, today())
+    except PeriodError as exc:
+        message = str(exc).replace("--from", '"from"').replace("--to", '"to"')
+        raise InvalidArguments(f"{REPORT}: {message}") from None
+    return await ls.run_job(
+        ("report", period.label, period.start, period.end, provider),
+        None,
+        lambda service: service.report(period, provider=provider, sync=False),
+        changes_data=False,
+    )
+
+
+async def set_cursor_sync(ls: CommandHost, *args: Any) -> dict[str, Any]:
+    """[{"enabled": bool}] → writes `cursorSync` in config.json; [] only reads it."""
+    opts = options(SET_CURSOR_SYNC, args)
+    enabled = opts.get("enabled")
+    if enabled is None:
+        current = await ls.blocking(load_config)
+        return {
+            "enabled": current.get("cursorSync", True) is not False,
+            "disabledByEnv": cursor_sync_env_off(),
+        }
+    if not isinstance(enabled, bool):
+        raise InvalidArguments(f'{SET_CURSOR_SYNC}: "enabled" must be true or false')
+    try:
+        await ls.blocking(set_config_value, "cursorSync", enabled)
+    except Exception as exc:
+        raise command_error(exc, "Turning cursor.com sync on or off") from None
+    ls.after_change(sync=enabled)
+    return {"enabled": enabled, "disabledByEnv": cursor_sync_env_off()}
+
+
+HANDLERS: Final[dict[str, Callable[..., Awaitable[dict[str, Any]]]]] = {
+    IMPORT_CSV: import_cursor_csv,
+    REMOVE_IMPORT: remove_cursor_import,
+    SYNC_CURSOR: sync_cursor,
+    REFRESH: refresh,
+    REPORT: report,
+    SET_CURSOR_SYNC: set_cursor_sync,
+}
+"""Every command the server offers (names.COMMANDS, which `capabilities()` advertises)."""
+
+
+def register_commands(server: LanguageServer) -> None:
     """Attach every SPEC §9 command to `server`."""
-
-    @server.command(IMPORT)
-    async def import_cursor_csv(ls: CommandHost, *args: Any) -> dict[str, Any]:
-        """[{"path", "from"?, "to"?, "user"?}] → the §5 import summary, or `{"chooseUser": [...]}`
-        when a team export holds several people and the signed-in one is not among them."""
-        opts = options(IMPORT, args, shorthand="path")
-        raw = text_option(opts, "path", IMPORT)
-        if raw is None:
-            raise InvalidArguments(
-                f'{IMPORT} needs the exported file: [{{"path": "/path/to/usage-events.csv"}}]'
-            )
-        path = csv_path(raw)
-        start, end = text_option(opts, "from", IMPORT), text_option(opts, "to", IMPORT)
-        user = text_option(opts, "user", IMPORT)
-
-        def work(service: UsageService) -> dict[str, Any]:
-            try:
-                return service.import_csv(path, start=start, end=end, user=user)
-            except ChooseUserError as exc:
-                # Not an error: the editor asks which person's rows to import, then calls again.
-                return {"changed": False, "chooseUser": list(exc.users)}
-
-        return await ls.run_job(
-            ("import", str(path), start, end, user),
-            f"Importing {path.name}",
-            work,
-            changes_data=True,
-        )
-
-    @server.command(REMOVE)
-    async def remove_cursor_import(ls: CommandHost, *args: Any) -> dict[str, Any]:
-        """→ {"removed", "ranges"}."""
-        return await ls.run_job(
-            ("remove",),
-            "Removing imported Cursor usage",
-            lambda service: service.remove_import(),
-            changes_data=True,
-        )
-
-    @server.command(SYNC)
-    async def sync_cursor(ls: CommandHost, *args: Any) -> dict[str, Any]:
-        """→ the sync summary; an error names the cause (login, network, export)."""
-        return await ls.run_job(
-            ("sync",),
-            "Syncing Cursor usage from cursor.com",
-            lambda service: service.sync_now(),
-            changes_data=True,
-        )
-
-    @server.command(REFRESH)
-    async def refresh(ls: CommandHost, *args: Any) -> dict[str, Any]:
-        """→ the status object (after an automatic sync when one is due)."""
-        return await ls.refresh_now()
-
-    @server.command(REPORT)
-    async def report(ls: CommandHost, *args: Any) -> dict[str, Any]:
-        """[{"period"?, "from"?, "to"?, "provider"?}] → the §8 report object."""
-        opts = options(REPORT, args, shorthand="period")
-        name = text_option(opts, "period", REPORT)
-        start, end = text_option(opts, "from", REPORT), text_option(opts, "to", REPORT)
-        provider = text_option(opts, "provider", REPORT) or "all"
-        if provider not in PROVIDERS:
-            raise InvalidArguments(f'{REPORT}: "provider" must be one of {", ".join(PROVIDERS)}')
-        try:
-            period = resolve_period(name, start, end, today())
-        except PeriodError as exc:
-            message = str(exc).replace("--from", '"from"').replace("--to", '"to"')
-            raise InvalidArguments(f"{REPORT}: {message}") from None
-        return await ls.run_job(
-            ("report", period.label, period.start, period.end, provider),
-            None,
-            lambda service: service.report(period, provider=provider, sync=False),
-            changes_data=False,
-        )
-
-    @server.command(SET_SYNC)
-    async def set_cursor_sync(ls: CommandHost, *args: Any) -> dict[str, Any]:
-        """[{"enabled": bool}] → writes `cursorSync` in config.json; [] only reads it."""
-        opts = options(SET_SYNC, args)
-        enabled = opts.get("enabled")
-        if enabled is None:
-            current = await ls.blocking(load_config)
-            return {
-                "enabled": current.get("cursorSync", True) is not False,
-                "disabledByEnv": cursor_sync_env_off(),
-            }
-        if not isinstance(enabled, bool):
-            raise InvalidArguments(f'{SET_SYNC}: "enabled" must be true or false')
-        try:
-            await ls.blocking(set_config_value, "cursorSync", enabled)
-        except Exception as exc:
-            raise command_error(exc, "Turning cursor.com sync on or off") from None
-        ls.after_change(sync=enabled)
-        return {"enabled": enabled, "disabledByEnv": cursor_sync_env_off()}
+    for name, handler in HANDLERS.items():
+        server.command(name)(handler)

@@ -6,17 +6,15 @@ pygls' own chatter (it logs every message it sends at INFO) stays on stderr at W
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-
-if TYPE_CHECKING:
-    from codeburn.server.lsp.server import CodeBurnServer
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -42,10 +40,20 @@ class _NoUserFacingTracebacks(logging.Filter):
         return not isinstance(exc, JsonRpcException)
 
 
+class LogTarget(Protocol):
+    """What the handler needs of the language server."""
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None: ...
+    @property
+    def shut_down(self) -> bool: ...
+    def window_log_message(self, params: types.LogMessageParams) -> None: ...
+
+
 class LspLogHandler(logging.Handler):
     """`window/logMessage` once the server has a loop; dropped before that (stderr has it)."""
 
-    def __init__(self, server: CodeBurnServer) -> None:
+    def __init__(self, server: LogTarget) -> None:
         super().__init__(logging.DEBUG)
         self._server = server
 
@@ -68,7 +76,7 @@ class LspLogHandler(logging.Handler):
             self._server.window_log_message(types.LogMessageParams(type=kind, message=message))
 
 
-def setup_logging(server: CodeBurnServer) -> None:
+def setup_logging(server: LogTarget) -> None:
     """`codeburn` at INFO (DEBUG with `CODEBURN_LOG=debug`) to stderr and the editor's log."""
     debug = os.environ.get("CODEBURN_LOG", "").strip().lower() == "debug"
     stderr = logging.StreamHandler(sys.stderr)

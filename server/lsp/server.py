@@ -31,11 +31,11 @@ from codeburn.server.lsp.progress import ParseProgress, WorkProgress
 from codeburn.server.lsp.protocol import CheckedProtocol, QuietParseErrors
 from codeburn.server.lsp.settings import SECTION, Settings, changed_settings, parse_settings
 from codeburn.server.lsp.status import BudgetNotices, failed_status, payload_key, with_env
+from codeburn.server.names import STATUS_METHOD
 from codeburn.server.service.usage import UsageService
 
 log = logging.getLogger(__name__)
 
-STATUS_METHOD: Final = "codeburn/status"
 CONFIG_TIMEOUT_S: Final = 10.0
 READY_TIMEOUT_S: Final = 15.0
 RETRY_STATES: Final = frozenset({"db-locked", "error"})

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Final
 
+from codeburn.providers.errors import CodeBurnError
 from codeburn.providers.localtime import six_month_floor
 
 PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "lastmonth", "all")
 
 
-class PeriodError(ValueError):
+class PeriodError(CodeBurnError, ValueError):
     """A period or date the user gave cannot be used; the message says how to fix it."""
 
 

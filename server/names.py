@@ -1,0 +1,32 @@
+"""Every name on the wire between the language server and its clients, once (SPEC §9).
+
+No pygls here: the bootstrap answers `initialize` from these before pygls is imported. The
+extension's `vscode-client/src/protocol.ts` holds the same values; tests/server/test_names.py
+keeps the two equal.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+STATUS_METHOD: Final = "codeburn/status"
+"""Server → client notification: the §8 status object, whenever it changes."""
+
+IMPORT_CSV: Final = "codeburn.server.importCursorCsv"
+"""Import a usage export: `[{"path", "from"?, "to"?, "user"?}]` → the §5 import summary."""
+REMOVE_IMPORT: Final = "codeburn.server.removeCursorImport"
+"""Forget imported and synced usage → `{"removed", "ranges"}`."""
+SYNC_CURSOR: Final = "codeburn.server.syncCursor"
+"""Sync from cursor.com now → the sync summary."""
+REFRESH: Final = "codeburn.server.refresh"
+"""Read again now → the status object."""
+REPORT: Final = "codeburn.server.report"
+"""`[{"period"?, "from"?, "to"?, "provider"?}]` → the §8 report object."""
+SET_CURSOR_SYNC: Final = "codeburn.server.setCursorSync"
+"""`[{"enabled": bool}]` writes `cursorSync` in config.json; `[]` only reads it."""
+
+COMMANDS: Final = (IMPORT_CSV, REMOVE_IMPORT, SYNC_CURSOR, REFRESH, REPORT, SET_CURSOR_SYNC)
+"""Every `workspace/executeCommand` id the server offers, in the order it advertises them."""
+
+PROVIDER_CHOICES: Final = ("all", "cursor", "cursor-agent", "grokbot")
+"""The `provider` filter of reports (CLI `--provider`, the report command's option)."""
