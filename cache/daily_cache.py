@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from codeburn.cache.files import FileMemo, loads_json, locked, read_json, write_cache_json
 from codeburn.cache.usage_slices import DaySlices, Slice
-from codeburn.providers.localtime import six_month_floor
+from codeburn.providers import six_month_floor
 
 VERSION: Final = 2  # 2: Cursor 3.x conversations (issue 8)
 FILE: Final = f"daily.v{VERSION}.json"

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from filelock import FileLock, Timeout
 
-from codeburn.providers.errors import CodeBurnError
+from codeburn.providers import CodeBurnError
 
 LOCK_TIMEOUT_S = 30.0
 log = logging.getLogger(__name__)

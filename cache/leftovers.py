@@ -16,8 +16,7 @@ from typing import Final
 
 from codeburn.cache.dirs import cache_dir, config_dir
 from codeburn.cache.files import private_dir
-from codeburn.providers.localtime import now_ms
-from codeburn.providers.sqlite_ro import SNAPSHOT_PREFIX, use_snapshot_folder
+from codeburn.providers import SNAPSHOT_PREFIX, now_ms, use_snapshot_folder
 
 STALE_MS: Final = 3_600_000
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from codeburn.cache.files import EncodedItems, FileMemo, json_with, locked, write_cache_text
-from codeburn.providers.calls import Call
+from codeburn.providers import Call
 
 VERSION: Final = 2  # 2: Cursor 3.x conversations (issue 8)
 FILE: Final = f"cursor-results.v{VERSION}.json"

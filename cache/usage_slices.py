@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from codeburn.providers.calls import CURSOR, CURSOR_AGENT
+from codeburn.providers import CURSOR, CURSOR_AGENT
 
 LOCAL_ESTIMATE_PROVIDERS = frozenset({CURSOR, CURSOR_AGENT})
 

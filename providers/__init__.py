@@ -1,1 +1,107 @@
-"""Readers of Cursor's files, pricing and call records."""
+"""Readers of Cursor's files, pricing and call records: the bottom layer (knows no file of ours)."""
+
+from codeburn.providers.calls import (
+    CURSOR,
+    CURSOR_AGENT,
+    GROKBOT,
+    PROVIDER_NAMES,
+    USER_API_KEY,
+    Call,
+)
+from codeburn.providers.errors import CodeBurnError
+from codeburn.providers.exports import (
+    ChooseUserError,
+    CsvFormatError,
+    UsageRow,
+    billed_amount,
+    identity,
+    is_user_api_key,
+    normalise_model,
+    one_persons_rows,
+    parse_csv,
+    read_export,
+    row_to_call,
+)
+from codeburn.providers.ide import (
+    CursorToken,
+    canonical,
+    load_token,
+    read_access_token,
+    resolve_db_path,
+    signed_in_email,
+    token_from_string,
+)
+from codeburn.providers.local import LocalReader
+from codeburn.providers.localtime import (
+    DAY,
+    EPOCH,
+    DayIndex,
+    day_end_ms,
+    is_date_ms,
+    iso_utc,
+    local_day,
+    local_midnight_ms,
+    now_ms,
+    parse_iso_ms,
+    six_month_floor,
+    timezone_name,
+    today,
+)
+from codeburn.providers.pricing import display_name
+from codeburn.providers.runtime import gc_paused
+from codeburn.providers.sqlite_ro import (
+    SNAPSHOT_PREFIX,
+    CursorDbError,
+    DatabaseLockedError,
+    DatabaseUnrecognizedError,
+    use_snapshot_folder,
+)
+
+__all__ = [
+    "CURSOR",
+    "CURSOR_AGENT",
+    "DAY",
+    "EPOCH",
+    "GROKBOT",
+    "PROVIDER_NAMES",
+    "SNAPSHOT_PREFIX",
+    "USER_API_KEY",
+    "Call",
+    "ChooseUserError",
+    "CodeBurnError",
+    "CsvFormatError",
+    "CursorDbError",
+    "CursorToken",
+    "DatabaseLockedError",
+    "DatabaseUnrecognizedError",
+    "DayIndex",
+    "LocalReader",
+    "UsageRow",
+    "billed_amount",
+    "canonical",
+    "day_end_ms",
+    "display_name",
+    "gc_paused",
+    "identity",
+    "is_date_ms",
+    "is_user_api_key",
+    "iso_utc",
+    "load_token",
+    "local_day",
+    "local_midnight_ms",
+    "normalise_model",
+    "now_ms",
+    "one_persons_rows",
+    "parse_csv",
+    "parse_iso_ms",
+    "read_access_token",
+    "read_export",
+    "resolve_db_path",
+    "row_to_call",
+    "signed_in_email",
+    "six_month_floor",
+    "timezone_name",
+    "today",
+    "token_from_string",
+    "use_snapshot_folder",
+]

@@ -12,12 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol
 
-from codeburn.providers.agent.graph import Graph, graph_calls
+from codeburn.providers.agent import Graph, graph_calls
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, UNMAPPED_PROJECT, Call
-from codeburn.providers.home.cli_store import CliSession
-from codeburn.providers.home.reader import AgentRead, TranscriptRead
-from codeburn.providers.ide.layout3.headers import path_project
-from codeburn.providers.ide.workspaces import project_name
+from codeburn.providers.home import AgentRead, CliSession, TranscriptRead
+from codeburn.providers.ide import path_project, project_name
 
 # IDE representations that win over everything outside the database.
 IDE_FULL: Final = frozenset({"bubbles", "root"})

@@ -16,10 +16,15 @@ from typing import Any, Final, Protocol
 
 from codeburn.providers.calls import Call
 from codeburn.providers.combine import NO_IDE, CallMemo, Combined, IdeSide, combine
-from codeburn.providers.home.reader import AgentRead, AgentReader, AgentSnapshot, take_snapshot
-from codeburn.providers.ide.paths import canonical, cursor_home, workspace_storage_dir
-from codeburn.providers.ide.reader import CursorReader, ReadResult
-from codeburn.providers.ide.workspaces import storage_fingerprint
+from codeburn.providers.home import AgentRead, AgentReader, AgentSnapshot, take_snapshot
+from codeburn.providers.ide import (
+    CursorReader,
+    ReadResult,
+    canonical,
+    cursor_home,
+    storage_fingerprint,
+    workspace_storage_dir,
+)
 from codeburn.providers.runtime import Aside, can_fork
 from codeburn.providers.sqlite_ro import DatabaseMissingError
 

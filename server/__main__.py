@@ -13,7 +13,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP (debugging)")
     parser.add_argument("--stdio", action="store_true", help="LSP over stdio (the default)")
     args = parser.parse_args(argv)
-    from codeburn.server.lsp.bootstrap import serve  # noqa: PLC0415 - keep --help fast
+    from codeburn.server.lsp import serve  # noqa: PLC0415 - keep --help fast
 
     serve(args.tcp)
 

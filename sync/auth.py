@@ -6,7 +6,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from codeburn.providers.ide.auth import CursorToken
+from codeburn.providers import CursorToken
 
 _USER_ID = re.compile(r"[A-Za-z0-9._-]+")
 COOKIE_NAME = "WorkosCursorSessionToken"

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 import httpx
 
-from codeburn.providers.errors import CodeBurnError
-from codeburn.providers.localtime import now_ms as clock_ms
+from codeburn.providers import CodeBurnError
+from codeburn.providers import now_ms as clock_ms
 from codeburn.sync.auth import Credentials
 
 DEFAULT_BASE_URL = "https://cursor.com"

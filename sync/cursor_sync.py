@@ -13,12 +13,17 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from codeburn.cache.config import cursor_sync_enabled
-from codeburn.cache.files import LockTimeoutError
-from codeburn.providers.errors import CodeBurnError
-from codeburn.providers.ide.auth import CursorToken, load_token, signed_in_email
-from codeburn.providers.localtime import DAY, local_day, local_midnight_ms
-from codeburn.providers.localtime import now_ms as clock_ms
+from codeburn.cache import LockTimeoutError, cursor_sync_enabled
+from codeburn.providers import (
+    DAY,
+    CodeBurnError,
+    CursorToken,
+    load_token,
+    local_day,
+    local_midnight_ms,
+    signed_in_email,
+)
+from codeburn.providers import now_ms as clock_ms
 from codeburn.sync import store_bridge
 from codeburn.sync.auth import Credentials, credentials_for
 from codeburn.sync.state import ErrorCode, SyncState, load_state, update_state

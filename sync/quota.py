@@ -11,11 +11,9 @@ import math
 from pathlib import Path
 from typing import Any, Literal
 
-from codeburn.cache.dirs import cache_dir
-from codeburn.cache.files import LockTimeoutError, locked, read_json, write_cache_json
-from codeburn.providers.ide.auth import load_token
-from codeburn.providers.localtime import is_date_ms, iso_utc, parse_iso_ms
-from codeburn.providers.localtime import now_ms as clock_ms
+from codeburn.cache import LockTimeoutError, cache_dir, locked, read_json, write_cache_json
+from codeburn.providers import is_date_ms, iso_utc, load_token, parse_iso_ms
+from codeburn.providers import now_ms as clock_ms
 from codeburn.sync.auth import Credentials, credentials_for
 from codeburn.sync.client import BaseUrlError, CursorClient, RequestFailed, base_url
 

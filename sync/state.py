@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from codeburn.cache.dirs import imports_dir
-from codeburn.cache.files import locked, read_json, write_cache_json
-from codeburn.providers.localtime import iso_utc, parse_iso_ms
+from codeburn.cache import imports_dir, locked, read_json, write_cache_json
+from codeburn.providers import iso_utc, parse_iso_ms
 
 STATE_FILE = "cursor-sync.v1.json"
 ErrorCode = Literal["login", "network", "export"]

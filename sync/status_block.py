@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from codeburn.cache.config import cursor_sync_enabled
-from codeburn.providers.ide.auth import read_access_token, token_from_string
-from codeburn.providers.localtime import iso_utc
-from codeburn.providers.localtime import now_ms as clock_ms
+from codeburn.cache import cursor_sync_enabled
+from codeburn.providers import iso_utc, read_access_token, token_from_string
+from codeburn.providers import now_ms as clock_ms
 from codeburn.sync.state import ErrorCode, SyncState, load_state
 
 ERROR_TEXTS: dict[ErrorCode, str] = {

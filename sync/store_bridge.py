@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from codeburn.cache.imports import store as import_store
-from codeburn.cache.imports.store import ImportStoreError, ImportSummary
-from codeburn.providers.exports.team import one_persons_rows
-from codeburn.providers.exports.usage_csv import CsvFormatError, parse_csv
+from codeburn.cache import ImportStoreError, ImportSummary, apply_sync, store_fingerprint
+from codeburn.cache import newest_synced_ms as stored_newest_synced_ms
+from codeburn.cache import other_accounts_coverage_end as stored_others_coverage_end
+from codeburn.providers import CsvFormatError, one_persons_rows, parse_csv
 
 
 class NotAnExport(Exception):
@@ -17,19 +17,19 @@ class StoreUnreadable(Exception):
 
 
 def store_exists() -> bool:
-    return import_store.fingerprint() is not None
+    return store_fingerprint() is not None
 
 
 def newest_synced_ms(account: str) -> int | None:
     try:
-        return import_store.newest_synced_ms(account)
+        return stored_newest_synced_ms(account)
     except ImportStoreError as exc:
         raise StoreUnreadable(str(exc)) from None
 
 
 def other_accounts_coverage_end(account: str) -> int | None:
     try:
-        return import_store.other_accounts_coverage_end(account)
+        return stored_others_coverage_end(account)
     except ImportStoreError as exc:
         raise StoreUnreadable(str(exc)) from None
 
@@ -51,6 +51,6 @@ def apply_export(
     except CsvFormatError:  # ChooseUserError included
         raise NotAnExport from None
     try:
-        return import_store.apply_sync(rows, account, window_start_ms, window_end_ms)
+        return apply_sync(rows, account, window_start_ms, window_end_ms)
     except ImportStoreError as exc:
         raise StoreUnreadable(str(exc)) from None

@@ -1,1 +1,33 @@
-"""TODO"""
+"""The store of imported and synced Cursor usage: records, merge rules, the file."""
+
+from codeburn.cache.imports.store import (
+    CoverageError,
+    CoverageIndex,
+    ImportSnapshot,
+    ImportStoreError,
+    ImportSummary,
+    apply_sync,
+    events_as_calls,
+    import_file,
+    newest_synced_ms,
+    other_accounts_coverage_end,
+    remove_imported,
+)
+from codeburn.cache.imports.store import fingerprint as store_fingerprint
+from codeburn.cache.imports.store import load as load_store
+
+__all__ = [
+    "CoverageError",
+    "CoverageIndex",
+    "ImportSnapshot",
+    "ImportStoreError",
+    "ImportSummary",
+    "apply_sync",
+    "events_as_calls",
+    "import_file",
+    "load_store",
+    "newest_synced_ms",
+    "other_accounts_coverage_end",
+    "remove_imported",
+    "store_fingerprint",
+]

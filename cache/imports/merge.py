@@ -16,8 +16,7 @@ from codeburn.cache.imports.records import (
     StoredEvent,
     merge_ranges,
 )
-from codeburn.providers.exports.usage_csv import UsageRow
-from codeburn.providers.localtime import DAY, day_end_ms, local_day, local_midnight_ms
+from codeburn.providers import DAY, UsageRow, day_end_ms, local_day, local_midnight_ms
 
 FUTURE_SLACK_MS: Final = DAY // timedelta(milliseconds=1)
 

@@ -13,15 +13,20 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Final
 
-from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT
-from codeburn.providers.errors import CodeBurnError
-from codeburn.providers.exports.usage_csv import UsageRow, billed_amount, identity, normalise_model
-from codeburn.providers.localtime import (
+from codeburn.providers import (
+    CURSOR,
+    CURSOR_AGENT,
     EPOCH,
+    GROKBOT,
+    CodeBurnError,
+    UsageRow,
+    billed_amount,
     day_end_ms,
+    identity,
     iso_utc,
     local_day,
     local_midnight_ms,
+    normalise_model,
     parse_iso_ms,
 )
 

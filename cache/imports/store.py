@@ -47,10 +47,15 @@ from codeburn.cache.imports.records import (
     parse_boundary,
     replaced_providers,
 )
-from codeburn.providers.calls import Call
-from codeburn.providers.exports.export_file import read_export
-from codeburn.providers.exports.usage_csv import UsageRow, is_user_api_key, parse_csv, row_to_call
-from codeburn.providers.localtime import now_ms
+from codeburn.providers import (
+    Call,
+    UsageRow,
+    is_user_api_key,
+    now_ms,
+    parse_csv,
+    read_export,
+    row_to_call,
+)
 
 STORE_FILE: Final = "cursor-usage.v2.json"
 V1_FILE: Final = "cursor-usage.v1.json"
@@ -150,7 +155,7 @@ def import_file(
     path: Path | None = None,
 ) -> ImportSummary:
     """`codeburn import cursor FILE.csv [--from X] [--to Y] [--user EMAIL]`: parse, check, merge."""
-    from codeburn.providers.exports.team import one_persons_rows  # noqa: PLC0415
+    from codeburn.providers import one_persons_rows  # noqa: PLC0415
 
     data, mtime_ms = read_export(csv_path)
     rows = one_persons_rows(parse_csv(data), user=user, signed_in=signed_in)
@@ -298,7 +303,7 @@ def apply_sync(
     )
 
 
-def remove(path: Path | None = None) -> RemoveResult:
+def remove_imported(path: Path | None = None) -> RemoveResult:
     """`codeburn import cursor --remove`: delete the store (readable or not)."""
     store = path or store_path()
     with locked(store):
@@ -343,6 +348,6 @@ __all__ = [
     "newest_synced_ms",
     "other_accounts_coverage_end",
     "parse_boundary",
-    "remove",
+    "remove_imported",
     "store_path",
 ]

@@ -20,9 +20,8 @@ from typing import Any, Final, Protocol
 from codeburn.providers.agent import protobuf as pb
 from codeburn.providers.agent.stream import Record, StreamRequest, estimate_tokens, record_of
 from codeburn.providers.calls import Call
-from codeburn.providers.ide.emit import display_model
 from codeburn.providers.localtime import valid_ms
-from codeburn.providers.pricing.prices import cost_of
+from codeburn.providers.pricing import canonical_model, cost_of
 
 # Blobs fetched for one root at most (a damaged graph must not walk a whole database).
 MAX_BLOBS: Final = 200_000
@@ -571,14 +570,14 @@ def graph_calls(
         out = estimate_tokens(turn.assistant_chars)
         if ts is None or not (inp or out):
             continue
-        model = display_model(turn.model or fallback_model)
+        model = canonical_model(turn.model or fallback_model)
         key = f"{key_prefix}{conversation_id}:{i}"
         calls.append(_call(key, model, inp, out, ts, where, turn.tools, turn.commands))
     dated = [t for t in times if t is not None]
     meter_ts = lo if lo is not None else dated[0] if dated else hi
     if meter and meter_ts is not None:
         first = next((t.model for t in graph.turns if t.model), None)
-        model = display_model(first or fallback_model)
+        model = canonical_model(first or fallback_model)
         key = f"{key_prefix}{conversation_id}:input"
         calls.append(_call(key, model, meter, 0, meter_ts, where))
     return calls

@@ -5,17 +5,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from codeburn.providers.ide import sql as scan
 from codeburn.providers.localtime import parse_iso_ms, valid_ms
-from codeburn.providers.runtime import Aside
-from codeburn.providers.sqlite_ro import open_readonly
 
 _COMMAND_SPLIT = re.compile(r"&&|\|\||[;|\n]")
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -228,38 +223,3 @@ class StreamWalker:
             request.assistant_chars += chars
             for name, command in tools:
                 request.add_tool(name, command)
-
-
-def walk_pages(
-    conn: sqlite3.Connection,
-    walker: StreamWalker,
-    after: int,
-    upto: int,
-    page_rows: int,
-    skip: frozenset[int] = frozenset(),
-) -> None:
-    """Feed the agent rows with after < ROWID <= upto to `walker`, one short read per page;
-    rows in `skip` (blobs of decoded conversation graphs) are left out."""
-    while True:
-        rows = scan.agent_page(conn, after, upto, page_rows)
-        walker.feed([r for r in rows if r[0] not in skip] if skip else rows)
-        if len(rows) < page_rows:
-            return
-        after = rows[-1][0]
-
-
-class WalkAside(Aside[StreamWalker]):
-    """Walks the agent stream in a forked child while the caller reads bubbles; the child
-    opens its own connection (never the parent's) and sends the finished walker back."""
-
-    def __init__(
-        self, db_path: Path, upto: int, page_rows: int, skip: frozenset[int] = frozenset()
-    ) -> None:
-        super().__init__(lambda: _walk(db_path, upto, page_rows, skip))
-
-
-def _walk(db_path: Path, upto: int, page_rows: int, skip: frozenset[int]) -> StreamWalker:
-    walker = StreamWalker()
-    with open_readonly(db_path) as conn:
-        walk_pages(conn, walker, 0, upto, page_rows, skip)
-    return walker

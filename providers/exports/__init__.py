@@ -1,1 +1,28 @@
-"""TODO"""
+"""Cursor's usage export (CSV): the file, its rows, team exports."""
+
+from codeburn.providers.exports.export_file import read_export
+from codeburn.providers.exports.team import ChooseUserError, one_persons_rows
+from codeburn.providers.exports.usage_csv import (
+    CsvFormatError,
+    UsageRow,
+    billed_amount,
+    identity,
+    is_user_api_key,
+    normalise_model,
+    parse_csv,
+    row_to_call,
+)
+
+__all__ = [
+    "ChooseUserError",
+    "CsvFormatError",
+    "UsageRow",
+    "billed_amount",
+    "identity",
+    "is_user_api_key",
+    "normalise_model",
+    "one_persons_rows",
+    "parse_csv",
+    "read_export",
+    "row_to_call",
+]

@@ -26,7 +26,7 @@ from codeburn.providers.calls import (
 )
 from codeburn.providers.errors import CodeBurnError
 from codeburn.providers.localtime import EPOCH, local_day, local_midnight_ms
-from codeburn.providers.pricing import prices as pricing
+from codeburn.providers.pricing import cost_of
 
 DATE: Final = "Date"
 USER: Final = "User"
@@ -359,9 +359,7 @@ def row_to_call(row: UsageRow) -> Call:
     elif billed is not None:
         cost, priced, estimated = billed, True, False
     else:
-        cost, priced = pricing.cost_of(
-            model, row.input, row.output, row.cache_write, row.cache_read
-        )
+        cost, priced = cost_of(model, row.input, row.output, row.cache_write, row.cache_read)
         estimated = (
             provider in (GROKBOT, USER_API_KEY) or model in UNNAMED_MODELS or row.tokens_only
         )

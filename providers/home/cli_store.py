@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.providers.agent.graph import Graph, GraphUnreadable, decode_root
+from codeburn.providers.agent import Graph, GraphUnreadable, decode_root
 from codeburn.providers.sqlite_ro import (
     CursorDbError,
     DatabaseLockedError,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codeburn.providers.agent.graph import Graph, GraphTurn
+from codeburn.providers.agent import Graph, GraphTurn
 from codeburn.providers.home.cli_store import CliSession, StoreBusy, find_stores, read_store
 from codeburn.providers.home.transcripts import (
     SETTLED_NS,

@@ -16,8 +16,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.providers.agent.graph import GraphTurn
-from codeburn.providers.agent.stream import StreamRequest, content_chars
+from codeburn.providers.agent import GraphTurn, StreamRequest, content_chars
 
 TRANSCRIPTS_DIR: Final = "agent-transcripts"
 SUBAGENTS_DIR: Final = "subagents"

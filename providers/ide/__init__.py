@@ -1,1 +1,35 @@
-"""TODO"""
+"""Cursor's IDE database (`state.vscdb`): paths, login, workspaces, bubbles, the reader."""
+
+from codeburn.providers.ide.auth import (
+    CursorToken,
+    load_token,
+    read_access_token,
+    signed_in_email,
+    token_from_string,
+)
+from codeburn.providers.ide.layout3 import path_project
+from codeburn.providers.ide.paths import (
+    canonical,
+    cursor_home,
+    resolve_db_path,
+    workspace_storage_dir,
+)
+from codeburn.providers.ide.reader import CursorReader, ReadResult
+from codeburn.providers.ide.workspaces import project_name, storage_fingerprint
+
+__all__ = [
+    "CursorReader",
+    "CursorToken",
+    "ReadResult",
+    "canonical",
+    "cursor_home",
+    "load_token",
+    "path_project",
+    "project_name",
+    "read_access_token",
+    "resolve_db_path",
+    "signed_in_email",
+    "storage_fingerprint",
+    "token_from_string",
+    "workspace_storage_dir",
+]

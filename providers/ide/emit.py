@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Final
 
-from codeburn.providers.agent.stream import StreamRequest, estimate_tokens
+from codeburn.providers.agent import StreamRequest, estimate_tokens
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.localtime import is_date_ms
-from codeburn.providers.pricing.prices import cost_of, rates_for
+from codeburn.providers.pricing import canonical_model, cost_of, rates_for
 
-AUTO_MODEL: Final = "cursor-auto"
 USER_TYPE: Final = 1
 
 # A kept bubble: (rowid, call key, type, epoch ms, input tokens, output tokens, model, text
@@ -41,13 +39,6 @@ SOURCE_BUBBLE_TOKENS: Final = "bubbleTokens"
 SOURCE_METER: Final = "meter"
 SOURCE_STREAM: Final = "stream"
 SOURCE_TEXT: Final = "text"
-
-
-def display_model(name: str | None) -> str:
-    """Missing or `default` is Cursor's auto mode."""
-    if not name or name == "default":
-        return AUTO_MODEL
-    return sys.intern(name)
 
 
 def as_int(value: Any) -> int:
@@ -144,7 +135,7 @@ def _bubble_calls(conv: Conversation, fallback: str, text_source: bool) -> list[
                 continue
         entry = models.get(name)
         if entry is None:
-            model = display_model(name) if name else fallback
+            model = canonical_model(name) if name else fallback
             rates = rates_for(model)
             entry = models[name] = (
                 (model, rates.input, rates.output, True)
@@ -181,7 +172,7 @@ def emit_conversation(conv: Conversation) -> list[Call]:
     source, credited_input = choose_source(conv)
     first_model = next(filter(None, map(_MODEL_OF, conv.bubbles)), None)
     stream_model = next((r.model for r in conv.stream if r.model), None) or conv.fallback_model
-    calls = _bubble_calls(conv, display_model(first_model or stream_model), source == SOURCE_TEXT)
+    calls = _bubble_calls(conv, canonical_model(first_model or stream_model), source == SOURCE_TEXT)
     tools, commands = _stream_tools(conv)
     if source in (SOURCE_METER, SOURCE_STREAM):
         record = _conversation_record(conv, credited_input, first_model or stream_model)
@@ -205,7 +196,7 @@ def _conversation_record(conv: Conversation, input_tokens: int, model: str | Non
     ts = int(created) if is_date_ms(created) and created > 0 else conv.bubbles[0][B_TS]
     return _call(
         f"cursor:composer-input:{conv.composer_id}",
-        display_model(model),
+        canonical_model(model),
         conv,
         ts,
         input_tokens,

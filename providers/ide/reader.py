@@ -22,12 +22,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final, cast
 
-from codeburn.providers.agent.stream import (
-    StreamRequest,
-    StreamWalker,
-    WalkAside,
-    walk_pages,
-)
+from codeburn.providers.agent import StreamRequest, StreamWalker
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import (
@@ -35,15 +30,15 @@ from codeburn.providers.ide.emit import (
     B_TS,
     Bubble,
     Conversation,
-    display_model,
     emit_conversation,
 )
-from codeburn.providers.ide.layout3.blob_scan import JsonRecords, json_records
-from codeburn.providers.ide.layout3.headers import ConversationMeta
-from codeburn.providers.ide.layout3.reader import (
+from codeburn.providers.ide.layout3 import (
     BUBBLES,
+    ConversationMeta,
+    JsonRecords,
     Layout3,
     any_json_rows,
+    json_records,
     layout3_present,
     read_layout3,
 )
@@ -54,10 +49,11 @@ from codeburn.providers.ide.rows import (
     composer_of,
     scan_budget,
 )
+from codeburn.providers.ide.stream_rows import WalkAside, walk_pages
 from codeburn.providers.ide.workspaces import PROJECT_MAPS, ProjectMaps
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
-from codeburn.providers.pricing.prices import cost_of
+from codeburn.providers.pricing import canonical_model, cost_of
 from codeburn.providers.runtime import AsideParts, can_fork, gc_paused
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
 
@@ -419,7 +415,7 @@ class CursorReader:
         inp, out = request.input_tokens, request.output_tokens
         if not inp and not out:
             return None
-        model = display_model(request.model)
+        model = canonical_model(request.model)
         cost, priced = cost_of(model, inp, out)
         return Call(
             key=f"cursor:agentKv:{request.request_id}",

@@ -8,6 +8,7 @@ callers price every call record.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Final
@@ -251,6 +252,16 @@ def cost_of(
         + cache_write_tokens * rates.cache_write
         + cache_read_tokens * rates.cache_read
     ), True
+
+
+AUTO_MODEL: Final = "cursor-auto"
+
+
+def canonical_model(name: str | None) -> str:
+    """The model id a call is stored under: missing or `default` is Cursor's auto mode."""
+    if not name or name == "default":
+        return AUTO_MODEL
+    return sys.intern(name)
 
 
 def display_name(model: str) -> str:

@@ -1,1 +1,16 @@
-"""TODO"""
+"""Writers of sample, test and bench data (never imported by the product's readers)."""
+
+from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
+from codeburn.providers.samples.generator import (
+    SampleSpec,
+    generate_sample_profile,
+    write_sample_export,
+)
+
+__all__ = [
+    "Cursor3Spec",
+    "SampleSpec",
+    "generate_cursor3_profile",
+    "generate_sample_profile",
+    "write_sample_export",
+]

@@ -20,18 +20,23 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.config import Budget
-from codeburn.providers.ide.paths import resolve_db_path
-from codeburn.providers.localtime import day_end_ms, local_day, local_midnight_ms, now_ms, today
-from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
-from codeburn.providers.samples.generator import (
+from codeburn.cache import Budget
+from codeburn.providers import (
+    day_end_ms,
+    local_day,
+    local_midnight_ms,
+    now_ms,
+    resolve_db_path,
+    today,
+)
+from codeburn.providers.samples import (
+    Cursor3Spec,
     SampleSpec,
+    generate_cursor3_profile,
     generate_sample_profile,
     write_sample_export,
 )
-from codeburn.server.service.formatting import format_money
-from codeburn.server.service.periods import named_period
-from codeburn.server.service.usage import UsageService
+from codeburn.server.service import UsageService, format_money, named_period
 
 HOME_ENV = "CODEBURN_CURSOR_HOME"
 EXPORT_DAYS_AGO: Final = (9, 7)  # the sample export: whole local days, inside the last 30
@@ -85,7 +90,7 @@ def run_demo(*, sample: bool = False, cursor_db: str | None = None) -> int:
     db = resolve_db_path(cli=cursor_db)
     if db.is_file() and not sample:
         print(f"Cursor data found at {db}\n")
-        from codeburn.cache.config import budget_from_config  # noqa: PLC0415
+        from codeburn.cache import budget_from_config  # noqa: PLC0415
 
         _show(UsageService(db), budget_from_config())
         return 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codeburn.providers.errors import CodeBurnError
+from codeburn.providers import CodeBurnError
 
 
 class UserError(CodeBurnError):

@@ -7,16 +7,13 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from codeburn.cache.files import LockTimeoutError
-from codeburn.cache.imports.store import CoverageError, ImportStoreError
-from codeburn.providers.calls import PROVIDER_NAMES
-from codeburn.providers.exports.usage_csv import CsvFormatError
-from codeburn.providers.localtime import parse_iso_ms
+from codeburn.cache import CoverageError, ImportStoreError, LockTimeoutError
+from codeburn.providers import PROVIDER_NAMES, CsvFormatError, parse_iso_ms
 from codeburn.server.cli.errors import UserError
-from codeburn.server.service.json_out import dumps
+from codeburn.server.service import dumps
 
 if TYPE_CHECKING:
-    from codeburn.server.service.usage import UsageService
+    from codeburn.server.service import UsageService
 
 COMMAND = "codeburn import cursor"
 
@@ -80,7 +77,7 @@ def run_import(args: argparse.Namespace, service: UsageService) -> int:
             )
             _emit(args, result, text)
         elif args.sync:
-            from codeburn.sync.cursor_sync import SyncError  # noqa: PLC0415
+            from codeburn.sync import SyncError  # noqa: PLC0415
 
             try:
                 summary = service.sync_now()

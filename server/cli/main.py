@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 from codeburn.server.cli.errors import UserError
 from codeburn.server.names import PROVIDER_CHOICES
-from codeburn.server.service.periods import PERIODS, PeriodError, resolve_period
+from codeburn.server.service import PERIODS, PeriodError, resolve_period
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,20 +68,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _service(args: argparse.Namespace, progress: Any = None) -> Any:
-    from codeburn.providers.ide.paths import resolve_db_path  # noqa: PLC0415
-    from codeburn.server.service.usage import UsageService  # noqa: PLC0415
+    from codeburn.providers import resolve_db_path  # noqa: PLC0415
+    from codeburn.server.service import UsageService  # noqa: PLC0415
 
     return UsageService(resolve_db_path(cli=args.cursor_db), progress=progress)
 
 
 def _print_json(obj: Any) -> None:
-    from codeburn.server.service.json_out import dumps  # noqa: PLC0415
+    from codeburn.server.service import dumps  # noqa: PLC0415
 
     sys.stdout.write(dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from codeburn.providers.localtime import today  # noqa: PLC0415
+    from codeburn.providers import today  # noqa: PLC0415
     from codeburn.server.cli.progress import terminal_progress  # noqa: PLC0415
 
     name = {"today": "today", "month": "month"}.get(args.command, args.period)
@@ -103,7 +103,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from codeburn.cache.config import budget_from_config  # noqa: PLC0415
+    from codeburn.cache import budget_from_config  # noqa: PLC0415
     from codeburn.server.cli.progress import terminal_progress  # noqa: PLC0415
 
     with terminal_progress() as progress:
@@ -127,7 +127,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from codeburn.server.lsp.bootstrap import serve  # noqa: PLC0415
+    from codeburn.server.lsp import serve  # noqa: PLC0415
 
     serve(args.tcp)
     return 0

@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from codeburn.providers.localtime import now_ms, parse_iso_ms
-from codeburn.server.service.formatting import format_money, format_tokens, local_estimate_note
+from codeburn.providers import now_ms, parse_iso_ms
+from codeburn.server.service import format_money, format_tokens, local_estimate_note
 
 UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
 

@@ -136,10 +136,10 @@ class SwallowingWriter:
 
 def _early_status(init_options: Any) -> dict[str, Any] | None:
     """The cached status for the settings the client sent with `initialize` (never a parse)."""
-    from codeburn.providers.ide.paths import resolve_db_path  # noqa: PLC0415
+    from codeburn.providers import resolve_db_path  # noqa: PLC0415
     from codeburn.server.lsp.settings import parse_settings  # noqa: PLC0415
     from codeburn.server.lsp.status import with_env  # noqa: PLC0415
-    from codeburn.server.service.usage import UsageService  # noqa: PLC0415
+    from codeburn.server.service import UsageService  # noqa: PLC0415
 
     settings, _ = parse_settings(init_options, None)
     db = resolve_db_path(setting=settings.cursor_database_path or None)

@@ -15,10 +15,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from codeburn.cache.config import cursor_sync_env_off, load_config, set_config_value
-from codeburn.providers.errors import CodeBurnError
-from codeburn.providers.exports.team import ChooseUserError
-from codeburn.providers.localtime import today
+from codeburn.cache import cursor_sync_env_off, load_config, set_config_value
+from codeburn.providers import ChooseUserError, CodeBurnError, today
 from codeburn.server.names import (
     IMPORT_CSV,
     PROVIDER_CHOICES,
@@ -28,12 +26,12 @@ from codeburn.server.names import (
     SET_CURSOR_SYNC,
     SYNC_CURSOR,
 )
-from codeburn.server.service.periods import PeriodError, resolve_period
+from codeburn.server.service import PeriodError, resolve_period
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
-    from codeburn.server.service.usage import UsageService
+    from codeburn.server.service import UsageService
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -21,9 +21,8 @@ from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
-from codeburn.cache.config import cursor_sync_enabled, set_config_value
-from codeburn.providers.ide.paths import canonical, resolve_db_path
-from codeburn.providers.localtime import today
+from codeburn.cache import cursor_sync_enabled, set_config_value
+from codeburn.providers import canonical, resolve_db_path, today
 from codeburn.server import VERSION
 from codeburn.server.lsp.commands import command_error, register_commands
 from codeburn.server.lsp.log import setup_logging
@@ -32,7 +31,7 @@ from codeburn.server.lsp.protocol import CheckedProtocol, QuietParseErrors
 from codeburn.server.lsp.settings import SECTION, Settings, changed_settings, parse_settings
 from codeburn.server.lsp.status import BudgetNotices, failed_status, payload_key, with_env
 from codeburn.server.names import STATUS_METHOD
-from codeburn.server.service.usage import UsageService
+from codeburn.server.service import UsageService
 
 log = logging.getLogger(__name__)
 

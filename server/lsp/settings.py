@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from codeburn.cache.config import Budget
+from codeburn.cache import Budget
 
 SECTION: Final = "codeburn"
 MIN_REFRESH_S: Final = 10

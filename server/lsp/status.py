@@ -9,11 +9,16 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.config import Budget, cursor_sync_env_off
-from codeburn.cache.dirs import cache_dir
-from codeburn.cache.files import LockTimeoutError, locked, read_json, write_cache_json
-from codeburn.server.service.formatting import format_money
-from codeburn.server.service.report import WARNING_SHARE, build_status
+from codeburn.cache import (
+    Budget,
+    LockTimeoutError,
+    cache_dir,
+    cursor_sync_env_off,
+    locked,
+    read_json,
+    write_cache_json,
+)
+from codeburn.server.service import WARNING_SHARE, build_status, format_money
 
 NOTICES_FILE: Final = "budget-notices.v1.json"
 LEVELS: Final = {"ok": 0, "warning": 1, "over": 2}

@@ -1,1 +1,21 @@
-"""TODO"""
+"""The usage service: local + imported figures → days → the §8 report and status objects."""
+
+from codeburn.server.service.formatting import format_money, format_tokens, local_estimate_note
+from codeburn.server.service.json_out import dumps
+from codeburn.server.service.periods import PERIODS, PeriodError, named_period, resolve_period
+from codeburn.server.service.report import WARNING_SHARE, build_status
+from codeburn.server.service.usage import UsageService
+
+__all__ = [
+    "PERIODS",
+    "WARNING_SHARE",
+    "PeriodError",
+    "UsageService",
+    "build_status",
+    "dumps",
+    "format_money",
+    "format_tokens",
+    "local_estimate_note",
+    "named_period",
+    "resolve_period",
+]

@@ -6,11 +6,8 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Any
 
-from codeburn.cache.imports.store import CoverageIndex, ImportSnapshot, events_as_calls
-from codeburn.cache.usage_slices import DaySlices, Slice
-from codeburn.providers.calls import Call
-from codeburn.providers.localtime import DayIndex, local_midnight_ms
-from codeburn.providers.runtime import gc_paused
+from codeburn.cache import CoverageIndex, DaySlices, ImportSnapshot, Slice, events_as_calls
+from codeburn.providers import Call, DayIndex, gc_paused, local_midnight_ms
 
 ONE_DAY = timedelta(days=1)
 # A group: calls of one day, provider, model, project and session with the same flags.

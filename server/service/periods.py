@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Final
 
-from codeburn.providers.errors import CodeBurnError
-from codeburn.providers.localtime import six_month_floor
+from codeburn.providers import CodeBurnError, six_month_floor
 
 PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "lastmonth", "all")
 

@@ -6,12 +6,17 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any, Final
 
-from codeburn.cache.config import Budget
-from codeburn.cache.imports.store import ImportSnapshot
-from codeburn.cache.usage_slices import DaySlices, Totals, merge_days
-from codeburn.providers.calls import CURSOR, PROVIDER_NAMES, USER_API_KEY
-from codeburn.providers.localtime import day_end_ms, iso_utc, local_midnight_ms, now_ms
-from codeburn.providers.pricing.prices import display_name
+from codeburn.cache import Budget, DaySlices, ImportSnapshot, Totals, merge_days
+from codeburn.providers import (
+    CURSOR,
+    PROVIDER_NAMES,
+    USER_API_KEY,
+    day_end_ms,
+    display_name,
+    iso_utc,
+    local_midnight_ms,
+    now_ms,
+)
 from codeburn.server.service.formatting import local_estimate_note
 from codeburn.server.service.json_out import finite
 from codeburn.server.service.periods import Period

@@ -14,36 +14,44 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.cache.config import Budget
-from codeburn.cache.daily_cache import DailyCache, load_daily, update_daily
-from codeburn.cache.dirs import cache_dir as default_cache_dir
-from codeburn.cache.imports import store as import_store
-from codeburn.cache.imports.store import ImportSnapshot, ImportStoreError
-from codeburn.cache.leftovers import sweep_once
-from codeburn.cache.local_files import LocalFiles
-from codeburn.cache.results_cache import (
+from codeburn.cache import (
+    Budget,
     CachedResults,
+    DailyCache,
+    DaySlices,
+    ImportSnapshot,
+    ImportStoreError,
+    LocalFiles,
     db_fingerprint,
+    import_file,
+    load_daily,
     load_results,
+    load_store,
+    remove_imported,
     save_results,
+    store_fingerprint,
     sweep_old_versions,
+    sweep_once,
+    update_daily,
 )
-from codeburn.cache.usage_slices import DaySlices
-from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT, USER_API_KEY, Call
-from codeburn.providers.ide.paths import canonical
-from codeburn.providers.local import LocalReader
-from codeburn.providers.localtime import (
+from codeburn.cache import cache_dir as default_cache_dir
+from codeburn.providers import (
+    CURSOR,
+    CURSOR_AGENT,
+    GROKBOT,
+    USER_API_KEY,
+    Call,
+    CursorDbError,
+    DatabaseLockedError,
+    DatabaseUnrecognizedError,
+    LocalReader,
+    canonical,
+    gc_paused,
     iso_utc,
     local_midnight_ms,
     six_month_floor,
     timezone_name,
     today,
-)
-from codeburn.providers.runtime import gc_paused
-from codeburn.providers.sqlite_ro import (
-    CursorDbError,
-    DatabaseLockedError,
-    DatabaseUnrecognizedError,
 )
 from codeburn.server.service.derive import derive_days
 from codeburn.server.service.periods import Period
@@ -101,7 +109,7 @@ class UsageService:
     def fingerprint(self) -> str:
         """Changes whenever a figure could: database, WAL, workspaces, transcripts, CLI stores,
         import store."""
-        store = import_store.fingerprint()
+        store = store_fingerprint()
         sources = self._local.sources_fingerprint(self._local.snapshot())
         return db_fingerprint(self.db_path, f"{sources}|{store}")
 
@@ -110,7 +118,7 @@ class UsageService:
 
     def _snapshot(self) -> tuple[ImportSnapshot | None, str | None]:
         try:
-            return import_store.load(), None
+            return load_store(), None
         except ImportStoreError as exc:
             return None, str(exc)
 
@@ -322,7 +330,7 @@ class UsageService:
 
     def sync_if_due(self) -> None:
         """Automatic sync before a read: silent on failure, keeps what is stored."""
-        from codeburn.sync.cursor_sync import maybe_sync  # noqa: PLC0415 - httpx only when used
+        from codeburn.sync import maybe_sync  # noqa: PLC0415 - httpx only when used
 
         try:
             outcome = maybe_sync(self.db_path)
@@ -334,7 +342,7 @@ class UsageService:
 
     def sync_now(self) -> dict[str, Any]:
         """Forced sync (raises SyncError with a message a person can act on)."""
-        from codeburn.sync.cursor_sync import maybe_sync  # noqa: PLC0415
+        from codeburn.sync import maybe_sync  # noqa: PLC0415
 
         outcome = maybe_sync(self.db_path, force=True)
         if outcome.changed and outcome.covered_days is not None:
@@ -342,7 +350,7 @@ class UsageService:
         return outcome.summary or {}
 
     def cursor_sync_block(self) -> dict[str, Any] | None:
-        from codeburn.sync.status_block import cursor_sync_block  # noqa: PLC0415
+        from codeburn.sync import cursor_sync_block  # noqa: PLC0415
 
         try:
             return cursor_sync_block(self.db_path)
@@ -351,7 +359,7 @@ class UsageService:
             return None
 
     def quota(self) -> dict[str, Any] | None:
-        from codeburn.sync.quota import read_quota  # noqa: PLC0415
+        from codeburn.sync import read_quota  # noqa: PLC0415
 
         try:
             return read_quota(self.db_path)
@@ -371,19 +379,17 @@ class UsageService:
     ) -> dict[str, Any]:
         """Import a Cursor usage export (one person's rows of a team export); the covered days
         are re-derived."""
-        from codeburn.providers.ide.auth import signed_in_email  # noqa: PLC0415
+        from codeburn.providers import signed_in_email  # noqa: PLC0415
 
         signed_in = None if user else signed_in_email(self.db_path)
-        summary = import_store.import_file(
-            path, start=start, end=end, user=user, signed_in=signed_in
-        )
+        summary = import_file(path, start=start, end=end, user=user, signed_in=signed_in)
         if summary.first_day is not None and summary.last_day is not None:
             self.invalidate(summary.first_day, summary.last_day)
         return summary.to_json()
 
     def remove_import(self) -> dict[str, Any]:
         """Delete the store; local estimates of every covered day come back."""
-        result = import_store.remove()
+        result = remove_imported()
         if result.first_day is not None and result.last_day is not None:
             self.invalidate(result.first_day, result.last_day)
         return {

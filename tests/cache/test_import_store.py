@@ -29,7 +29,7 @@ from codeburn.cache.imports.store import (
     newest_synced_ms,
     other_accounts_coverage_end,
     parse_boundary,
-    remove,
+    remove_imported,
 )
 from codeburn.providers.exports.usage_csv import CsvFormatError, UsageRow, parse_csv
 from codeburn.providers.localtime import day_end_ms, iso_utc, local_midnight_ms, today
@@ -479,18 +479,18 @@ def test_unreadable_store_is_reported_with_the_fix_and_left_alone(
         with pytest.raises(ImportStoreError, match="codeburn import cursor --remove"):
             action()
     assert store.read_bytes() == content
-    result = remove(store)
+    result = remove_imported(store)
     assert result.existed and result.ranges == () and not store.exists()
 
 
 def test_remove_returns_the_ranges_and_days(tmp_path: Path, store: Path, day1: date) -> None:
     import_file(write_export(tmp_path / "u.csv", spec_rows(day1)), path=store)
     ranges = load(store).ranges
-    result = remove(store)
+    result = remove_imported(store)
     assert (result.existed, result.ranges) == (True, ranges)
     assert (result.first_day, result.last_day) == (day1, day1 + 2 * DAY)
     assert not store.exists() and fingerprint(store) is None
-    assert remove(store).existed is False
+    assert remove_imported(store).existed is False
     assert load(store).exists is False
 
 

@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from codeburn.providers.agent.stream import StreamWalker, walk_pages
+from codeburn.providers.agent.stream import StreamWalker
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3.blob_scan import json_records
 from codeburn.providers.ide.layout3.reader import Layout3, read_layout3
 from codeburn.providers.ide.reader import CursorReader
+from codeburn.providers.ide.stream_rows import walk_pages
 from codeburn.providers.runtime import Aside, can_fork
 from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header, scan_key

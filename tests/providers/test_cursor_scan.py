@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from codeburn.providers.agent.stream import StreamWalker, WalkAside, walk_pages
+from codeburn.providers.agent.stream import StreamWalker
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import B_CHARS
+from codeburn.providers.ide.stream_rows import WalkAside, walk_pages
 from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import DatabaseMissingError, open_readonly

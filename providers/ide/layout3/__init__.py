@@ -1,1 +1,23 @@
-"""TODO"""
+"""Cursor 3.x conversations: the headers table, conversation graphs, the one blob pass."""
+
+from codeburn.providers.ide.layout3.blob_scan import JsonRecords, json_records
+from codeburn.providers.ide.layout3.headers import ConversationMeta, path_project
+from codeburn.providers.ide.layout3.reader import (
+    BUBBLES,
+    Layout3,
+    any_json_rows,
+    layout3_present,
+    read_layout3,
+)
+
+__all__ = [
+    "BUBBLES",
+    "ConversationMeta",
+    "JsonRecords",
+    "Layout3",
+    "any_json_rows",
+    "json_records",
+    "layout3_present",
+    "path_project",
+    "read_layout3",
+]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Final, cast
 
-from codeburn.providers.agent.graph import (
+from codeburn.providers.agent import (
     BAD,
     PROMPT,
     ROLES,
@@ -25,13 +25,14 @@ from codeburn.providers.agent.graph import (
     TURN,
     USER,
     Part,
+    Record,
     RootFields,
     TurnPart,
     UserPart,
     blob_id,
     part_of,
+    record_of,
 )
-from codeburn.providers.agent.stream import Record, record_of
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.sqlite_ro import open_readonly
 

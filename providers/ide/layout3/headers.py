@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Final, TypeGuard
 
 from codeburn.providers.ide import sql as scan
-from codeburn.providers.ide.emit import display_model
 from codeburn.providers.ide.paths import workspace_storage_dir
 from codeburn.providers.ide.workspaces import folder_of, project_name
 from codeburn.providers.localtime import valid_ms
+from codeburn.providers.pricing import canonical_model
 
 HEADER_COLUMNS: Final = ("composerId", "workspaceId", "createdAt", "lastUpdatedAt", "value")
 DRAFT_IDS: Final = frozenset({"empty-state-draft"})
@@ -340,7 +340,7 @@ def conversation_metas(
         project = own[cid]
         if comp.parent_id is not None and comp.parent_id != cid:
             project = own.get(comp.parent_id) or workspace_projects.get(comp.parent_id) or project
-        model = display_model(comp.model) if comp.model else None
+        model = canonical_model(comp.model) if comp.model else None
         metas[cid] = ConversationMeta(
             project, model, comp.created_ms, comp.updated_ms, comp.parent_id
         )

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from codeburn.providers.agent.graph import (
+from codeburn.providers.agent import (
     Graph,
     GraphUnreadable,
     Part,
@@ -29,7 +29,6 @@ from codeburn.providers.agent.graph import (
 )
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.ide import sql as scan
-from codeburn.providers.ide.emit import display_model
 from codeburn.providers.ide.layout3.blob_scan import JsonRecords, ScannedParts
 from codeburn.providers.ide.layout3.headers import (
     Composer,
@@ -41,7 +40,7 @@ from codeburn.providers.ide.layout3.headers import (
     read_composers,
 )
 from codeburn.providers.ide.workspaces import project_name
-from codeburn.providers.pricing.prices import cost_of
+from codeburn.providers.pricing import canonical_model, cost_of
 
 BUBBLES: Final = "bubbles"
 ROOT: Final = "root"
@@ -257,7 +256,7 @@ def _meter_call(cid: str, meta: ConversationMeta, meter: int, project: str) -> C
     ts = meta.created_ms or meta.updated_ms
     if ts is None:
         return None
-    model = display_model(meta.model)
+    model = canonical_model(meta.model)
     cost, priced = cost_of(model, meter, 0)
     return Call(
         f"cursor:composer-input:{cid}", CURSOR, model, project, cid, ts, meter, 0, 0, 0, cost,
