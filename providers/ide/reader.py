@@ -229,15 +229,7 @@ class CursorReader:
         if thaw:
             gc.collect()
         self._ident = self._stat()
-        conn.execute("BEGIN")
-        try:
-            self._last_rowid, self._last_key = scan.last_row(conn)
-            last = self._last_rowid
-            self._bubble_count = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last)
-            self._agent_count = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last)
-            self._total_count = scan.total_count(conn)
-        finally:
-            conn.execute("COMMIT")
+        self._count_rows(conn)
         many = self._agent_count >= WALK_ASIDE_ROWS and can_fork()
         cold = _ColdSide(self) if many and layout3_present(conn) else None
         acc: BubbleScan | None = None
@@ -268,6 +260,27 @@ class CursorReader:
             if aside is not None:
                 aside.cancel()
         self._walker.touched.clear()
+        self._install_scan(conn, acc)
+        self._ready = True
+        self._full_at = time.monotonic()
+        # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
+        # the report that follows, or a server's next hour) from walking them again.
+        gc.freeze()
+
+    def _count_rows(self, conn: sqlite3.Connection) -> None:
+        """The last row and the family counts, in one read transaction."""
+        conn.execute("BEGIN")
+        try:
+            self._last_rowid, self._last_key = scan.last_row(conn)
+            last = self._last_rowid
+            self._bubble_count = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last)
+            self._agent_count = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last)
+            self._total_count = scan.total_count(conn)
+        finally:
+            conn.execute("COMMIT")
+
+    def _install_scan(self, conn: sqlite3.Connection, acc: BubbleScan) -> None:
+        """Every scanned conversation's calls, then the stream-only requests'."""
         self._load_projects()
         meta = scan.composer_meta(conn, list(acc.bubbles))
         for composer, unkept in acc.unkept.items():
@@ -277,11 +290,6 @@ class CursorReader:
             # Popping frees each conversation's rows as soon as its calls exist.
             self._install(composer, bubbles_of.pop(composer), meta.get(composer))
         self._rebuild_stream_calls(conn)
-        self._ready = True
-        self._full_at = time.monotonic()
-        # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
-        # the report that follows, or a server's next hour) from walking them again.
-        gc.freeze()
 
     def _cold_side_work(self, send: Callable[[object], None]) -> None:
         """What `_ColdSide` does in its process (on its own connections): sends the JSON rows,

@@ -1,1 +1,3 @@
 """Pure-data catalogues shipped with the package."""
+
+__all__: list[str] = []
