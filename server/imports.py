@@ -14,6 +14,7 @@ from codeburn.providers.cursor_csv import CsvFormatError
 from codeburn.providers.localtime import parse_iso_ms
 from codeburn.server.cli import UserError
 from codeburn.server.json_out import dumps
+from codeburn.server.plain_text import plain
 
 if TYPE_CHECKING:
     from codeburn.server.usage import UsageService
@@ -89,7 +90,7 @@ def run_import(args: argparse.Namespace, service: UsageService) -> int:
             _emit(args, summary, summary_text(summary, "Synced from cursor.com"))
         elif args.file is not None:
             summary = service.import_csv(args.file, start=args.start, end=args.end, user=args.user)
-            _emit(args, summary, summary_text(summary, f"Imported {args.file.name}"))
+            _emit(args, summary, summary_text(summary, f"Imported {plain(args.file.name)}"))
         else:
             raise UserError(COMMAND, "give the exported CSV file, --sync or --remove")
     except (CsvFormatError, CoverageError, ImportStoreError, LockTimeoutError) as exc:

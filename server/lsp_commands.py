@@ -22,6 +22,7 @@ from codeburn.providers.cursor_csv import CsvFormatError
 from codeburn.providers.localtime import today
 from codeburn.providers.team_export import ChooseUserError
 from codeburn.server.periods import PeriodError, resolve_period
+from codeburn.server.plain_text import plain
 
 if TYPE_CHECKING:
     from codeburn.server.lsp import CodeBurnServer
@@ -76,7 +77,8 @@ class CommandHost(Protocol):
 
 
 def _first_line(text: str) -> str:
-    return (text.strip().splitlines() or [""])[0]
+    """The first line, control characters escaped (a file name or `User` cell may hold them)."""
+    return plain(text.strip().split("\n", 1)[0])  # not splitlines(): it splits at \x1c too
 
 
 def command_error(exc: BaseException, what: str) -> JsonRpcException:
@@ -90,7 +92,7 @@ def command_error(exc: BaseException, what: str) -> JsonRpcException:
         return CommandFailed(_first_line(str(exc)))
     if isinstance(exc, OSError):
         where = f" {exc.filename}" if exc.filename else ""
-        return CommandFailed(f"{what} failed: cannot access{where}: {exc.strerror or exc}")
+        return CommandFailed(plain(f"{what} failed: cannot access{where}: {exc.strerror or exc}"))
     log.error("%s failed unexpectedly", what, exc_info=exc)
     detail = _first_line(str(exc)) or type(exc).__name__
     return CommandFailed(f"{what} failed unexpectedly ({detail}); see the CodeBurn log")
@@ -154,7 +156,7 @@ def register_commands(server: CodeBurnServer) -> None:
 
         return await ls.run_job(
             ("import", str(path), start, end, user),
-            f"Importing {path.name}",
+            f"Importing {plain(path.name)}",
             work,
             changes_data=True,
         )

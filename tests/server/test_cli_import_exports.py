@@ -198,3 +198,27 @@ def test_a_personal_export_saying_you_is_not_filtered_by_the_signed_in_user(
     argv = ["import", "cursor", str(personal), "--format", "json", "--cursor-db", str(db)]
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["added"] == 119
+
+
+def test_control_characters_in_names_paths_and_users_are_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`\x1b]0;pwned\x07` reached the terminal raw: in "Imported …", in errors and in the list
+    of a team export's people (issue 20, item 15)."""
+    isolated_env(tmp_path, monkeypatch)
+    evil = "\x1b]0;pwned\x07"
+    shown = "\\x1b]0;pwned\\x07"
+    good = write_export(tmp_path / f"{evil}.csv", [ExportRow(iso_local(days_ago(2)), "gpt-5")])
+    assert main(["import", "cursor", str(good), "--cursor-db", "/nowhere/x.vscdb"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Imported {shown}.csv:") and "\x1b" not in out
+    rows = [
+        ExportRow(iso_local(days_ago(2)), "gpt-5", user=f"ana{evil}@example.com"),
+        ExportRow(iso_local(days_ago(2), 13), "gpt-5", user="ben@example.com"),
+    ]
+    team = write_export(tmp_path / "team.csv", rows, "team")
+    (tmp_path / evil).mkdir()
+    for path in (team, tmp_path / evil / "missing.csv", tmp_path / evil):
+        code, _, err = _import(capsys, str(path))
+        assert code == 1 and err.count("\n") == 1
+        assert "\x1b" not in err and "\x07" not in err and shown in err
