@@ -16,6 +16,7 @@ from codeburn.providers.cursor_agent import AgentRead, AgentReader, AgentSnapsho
 from codeburn.providers.cursor_paths import canonical, cursor_home
 from codeburn.providers.cursor_reader import ReadResult
 from codeburn.providers.fork_aside import Aside, can_fork
+from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
 
 FIRST_SEEN_PREFIX: Final = "agent-transcripts:"
 
@@ -39,12 +40,26 @@ def unreadable_warning(unreadable: dict[str, int]) -> str | None:
     )
 
 
-def local_notices(result: ReadResult | None, unreadable: dict[str, int]) -> list[str]:
+def skipped_cli_gauges(agent: AgentRead) -> int:
+    """Cursor Agent CLI sessions whose meter is above the gauge bound (skipped, see gauges)."""
+    return sum(
+        1
+        for s in agent.sessions.values()
+        if s.graph is not None and s.graph.used_tokens > MAX_GAUGE_TOKENS
+    )
+
+
+def local_notices(
+    result: ReadResult | None, unreadable: dict[str, int], skipped_gauges: int = 0
+) -> list[str]:
     """Notices of a local read for the report/status `warnings`."""
     notes: list[str] = []
     unread = unreadable_warning(unreadable)
     if unread is not None:
         notes.append(unread)
+    skipped_gauges += result.skipped_gauges if result is not None else 0
+    if skipped_gauges:
+        notes.append(skipped_gauge_note(skipped_gauges))
     if result is None:
         return notes
     notes.extend(result.warnings)

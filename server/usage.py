@@ -47,7 +47,7 @@ from codeburn.providers.sqlite_ro import (
     DatabaseUnrecognizedError,
 )
 from codeburn.providers.workspaces import storage_fingerprint
-from codeburn.server.agent_side import AgentSide, local_notices
+from codeburn.server.agent_side import AgentSide, local_notices, skipped_cli_gauges
 from codeburn.server.derive import derive_days
 from codeburn.server.periods import Period
 from codeburn.server.report import build_report, build_status, providers_for
@@ -163,7 +163,7 @@ class UsageService:
             return [], self._no_data(missing), True
         combined = self._agent.combine(result, agent)
         calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
-        notes = local_notices(result, combined.unreadable)
+        notes = local_notices(result, combined.unreadable, skipped_cli_gauges(agent))
         if result is None:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
         local = LocalState("ok", None, notes, combined.unreadable)
