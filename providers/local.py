@@ -16,6 +16,7 @@ from typing import Any, Final, Protocol
 
 from codeburn.providers.calls import Call
 from codeburn.providers.combine import NO_IDE, CallMemo, Combined, IdeSide, combine
+from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
 from codeburn.providers.home import AgentRead, AgentReader, AgentSnapshot, take_snapshot
 from codeburn.providers.ide import (
     CursorReader,
@@ -73,12 +74,26 @@ def unreadable_warning(unreadable: dict[str, int]) -> str | None:
     )
 
 
-def local_notices(result: ReadResult | None, unreadable: dict[str, int]) -> list[str]:
+def skipped_cli_gauges(agent: AgentRead) -> int:
+    """Cursor Agent CLI sessions whose meter is above the gauge bound (skipped, see gauges)."""
+    return sum(
+        1
+        for s in agent.sessions.values()
+        if s.graph is not None and s.graph.used_tokens > MAX_GAUGE_TOKENS
+    )
+
+
+def local_notices(
+    result: ReadResult | None, unreadable: dict[str, int], skipped_gauges: int = 0
+) -> list[str]:
     """Notices of a local read for the report/status `warnings`."""
     notes: list[str] = []
     unread = unreadable_warning(unreadable)
     if unread is not None:
         notes.append(unread)
+    skipped_gauges += result.skipped_gauges if result is not None else 0
+    if skipped_gauges:
+        notes.append(skipped_gauge_note(skipped_gauges))
     if result is None:
         return notes
     notes.extend(result.warnings)
@@ -140,7 +155,7 @@ class LocalReader:
         if result is None and not agent.has_data:
             return LocalRead(no_data=missing)
         combined = self.agent.combine(result, agent)
-        notes = local_notices(result, combined.unreadable)
+        notes = local_notices(result, combined.unreadable, skipped_cli_gauges(agent))
         if result is None:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
         calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]

@@ -40,6 +40,9 @@ ACCOUNT_PATTERN: Final = re.compile(r"[0-9a-f]{16}")
 _HASH = re.compile(r"[0-9a-f]{32}")
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _EPOCH_MS = re.compile(r"\d{12,14}")
+# Epoch-ms boundaries, the same 2000–2100 as dates (UTC, whatever the local zone).
+_FIRST_MS: Final = (datetime(2000, 1, 1, tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1)
+_LAST_MS: Final = (datetime(2101, 1, 1, tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1) - 1
 
 
 class ImportStoreError(CodeBurnError):
@@ -367,7 +370,9 @@ def parse_boundary(text: str, *, end: bool, option: str = "") -> int:
         if day is not None and 2000 <= day.year <= 2100:
             return day_end_ms(day) if end else local_midnight_ms(day)
     elif _EPOCH_MS.fullmatch(value):
-        return int(value)
+        ms = int(value)
+        if _FIRST_MS <= ms <= _LAST_MS:  # `000000000000` is 1970: the same bound as dates
+            return ms
     elif not value.isdigit():
         try:
             moment = datetime.fromisoformat(value.replace("z", "Z"))
@@ -376,7 +381,8 @@ def parse_boundary(text: str, *, end: bool, option: str = "") -> int:
         if moment is not None and 2000 <= moment.year <= 2100:
             return (moment.astimezone(UTC) - EPOCH) // timedelta(milliseconds=1)
     raise CoverageError(
-        f"{name} {text!r} is not a date (YYYY-MM-DD), an ISO time or epoch milliseconds"
+        f"{name} {text!r} is not a date (YYYY-MM-DD), an ISO time or epoch milliseconds "
+        "from 2000 to 2100"
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any, Final, Protocol
 from codeburn.providers.agent import protobuf as pb
 from codeburn.providers.agent.stream import Record, StreamRequest, estimate_tokens, record_of
 from codeburn.providers.calls import Call
+from codeburn.providers.gauges import first_gauge
 from codeburn.providers.localtime import valid_ms
 from codeburn.providers.pricing import canonical_model, cost_of
 
@@ -562,7 +563,7 @@ def graph_calls(
     lo = valid_ms(created_ms) or graph.started_ms
     hi = valid_ms(updated_ms)
     times = spread_times([t.timestamp_ms for t in graph.turns], lo, hi)
-    meter = graph.used_tokens or max(meter_tokens, 0)
+    meter, _ = first_gauge(graph.used_tokens, meter_tokens)  # a meter above 10 M: none
     where = (provider, project, conversation_id)
     calls: list[Call] = []
     for i, (turn, ts) in enumerate(zip(graph.turns, times, strict=True)):

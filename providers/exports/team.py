@@ -1,15 +1,19 @@
 """Team exports: one person's rows out of an export that holds several people's.
 
 A team export has a `User` column. Its figures are never summed into one person's spend: the
-rows of the person asked for (`--user EMAIL`), else of the signed-in Cursor user, else the import
-is refused with the list to choose from. E-mails are compared, never stored or logged.
+rows of the person asked for (`--user EMAIL`), else of the signed-in Cursor user (whenever the
+cells are e-mails, even if they name one person only), else the import is refused with the list
+to choose from. E-mails are compared, never stored or logged.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from codeburn.providers.exports.usage_csv import CsvFormatError, UsageRow
+
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
 class ChooseUserError(CsvFormatError):
@@ -46,13 +50,26 @@ def one_persons_rows(
                 users,
             )
         return chosen
+    me = (signed_in or "").strip().casefold()
+    if me and users and all(map(is_email, users)):
+        # Whose export it is we know only when its cells are e-mails (a personal one says `You`).
+        mine = [r for r in rows if r.user.casefold() == me]
+        if mine:
+            return mine
+        raise ChooseUserError(
+            f"no row of this team export is the signed-in Cursor user's; it holds the usage of "
+            f"{', '.join(users)}: choose with --user EMAIL, nothing was imported",
+            users,
+        )
     if len(users) <= 1:
         return list(rows)
-    me = (signed_in or "").strip().casefold()
-    if me and any(u.casefold() == me for u in users):
-        return [r for r in rows if r.user.casefold() == me]
     raise ChooseUserError(
         f"this team export holds the usage of {len(users)} people ({', '.join(users)}); "
         "choose yours with --user EMAIL, nothing was imported",
         users,
     )
+
+
+def is_email(cell: str) -> bool:
+    """`name@example.com`, not the `You` of a personal export."""
+    return _EMAIL.fullmatch(cell) is not None

@@ -71,7 +71,11 @@ CURSOR_AUTO: Final = "cursor-auto"
 UNNAMED_MODELS: Final = frozenset({CURSOR_AUTO, "agent_review"})
 
 _EXPORT_HINT = "export it at cursor.com/dashboard → Usage → Export CSV"
-_MAX_TOKEN_DIGITS = 15
+_MAX_TOKEN_DIGITS = 20  # characters, commas included: bounds int() before the checks below
+# What Cursor can bill for one request: real rows reach 75 M cache-read tokens and a few dollars,
+# so a row beyond these is garbage (a damaged or forged file), never heavy use.
+MAX_ROW_TOKENS: Final = 10**12
+MAX_ROW_COST: Final = 1_000_000.0
 _EARLIEST_YEAR = 2000
 _LATEST_YEAR = 2100
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -80,7 +84,7 @@ _DATE_TIME = re.compile(
 )
 _EPOCH_MS = re.compile(r"\d{12,14}")
 _TOKENS = re.compile(r"\d+|\d{1,3}(,\d{3})+")
-_DOLLARS = re.compile(r"\$?\s*(\d+(\.\d*)?|\.\d+)")
+_DOLLARS = re.compile(r"\$?\s*(\d{1,3}(,\d{3})+(\.\d*)?|\d+(\.\d*)?|\.\d+)")
 
 
 class CsvFormatError(CodeBurnError, ValueError):
@@ -202,9 +206,10 @@ def normalise_model(raw: str) -> tuple[str, str]:
 
 
 def billed_amount(cost: str) -> float | None:
-    """The dollars of a plain amount (`$1.25`, `0.11`); None for `Included`, `Free`, `-`, ..."""
+    """The dollars of a plain amount (`$1.25`, `0.11`, `$1,234.50`); None for `Included`, `Free`,
+    `-`, ..."""
     match = _DOLLARS.fullmatch(cost.strip())
-    return float(match.group(1)) if match else None
+    return float(match.group(1).replace(",", "")) if match else None
 
 
 def parse_csv(data: bytes) -> list[UsageRow]:
@@ -222,14 +227,19 @@ def parse_csv(data: bytes) -> list[UsageRow]:
 
 
 def _rows(text: str) -> Iterator[UsageRow]:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=False)
+    record: list[str] = []  # the physical lines of the record being read
+    reader = csv.reader(_remembered(io.StringIO(text, newline=""), record), strict=False)
     columns = _header(reader)
     width = len(columns)
     last_line = reader.line_num
     seen: dict[str, int] = {}
+    raw: list[str] = []
+    record.clear()
     for cells in reader:
         line = last_line + 1
         last_line = reader.line_num
+        raw = record.copy()
+        record.clear()
         if not any(cell.strip() for cell in cells):
             continue
         if len(cells) != width:
@@ -251,6 +261,38 @@ def _rows(text: str) -> Iterator[UsageRow]:
                 ),
             )
         yield row
+    if raw and _open_quote("".join(raw)):
+        # The csv module (not strict) takes a quoted cell cut at the end of the file as it is:
+        # a `"0.08"` cut to `"0.` would be stored as $0.
+        raise CsvFormatError(
+            f"line {line}: a quoted cell is not closed at the end of the file; the file looks "
+            "cut short, nothing was imported",
+            line,
+        )
+
+
+def _remembered(lines: Iterator[str], record: list[str]) -> Iterator[str]:
+    for text in lines:
+        record.append(text)
+        yield text
+
+
+def _open_quote(record: str) -> bool:
+    """Whether one CSV record ends inside a quoted field (the csv module's non-strict rules)."""
+    quoted = after_quote = False
+    start = True
+    for ch in record:
+        if quoted:
+            if ch == '"':
+                quoted, after_quote = False, True
+        elif after_quote and ch == '"':  # a doubled quote inside the quoted field
+            quoted, after_quote = True, False
+        elif ch in ",\r\n":
+            start, after_quote = True, False
+        else:
+            quoted = start and ch == '"'
+            start = after_quote = False
+    return quoted
 
 
 def _header(reader: Iterator[list[str]]) -> list[str]:
@@ -295,10 +337,18 @@ def _row(cells: dict[str, str], line: int) -> UsageRow:
     if tokens_only:
         # Older exports give one total: counted as input tokens, priced as an estimate.
         tokens[INPUT] = _token_cell(cells[TOKENS], TOKENS, line)
+    cost = cells.get(COST, "")
+    billed = billed_amount(cost)
+    if billed is not None and billed > MAX_ROW_COST:
+        raise CsvFormatError(
+            f"line {line}: {COST} {_show(cost)} is more than Cursor bills for one request "
+            f"(at most $1,000,000); the file looks damaged, nothing was imported",
+            line,
+        )
     total_cell = cells.get(TOTAL, "")
     total = sum(tokens.values())
     if total_cell.strip():
-        stated = _token_cell(total_cell, TOTAL, line)
+        stated = _token_cell(total_cell, TOTAL, line, bound=len(TOKEN_COLUMNS) * MAX_ROW_TOKENS)
         if stated != total:
             raise CsvFormatError(
                 f"line {line}: {TOTAL} is {stated} but the four token columns add up to {total}",
@@ -317,7 +367,7 @@ def _row(cells: dict[str, str], line: int) -> UsageRow:
         cache_read=tokens[CACHE_READ],
         output=tokens[OUTPUT],
         total=total,
-        cost=cells.get(COST, ""),
+        cost=cost,
         hash=identity(ts, cells.get(MODEL, ""), [tokens[name] for name in TOKEN_COLUMNS]),
         requests=cells.get(REQUESTS, ""),
         tokens_only=tokens_only,
@@ -326,13 +376,20 @@ def _row(cells: dict[str, str], line: int) -> UsageRow:
     )
 
 
-def _token_cell(cell: str, column: str, line: int) -> int:
+def _token_cell(cell: str, column: str, line: int, bound: int = MAX_ROW_TOKENS) -> int:
     value = cell.strip()
     if not value:
         return 0
     if not _TOKENS.fullmatch(value) or len(value) > _MAX_TOKEN_DIGITS:
         raise CsvFormatError(f"line {line}: {column} {_show(cell)} is not a whole number", line)
-    return int(value.replace(",", ""))
+    count = int(value.replace(",", ""))
+    if count > bound:
+        raise CsvFormatError(
+            f"line {line}: {column} {_show(cell)} is more tokens than Cursor bills for one "
+            f"request (at most {bound:,}); the file looks damaged, nothing was imported",
+            line,
+        )
+    return count
 
 
 def _show(cell: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from codeburn.providers.agent import StreamRequest, estimate_tokens
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.gauges import first_gauge
 from codeburn.providers.localtime import is_date_ms
 from codeburn.providers.pricing import canonical_model, cost_of, rates_for
 
@@ -69,14 +70,20 @@ def choose_source(conv: Conversation) -> tuple[str, int]:
     if any(map(_IN_OF, bubbles)) or any(map(_OUT_OF, bubbles)):
         return SOURCE_BUBBLE_TOKENS, 0
     if conv.meta is not None:
-        total = as_int(conv.meta[1])
-        meter = total if total else as_int(conv.meta[2])
+        meter, _ = first_gauge(as_int(conv.meta[1]), as_int(conv.meta[2]))
         if meter > 0:
             return SOURCE_METER, meter
     stream_chars = sum(r.user_chars + r.context_chars for r in conv.stream)
     if stream_chars > 0:
         return SOURCE_STREAM, estimate_tokens(stream_chars)
     return SOURCE_TEXT, 0
+
+
+def skips_a_gauge(conv: Conversation) -> bool:
+    """Whether `choose_source` passed over a meter above the bound (counted, see gauges)."""
+    if conv.meta is None or any(map(_IN_OF, conv.bubbles)) or any(map(_OUT_OF, conv.bubbles)):
+        return False
+    return first_gauge(as_int(conv.meta[1]), as_int(conv.meta[2]))[1]
 
 
 @lru_cache(maxsize=4096)

@@ -31,6 +31,7 @@ from codeburn.providers.ide.emit import (
     Bubble,
     Conversation,
     emit_conversation,
+    skips_a_gauge,
 )
 from codeburn.providers.ide.layout3 import (
     BUBBLES,
@@ -92,6 +93,7 @@ class ReadResult:
     metas: dict[str, ConversationMeta] = field(default_factory=dict)
     unreadable: dict[str, int] = field(default_factory=dict)
     unreadable_ids: dict[str, str] = field(default_factory=dict)
+    skipped_gauges: int = 0  # conversations whose meter is above the gauge bound
 
 
 class CursorReader:
@@ -173,6 +175,8 @@ class CursorReader:
             metas=dict(self._l3.metas),
             unreadable=dict(self._l3.unreadable),
             unreadable_ids=dict(self._l3.unreadable_ids),
+            skipped_gauges=sum(c.skipped_gauge for c in self._convs.values())
+            + len(self._l3.skipped_gauges),
         )
 
     def calls(self) -> list[Call]:
@@ -404,6 +408,7 @@ class CursorReader:
             self._request_conv.setdefault(request, []).append(composer)
         streams = self._walker.requests
         state.newest_ms = max(map(_TS_OF, bubbles), default=0)
+        state.skipped_gauge = False
         if not bubbles:
             state.calls = []
             return
@@ -416,6 +421,7 @@ class CursorReader:
             fallback_model=self._l3.models.get(composer),
         )
         state.calls = emit_conversation(conv)
+        state.skipped_gauge = skips_a_gauge(conv)
 
     # -- agent-stream-only requests ---------------------------------------------------------
 

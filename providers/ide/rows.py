@@ -49,6 +49,7 @@ class ConvState:
     calls: list[Call] = field(default_factory=list)
     newest_ms: int = 0
     undated: int = 0
+    skipped_gauge: bool = False  # its meter is above the gauge bound
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from codeburn.cache import CoverageError, ImportStoreError, LockTimeoutError
 from codeburn.providers import PROVIDER_NAMES, CsvFormatError, parse_iso_ms
 from codeburn.server.cli.errors import UserError
-from codeburn.server.service import dumps
+from codeburn.server.service import dumps, plain
 
 if TYPE_CHECKING:
     from codeburn.server.service import UsageService
@@ -86,7 +86,7 @@ def run_import(args: argparse.Namespace, service: UsageService) -> int:
             _emit(args, summary, summary_text(summary, "Synced from cursor.com"))
         elif args.file is not None:
             summary = service.import_csv(args.file, start=args.start, end=args.end, user=args.user)
-            _emit(args, summary, summary_text(summary, f"Imported {args.file.name}"))
+            _emit(args, summary, summary_text(summary, f"Imported {plain(args.file.name)}"))
         else:
             raise UserError(COMMAND, "give the exported CSV file, --sync or --remove")
     except (CsvFormatError, CoverageError, ImportStoreError, LockTimeoutError) as exc:

@@ -150,9 +150,20 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 }
 
 
+class _PlainFormatter(logging.Formatter):
+    """Log lines with paths and names in them, control characters escaped."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        from codeburn.server.service import plain  # noqa: PLC0415
+
+        return plain(super().formatMessage(record))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     level = logging.DEBUG if os.environ.get("CODEBURN_LOG") == "debug" else logging.ERROR
-    logging.basicConfig(level=level, stream=sys.stderr, format="codeburn: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_PlainFormatter("codeburn: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
     parser = build_parser()
     try:
         args, extra = parser.parse_known_args(argv)
@@ -164,7 +175,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         return COMMANDS[args.command](args)
     except UserError as exc:
-        sys.stderr.write(f"{exc.command}: {exc}\n")
+        from codeburn.server.service import plain  # noqa: PLC0415
+
+        # One line, whatever a file name, path or team `User` cell in the message holds.
+        sys.stderr.write(f"{plain(exc.command)}: {plain(exc)}\n")
         return 1
     except KeyboardInterrupt:
         return 130

@@ -6,7 +6,6 @@ Rich markup or emoji codes, and with control characters shown as escapes (`\x1b`
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from rich.console import Console
@@ -14,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from codeburn.providers import now_ms, parse_iso_ms
-from codeburn.server.service import format_money, format_tokens, local_estimate_note
+from codeburn.server.service import format_money, format_tokens, local_estimate_note, plain
 
 UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
 
@@ -23,17 +22,6 @@ def money(row: dict[str, Any]) -> str:
     """`~$1.75` when any part of the figure is an estimate."""
     text = format_money(row["cost"])
     return f"~{text}" if row.get("estimatedCost", 0) > 0 else text
-
-
-_ESCAPED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})  # control, format, unassigned
-
-
-def plain(value: Any) -> str:
-    """`value` as inert text: control and format characters (ESC, bidi overrides) escaped."""
-    text = str(value)
-    if text.isprintable():
-        return text
-    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in _ESCAPED else ch for ch in text)
 
 
 def _text(value: Any, style: str = "") -> Text:

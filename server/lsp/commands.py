@@ -26,7 +26,7 @@ from codeburn.server.names import (
     SET_CURSOR_SYNC,
     SYNC_CURSOR,
 )
-from codeburn.server.service import PeriodError, resolve_period
+from codeburn.server.service import PeriodError, plain, resolve_period
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -73,7 +73,8 @@ class CommandHost(Protocol):
 
 
 def _first_line(text: str) -> str:
-    return (text.strip().splitlines() or [""])[0]
+    """The first line, control characters escaped (a file name or `User` cell may hold them)."""
+    return plain(text.strip().split("\n", 1)[0])  # not splitlines(): it splits at \x1c too
 
 
 def command_error(exc: BaseException, what: str) -> JsonRpcException:
@@ -84,7 +85,7 @@ def command_error(exc: BaseException, what: str) -> JsonRpcException:
         return CommandFailed(_first_line(str(exc)))
     if isinstance(exc, OSError):
         where = f" {exc.filename}" if exc.filename else ""
-        return CommandFailed(f"{what} failed: cannot access{where}: {exc.strerror or exc}")
+        return CommandFailed(plain(f"{what} failed: cannot access{where}: {exc.strerror or exc}"))
     log.error("%s failed unexpectedly", what, exc_info=exc)
     detail = _first_line(str(exc)) or type(exc).__name__
     return CommandFailed(f"{what} failed unexpectedly ({detail}); see the CodeBurn log")
@@ -144,7 +145,7 @@ async def import_cursor_csv(ls: CommandHost, *args: Any) -> dict[str, Any]:
 
     return await ls.run_job(
         ("import", str(path), start, end, user),
-        f"Importing {path.name}",
+        f"Importing {plain(path.name)}",
         work,
         changes_data=True,
     )

@@ -3,6 +3,7 @@
 from codeburn.server.service.formatting import format_money, format_tokens, local_estimate_note
 from codeburn.server.service.json_out import dumps
 from codeburn.server.service.periods import PERIODS, PeriodError, named_period, resolve_period
+from codeburn.server.service.plain_text import plain
 from codeburn.server.service.report import WARNING_SHARE, build_status
 from codeburn.server.service.usage import UsageService
 
@@ -17,5 +18,6 @@ __all__ = [
     "format_tokens",
     "local_estimate_note",
     "named_period",
+    "plain",
     "resolve_period",
 ]

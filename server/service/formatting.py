@@ -8,18 +8,22 @@ money rounds half up on the exact value, then takes as many decimals as the roun
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Final
 
 _UNITS: Final = ((1_000, "K"), (1_000_000, "M"), (1_000_000_000, "B"))
+# The largest float has 309 integer digits: enough precision that rounding it never overflows.
+_EXACT: Final = Context(prec=400, Emax=999_999, Emin=-999_999)
 
 
 def _rounded(value: float, places: int) -> Decimal:
-    return Decimal(value).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return Decimal(value).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP, _EXACT)
 
 
 def format_money(usd: float) -> str:
     """`$0.0045`, `$0.050`, `$1.75`, `$123`, `$1,235`; `<$0.0001`, never a misleading `$0.00`."""
+    if isinstance(usd, int) and not isinstance(usd, bool):
+        usd = float(usd) if abs(usd) < 2**1023 else math.inf
     if not math.isfinite(usd):
         return "$?"
     sign = "-" if usd < 0 else ""
@@ -43,7 +47,7 @@ def _half_up_div(count: int, divisor: int) -> int:
 
 def format_tokens(value: float) -> str:
     """`950`, `1.2K`, `14.8K`, `123K`, `3.2M`, `1.5B`: three significant figures at most."""
-    if not math.isfinite(value):
+    if not isinstance(value, int) and not math.isfinite(value):
         return "?"
     sign = "-" if value < 0 else ""
     count = abs(value) if isinstance(value, int) else int(_rounded(abs(value), 0))

@@ -9,6 +9,8 @@ from typing import Final
 from codeburn.providers import CodeBurnError, six_month_floor
 
 PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "lastmonth", "all")
+EARLIEST_YEAR: Final = 2000
+LATEST_YEAR: Final = 2100
 
 
 class PeriodError(CodeBurnError, ValueError):
@@ -26,10 +28,17 @@ class Period:
 
 
 def parse_day(text: str, option: str) -> date:
+    """A `--from`/`--to` day, from 2000 to 2100 (later days overflow a local day's end)."""
     try:
-        return date.fromisoformat(text.strip())
+        day = date.fromisoformat(text.strip())
     except ValueError:
         raise PeriodError(f"{option} expects a date like 2026-11-30, got {text!r}") from None
+    if not EARLIEST_YEAR <= day.year <= LATEST_YEAR:
+        raise PeriodError(
+            f"{option} {day} is outside {EARLIEST_YEAR}–{LATEST_YEAR}; "
+            f"give a day from {EARLIEST_YEAR}-01-01 to {LATEST_YEAR}-12-31"
+        )
+    return day
 
 
 def named_period(name: str, today: date) -> Period:

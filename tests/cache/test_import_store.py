@@ -214,7 +214,20 @@ def test_events_outside_from_to_are_refused(tmp_path: Path, store: Path, day1: d
     assert not store.exists()
 
 
-@pytest.mark.parametrize("bad", ["yesterday", "2026-13-01", "20260827", "", "12:00"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "yesterday",
+        "2026-13-01",
+        "20260827",
+        "",
+        "12:00",
+        "000000000000",  # epoch ms 0: 1970 (issue 20, item 16)
+        "946684799999",  # the last millisecond of 1999
+        "4133980800000",  # 2101-01-01
+        "9999-12-31",
+    ],
+)
 def test_bad_boundaries_are_refused(tmp_path: Path, store: Path, day1: date, bad: str) -> None:
     path = write_export(tmp_path / "u.csv", spec_rows(day1))
     with pytest.raises(CoverageError, match="--from"):

@@ -17,7 +17,7 @@ import pytest
 
 from codeburn.cache.imports.store import events_as_calls, import_file, import_rows, load
 from codeburn.providers.calls import USER_API_KEY
-from codeburn.providers.exports.usage_csv import parse_csv
+from codeburn.providers.exports.usage_csv import CsvFormatError, parse_csv
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real-csv"
 # After every event of every sample: no row of them is "in the future".
@@ -240,3 +240,20 @@ def test_a_v1_store_migrates_without_losing_an_event(tmp_path: Path) -> None:
         7450 + 20665 + 936
     )
     assert set(load(store).events) == set(snap.events)  # read again from v2: the same
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3, 4])
+def test_a_real_export_cut_inside_its_last_cell_is_refused(tmp_path: Path, cut: int) -> None:
+    """Real exports quote every cell and end without a newline: cut inside the last Cost cell
+    (`"0.10"` → `"0.1`, `"0.`, `"0`, `"`), the file was imported with a wrong last figure
+    (issue 20, item 19)."""
+    data = (REAL / "04_gerryyang_v2_auto.csv").read_bytes()
+    assert data.endswith(b',"0.10"')
+    path = tmp_path / "usage-events.csv"
+    path.write_bytes(data[:-cut])
+    store = tmp_path / "imports" / "cursor-usage.v2.json"
+    with pytest.raises(CsvFormatError) as err:
+        import_file(path, path=store)
+    lines = data.count(b"\n") + 1
+    assert err.value.line == lines and str(err.value).startswith(f"line {lines}: a quoted cell")
+    assert not store.exists()

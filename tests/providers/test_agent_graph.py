@@ -285,3 +285,21 @@ def test_the_common_step_shapes_are_read_in_place() -> None:
     damaged = pb.bytes_field(1, pb.bytes_field(1, "x") + pb.varint_field(2, T1) + b"\x18")
     assert agent_graph._plain_step(damaged) is None
     assert agent_graph._parsed_step(damaged) == agent_graph.StepPart(failed=True)
+
+
+def test_a_root_meter_above_10m_tokens_gives_way_to_the_next_source() -> None:
+    """A graph's used_tokens of 10^12 is no context size (issue 20, item 5): composerData's
+    meter applies, and without one each turn's text."""
+    root, blobs = _two_turns(used_tokens=10**12)
+    graph = _decode(root, blobs)
+    how: dict[str, object] = {
+        "conversation_id": "c1", "provider": "cursor", "project": "p", "fallback_model": None,
+        "created_ms": T1 - 60_000, "updated_ms": T2, "key_prefix": "cursor:root:",
+    }  # fmt: skip
+    with_meter = graph_calls(graph, meter_tokens=9_999, **how)  # type: ignore[arg-type]
+    assert [(c.key, c.input_tokens) for c in with_meter][-1] == ("cursor:root:c1:input", 9_999)
+    alone = graph_calls(graph, **how)  # type: ignore[arg-type]
+    assert [(c.key, c.input_tokens) for c in alone] == [
+        ("cursor:root:c1:0", 19),
+        ("cursor:root:c1:1", 2),
+    ]

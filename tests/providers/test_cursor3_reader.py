@@ -395,3 +395,24 @@ def test_without_a_conversation_index_the_database_is_an_older_builds(tmp_path: 
     # Its JSON blobs are read as the agent stream of SPEC §2.6, as before Cursor 3.
     assert {c.key for c in result.calls} == {"cursor:agentKv:req-18a", "cursor:agentKv:req-18b"}
     assert result.conversations == {} and result.metas == {}
+
+
+def test_meters_above_10m_tokens_are_skipped_and_counted(tmp_path: Path) -> None:
+    """Meter-only and root conversations whose meter is no context size (issue 20, item 5)."""
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        w = Cursor3Writer(p)
+        w.composer("c-m", created_ms=T0, state="~", model="gpt-5", total_used_tokens=2**53 - 1)
+        w.composer("c-ok", created_ms=T0, state="~", model="gpt-5", context_tokens_used=9_000)
+        w.conversation(
+            "c-root",
+            [TurnSpec(user="q" * 40, assistant=["r" * 80], timing_ms=T0 + HOUR)],
+            created_ms=T0,
+            used_tokens=10**12,
+        )
+    result = read(p.db_path)
+    assert rows(result.calls) == [
+        ("cursor:composer-input:c-ok", T0, 9_000, 0, "gpt-5", "cursor", "c-ok"),
+        ("cursor:root:c-root:0", T0 + HOUR, 10, 20, "cursor-auto", "cursor", "c-root"),
+    ]
+    assert "c-m" not in result.conversations  # nothing to show: said by the count
+    assert result.skipped_gauges == 2

@@ -281,6 +281,11 @@ def test_model_normalisation(raw: str, expected: tuple[str, str]) -> None:
         ("-", None),
         ("", None),
         ("$", None),
+        ("$1,234.50", 1234.5),  # thousands separators (issue 20, item 13)
+        ("1,234", 1234.0),
+        ("$1,000,000.00", 1_000_000.0),
+        ("$1,23", None),
+        ("$1234,5", None),
     ],
 )
 def test_billed_amount(cost: str, amount: float | None) -> None:
@@ -513,3 +518,76 @@ def test_fuzz_real_layouts_read_the_same_tokens(rows: list[ExportRow], layout: s
         ]
     if layout == "requests":
         assert all((r.requests, r.cost) == ("1", "") for r in parsed)
+
+
+def test_a_cost_with_thousands_separators_is_read_as_billed() -> None:
+    """`$1,234.50` was re-priced from tokens and shown as exact (issue 20, item 13)."""
+    [row] = parse_csv(
+        _csv(HEADER, '2026-08-27T10:00:00.000Z,,,On-Demand,gpt-5,No,0,100,0,10,110,"$1,234.50"')
+    )
+    call = row_to_call(row)
+    assert (call.cost, call.billed, call.estimated) == (1234.5, True, False)
+
+
+@pytest.mark.parametrize(
+    ("cells", "needle"),
+    [
+        ("0,1000000000001,0,0,1000000000001,$1.00", "Input (w/o Cache Write) '1000000000001'"),
+        ("1000000000001,0,0,0,1000000000001,$1.00", "Input (w/ Cache Write)"),
+        ('0,0,"1,000,000,000,001",0,1000000000001,$1.00', "Cache Read"),
+        ("0,0,0,9999999999999,9999999999999,$1.00", "Output Tokens"),
+        ('0,1,0,1,2,"$1,000,000.01"', "Cost '$1,000,000.01'"),
+        ("0,1,0,1,2,10000000000000000000000000000", "Cost"),  # 28 digits
+        ("0,1,0,1,2," + "1" * 400, "Cost"),  # float: inf
+    ],
+)
+def test_rows_beyond_what_cursor_bills_refuse_the_file(cells: str, needle: str) -> None:
+    """A token cell above 10^12 or a cost above $1,000,000 is garbage (issue 20, item 5)."""
+    bad = f"2026-08-27T10:00:00.000Z,,,On-Demand,gpt-5,No,{cells}"
+    with pytest.raises(CsvFormatError) as err:
+        parse_csv(_csv(HEADER, GOOD, GOOD, bad, GOOD))
+    assert err.value.line == 4 and str(err.value).startswith("line 4:")
+    assert needle in str(err.value) and "nothing was imported" in str(err.value)
+
+
+def test_rows_at_the_bounds_are_read() -> None:
+    top = 10**12
+    line = f"2026-08-27T10:00:00.000Z,,,On-Demand,gpt-5,No,{top},{top},{top},{top},{4 * top},"
+    [row] = parse_csv(_csv(HEADER, line + '"$1,000,000"'))
+    assert (row.tokens, row_to_call(row).cost) == (4 * top, 1_000_000.0)
+    [old] = _parse_text(f"Date,Model,Tokens,Cost\n2026-08-27T10:00:00.000Z,gpt-5,{top},$1\n")
+    assert old.input == top
+    with pytest.raises(CsvFormatError, match="Tokens"):
+        _parse_text(f"Date,Model,Tokens,Cost\n2026-08-27T10:00:00.000Z,gpt-5,{top + 1},$1\n")
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_quoted_last_cell_left_open_refuses_the_file_naming_its_line(newline: str) -> None:
+    """A cut export: `"0.08"` cut to `"0.` was stored as $0 (issue 20, item 19)."""
+    good = '"2026-08-27T10:00:00.000Z","","","On-Demand","gpt-5","No","0","1","0","1","2","0.08"'
+    text = newline.join([HEADER, good, good, good[:-3]])
+    with pytest.raises(CsvFormatError) as err:
+        _parse_text(text)
+    assert err.value.line == 4 and "not closed" in str(err.value)
+    # A quoted cell holding a newline, cut before its closing quote: the line it starts on.
+    multi = good[:-6] + '"line one' + newline + "line two"
+    with pytest.raises(CsvFormatError) as err:
+        _parse_text(newline.join([HEADER, good, multi]))
+    assert err.value.line == 3
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        '"2026-08-27T10:00:00.000Z","","","On-Demand","gpt-5","No","0","1","0","1","2","0.08"',
+        '"2026-08-27T10:00:00.000Z","","","On-Demand","gpt-5","No","0","1","0","1","2","a""b"""',
+        '"2026-08-27T10:00:00.000Z","","","On-Demand","gpt-5","No","0","1","0","1","2",""',
+        "2026-08-27T10:00:00.000Z,,,On-Demand,gpt-5,No,0,1,0,1,2,0.0",  # unquoted: cannot tell
+        '2026-08-27T10:00:00.000Z,,,On-Demand,gpt-5,No,0,1,0,1,2,a"b',  # a quote inside a cell
+        '2026-08-27T10:00:00.000Z,,,On-Demand,gpt-5,No,0,1,0,1,2,"0.0"x',
+    ],
+)
+def test_a_closed_or_unquoted_last_cell_is_read(last: str) -> None:
+    for end in ("", "\n", "\r\n"):
+        rows = _parse_text(HEADER + "\n" + last + end)
+        assert len(rows) == 1

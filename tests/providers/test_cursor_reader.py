@@ -277,3 +277,28 @@ def test_database_without_cursor_table_is_unrecognized(tmp_path: Path) -> None:
     sqlite3.connect(db).execute("CREATE TABLE other(x)").connection.close()
     with pytest.raises(DatabaseUnrecognizedError, match="not recognized"):
         read(db)
+
+
+@pytest.mark.parametrize("meter", [10_000_001, 2**53 - 1, 10**30])
+def test_a_meter_above_10m_tokens_is_skipped_and_counted(tmp_path: Path, meter: int) -> None:
+    """A meter of 2^53 - 1 was priced as $11.26 B (issue 20, item 5): the next source applies."""
+    db, _ = _meter_profile(tmp_path, total_used_tokens=meter)
+    result = read(db)
+    calls = by_key(result)
+    assert "cursor:composer-input:c1" not in calls
+    assert calls["cursor:bubble:bubbleId:c1:u"].input_tokens == 3  # "user prompt": text ÷ 4
+    assert result.skipped_gauges == 1
+
+
+def test_a_meter_at_10m_tokens_is_a_gauge(tmp_path: Path) -> None:
+    db, _ = _meter_profile(tmp_path, total_used_tokens=10_000_000)
+    result = read(db)
+    assert by_key(result)["cursor:composer-input:c1"].input_tokens == 10_000_000
+    assert result.skipped_gauges == 0
+
+
+def test_a_context_meter_stands_in_for_a_total_above_the_bound(tmp_path: Path) -> None:
+    db, _ = _meter_profile(tmp_path, total_used_tokens=2**53 - 1, context_tokens_used=42_000)
+    result = read(db)
+    assert by_key(result)["cursor:composer-input:c1"].input_tokens == 42_000
+    assert result.skipped_gauges == 1

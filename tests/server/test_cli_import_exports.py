@@ -155,3 +155,70 @@ def test_text_report_counts_not_charged_calls_and_lists_own_key_calls_apart(
     # 2026-02-19: 7 rows, 2 of them User API Key; of the other 5 one errored without charge.
     assert "5 calls" in text and "1 not charged by Cursor ($0)" in text
     assert "Not Cursor spend: 2 calls billed to your own API key (~$6.32 at API rates)" in text
+
+
+def _signed_in_db(path: Path, email: str) -> Path:
+    """A Cursor global database holding only the cached login e-mail."""
+    import sqlite3  # noqa: PLC0415
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS ItemTable (key TEXT UNIQUE, value BLOB)")
+        conn.execute(
+            "INSERT OR REPLACE INTO ItemTable VALUES ('cursorAuth/cachedEmail', ?)", (email,)
+        )
+    conn.close()
+    return path
+
+
+def test_a_team_export_of_one_other_person_is_refused_with_the_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its rows were imported as the signed-in user's (issue 20, item 14)."""
+    env = isolated_env(tmp_path, monkeypatch)
+    team = REAL / "12_jasonholt_team_userapikey_requests_FIXTURE.csv"  # one person, by e-mail
+    db = _signed_in_db(tmp_path / "state.vscdb", "ana@example.com")
+    argv = ["import", "cursor", str(team), "--format", "json", "--cursor-db", str(db)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("codeburn import cursor: ") and err.count("\n") == 1
+    assert "developer@jasonholtdigital.com" in err and "--user EMAIL" in err
+    assert "ana@example.com" not in err
+    assert not (env.cache / "imports" / "cursor-usage.v2.json").exists()
+    _signed_in_db(db, "Developer@JasonHoltDigital.com")
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["added"] == 8
+
+
+def test_a_personal_export_saying_you_is_not_filtered_by_the_signed_in_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    personal = REAL / "10_kenichiro_old_usage-tokens_2025-08-22.csv"  # `You` in every row
+    db = _signed_in_db(tmp_path / "state.vscdb", "ana@example.com")
+    argv = ["import", "cursor", str(personal), "--format", "json", "--cursor-db", str(db)]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["added"] == 119
+
+
+def test_control_characters_in_names_paths_and_users_are_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`\x1b]0;pwned\x07` reached the terminal raw: in "Imported …", in errors and in the list
+    of a team export's people (issue 20, item 15)."""
+    isolated_env(tmp_path, monkeypatch)
+    evil = "\x1b]0;pwned\x07"
+    shown = "\\x1b]0;pwned\\x07"
+    good = write_export(tmp_path / f"{evil}.csv", [ExportRow(iso_local(days_ago(2)), "gpt-5")])
+    assert main(["import", "cursor", str(good), "--cursor-db", "/nowhere/x.vscdb"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Imported {shown}.csv:") and "\x1b" not in out
+    rows = [
+        ExportRow(iso_local(days_ago(2)), "gpt-5", user=f"ana{evil}@example.com"),
+        ExportRow(iso_local(days_ago(2), 13), "gpt-5", user="ben@example.com"),
+    ]
+    team = write_export(tmp_path / "team.csv", rows, "team")
+    (tmp_path / evil).mkdir()
+    for path in (team, tmp_path / evil / "missing.csv", tmp_path / evil):
+        code, _, err = _import(capsys, str(path))
+        assert code == 1 and err.count("\n") == 1
+        assert "\x1b" not in err and "\x07" not in err and shown in err

@@ -70,3 +70,18 @@ def test_status_line_never_shows_a_bare_zero_for_missing_data() -> None:
     assert status_line(status) == "CodeBurn: No Cursor data found at /x"
     locked = {**status, "state": "db-locked", "message": "Cursor database busy, retrying"}
     assert "Cursor database busy, retrying" in status_line(locked)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [1e28, 1e30, 1e300, -1e300, 1.7976931348623157e308, 5e-324, 2.0**53 - 1, 10**28, 10**400],
+)
+def test_formatting_never_raises_for_any_amount(value: float) -> None:
+    """A 28-digit or 400-digit Cost, a meter of 10^30: a figure, never a traceback (issue 20)."""
+    assert "$" in format_money(value)
+    assert format_tokens(value)[-1].isalnum()
+
+
+def test_whole_token_counts_are_exact_at_any_size() -> None:
+    assert format_tokens(10**400) == "1" + "0" * 391 + "B"
+    assert format_money(10**400) == GOLDEN["moneyNotFinite"]  # no float holds it

@@ -185,6 +185,23 @@ async def test_report_arguments(server_env: ServerEnv) -> None:
         assert error.code == INVALID_PARAMS and '"from"' in error.message
 
 
+async def test_days_outside_2000_to_2100_are_one_line_errors(server_env: ServerEnv) -> None:
+    """`9999-12-31` overflowed a local day's end: "failed unexpectedly" (issue 20, items 6, 16)."""
+    csv = export_today(server_env.root / "usage.csv")
+    async with lsp_session(server_env) as s:
+        await s.statuses.wait()
+        error = await failure(s, REPORT, {"to": "9999-12-31"})
+        assert error.code == INVALID_PARAMS
+        assert '"to" 9999-12-31 is outside 2000–2100' in error.message
+        error = await failure(s, REPORT, {"from": "1970-01-01"})
+        assert error.code == INVALID_PARAMS and "outside 2000–2100" in error.message
+        error = await failure(s, IMPORT, {"path": str(csv), "to": "9999-12-31"})
+        assert error.code == REQUEST_FAILED and "from 2000 to 2100" in error.message
+        error = await failure(s, IMPORT, {"path": str(csv), "from": "000000000000"})
+        assert error.code == REQUEST_FAILED and "from 2000 to 2100" in error.message
+    assert not (server_env.cache / "imports" / "cursor-usage.v2.json").exists()
+
+
 async def test_set_cursor_sync_writes_the_config(server_env: ServerEnv) -> None:
     config = server_env.config / "config.json"
     async with lsp_session(server_env) as s:

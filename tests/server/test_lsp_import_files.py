@@ -73,3 +73,22 @@ async def test_team_export_picks_the_signed_in_users_rows(server_env: ServerEnv)
         assert (summary["added"], summary["tokens"]) == (2, 1100 + 3300)
         logged = "\n".join(s.logs())
     assert "example.com" not in logged.lower()
+
+
+async def test_control_characters_in_a_path_reach_the_editor_escaped(
+    server_env: ServerEnv,
+) -> None:
+    """`\x1b]0;pwned\x07` in a path reached the error raw (issue 20, item 15)."""
+    evil = server_env.root / "\x1b]0;pwned\x07"
+    evil.mkdir()
+    not_export = evil / "notes.csv"
+    not_export.write_text("name,amount\nlunch,12\n")
+    async with lsp_session(server_env) as s:
+        await s.statuses.wait()
+        for path in (evil / "missing.csv", evil):
+            with pytest.raises(JsonRpcException) as caught:
+                await s.command(IMPORT, {"path": str(path)})
+            message = caught.value.message
+            assert caught.value.code == REQUEST_FAILED
+            assert "\x1b" not in message and "\x07" not in message
+            assert "\\x1b]0;pwned\\x07" in message

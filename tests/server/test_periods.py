@@ -51,3 +51,39 @@ def test_the_cli_reports_last_month(
     first, last = date.fromisoformat(period["from"]), date.fromisoformat(period["to"])
     assert period["label"] == "lastmonth" and first.day == 1  # a whole calendar month
     assert (last.year, last.month) == (first.year, first.month) and (last + DAY).day == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--to", "9999-12-31"],
+        ["--from", "9999-12-31", "--to", "9999-12-31"],
+        ["--from", "0001-01-01"],
+        ["--from", "1999-12-31", "--to", "2000-01-01"],
+        ["--from", "2101-01-01", "--to", "2101-01-02"],
+    ],
+)
+def test_days_outside_2000_to_2100_are_one_line_errors(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+) -> None:
+    """`--to 9999-12-31` raised OverflowError (issue 20, item 6)."""
+    isolated_env(tmp_path, monkeypatch)
+    missing = tmp_path / "no-cursor" / "state.vscdb"
+    assert main(["report", *argv, "--cursor-db", str(missing)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("codeburn report:")
+    assert "outside 2000–2100" in err
+
+
+def test_the_first_and_last_day_of_the_bound_are_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    missing = tmp_path / "no-cursor" / "state.vscdb"
+    argv = ["--from", "2000-01-01", "--to", "2100-12-31", "--format", "json"]
+    assert main(["report", *argv, "--cursor-db", str(missing)]) == 0
+    period = json.loads(capsys.readouterr().out)["period"]
+    assert (period["from"], period["to"]) == ("2000-01-01", "2100-12-31")

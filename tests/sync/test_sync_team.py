@@ -52,3 +52,14 @@ def test_sync_of_several_people_without_the_signed_in_one_stores_nothing(
     outcome = maybe_sync(sync_env.db_path, now_ms=NOW)
     assert (outcome.attempted, outcome.error_code) == (True, "export")
     assert not store_path().exists()
+
+
+def test_sync_of_one_other_persons_rows_stores_nothing(sync_env: SyncEnv) -> None:
+    """Filtered only when there were several people: one other person's rows were stored as
+    the signed-in user's (issue 20, item 14)."""
+    _sign_in_email(sync_env, "carl@example.com")
+    sync_env.fake.variant = "team"
+    sync_env.fake.rows = [r for r in _rows() if r.user == "ana@example.com"]
+    outcome = maybe_sync(sync_env.db_path, now_ms=NOW)
+    assert (outcome.attempted, outcome.error_code) == (True, "export")
+    assert not store_path().exists()

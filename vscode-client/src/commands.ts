@@ -128,7 +128,7 @@ interface ChooseUser {
 async function pickUser(users: string[]): Promise<string | undefined> {
   return vscode.window.showQuickPick(users, {
     title: "CodeBurn: whose usage is this?",
-    placeHolder: "This team export holds several people's usage; pick yours",
+    placeHolder: "This team export is not only the signed-in user's usage; pick yours",
     ignoreFocusOut: true,
   });
 }

@@ -35,7 +35,16 @@ export function formatMoney(value: number): string {
     return `${sign}$${three}`;
   }
   const cents = abs.toFixed(2);
-  return `${sign}$${grouped(Number(cents) < 100 ? cents : abs.toFixed(0))}`;
+  return `${sign}$${grouped(Number(cents) < 100 ? cents : wholeDigits(abs))}`;
+}
+
+/**
+ * A non-negative amount rounded half up to a whole number, in plain digits: `toFixed` writes
+ * `1e+21` from 10^21 on, where every double is already a whole number (BigInt gives its exact
+ * digits, as Python's Decimal does).
+ */
+function wholeDigits(value: number): string {
+  return value < 1e21 ? value.toFixed(0) : BigInt(value).toString();
 }
 
 /** A money figure with `~` in front when any part of it is estimated. */
@@ -48,28 +57,30 @@ export function formatCount(value: number): string {
   return Math.round(value).toLocaleString("en-US");
 }
 
-const TOKEN_UNITS: ReadonlyArray<readonly [number, string]> = [
-  [1_000, "K"],
-  [1_000_000, "M"],
-  [1_000_000_000, "B"],
+const TOKEN_UNITS: ReadonlyArray<readonly [bigint, string]> = [
+  [1_000n, "K"],
+  [1_000_000n, "M"],
+  [1_000_000_000n, "B"],
 ];
 
 /** `count / divisor` rounded half up, for non-negative integers. */
-function halfUpDiv(count: number, divisor: number): number {
-  return Math.floor((2 * count + divisor) / (2 * divisor));
+function halfUpDiv(count: bigint, divisor: bigint): bigint {
+  return (2n * count + divisor) / (2n * divisor);
 }
 
 /**
  * Token counts in three significant figures at most, as the Python side writes them:
- * `950`, `1.2K`, `14.8K`, `123K`, `3.2M`, `1.5B` (999.5K and up read `1.0M`).
+ * `950`, `1.2K`, `14.8K`, `123K`, `3.2M`, `1.5B` (999.5K and up read `1.0M`). Whole numbers are
+ * exact (BigInt) at any size, as Python's integers are.
  */
 export function formatTokens(value: number): string {
   if (!Number.isFinite(value)) {
     return "?";
   }
   const sign = value < 0 ? "-" : "";
-  let count = Math.round(Math.abs(value));
-  if (count < 1000) {
+  // Math.round: half up for the non-negative value, exact for doubles past 2^53.
+  let count = BigInt(Math.round(Math.abs(value)));
+  if (count < 1000n) {
     return `${sign}${count}`;
   }
   for (let n = 0; n < TOKEN_UNITS.length; n++) {
@@ -78,12 +89,12 @@ export function formatTokens(value: number): string {
     if (!last && count >= TOKEN_UNITS[n + 1][0]) {
       continue;
     }
-    const tenths = halfUpDiv(count * 10, unit);
-    if (tenths < 1000) {
-      return `${sign}${Math.floor(tenths / 10)}.${tenths % 10}${suffix}`;
+    const tenths = halfUpDiv(count * 10n, unit);
+    if (tenths < 1000n) {
+      return `${sign}${tenths / 10n}.${tenths % 10n}${suffix}`;
     }
     const whole = halfUpDiv(count, unit);
-    if (whole < 1000 || last) {
+    if (whole < 1000n || last) {
       return `${sign}${whole}${suffix}`;
     }
     count = whole * unit;

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeGuard
 
+from codeburn.providers.gauges import first_gauge
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.paths import workspace_storage_dir
 from codeburn.providers.ide.workspaces import folder_of, project_name
@@ -75,7 +76,8 @@ class Composer:
     version: int | None = None
     state: str | None = None  # conversationState when it is a string
     encrypted: bool = False  # blobEncryptionKey is set
-    meter: int = 0  # totalUsedTokens, else contextTokensUsed
+    meter: int = 0  # totalUsedTokens, else contextTokensUsed (within the gauge bound)
+    skipped_gauge: bool = False  # one of them above the bound
     model: str | None = None
     created_ms: int | None = None
     updated_ms: int | None = None
@@ -301,7 +303,7 @@ def _take_data(comp: Composer, row: tuple[Any, ...]) -> None:
     comp.has_data = True
     comp.version = version if isinstance(version, int) and not isinstance(version, bool) else None
     comp.take_times(created, updated)
-    comp.meter = _count(total) or _count(context)
+    comp.meter, comp.skipped_gauge = first_gauge(_count(total), _count(context))
     comp.model = _text(model)
     comp.state = state if isinstance(state, str) else None
     comp.encrypted = bool(encrypted)

@@ -28,6 +28,7 @@ from codeburn.providers.agent import (
     root_fields,
 )
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.gauges import first_gauge
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3.blob_scan import JsonRecords, ScannedParts
 from codeburn.providers.ide.layout3.headers import (
@@ -61,6 +62,7 @@ class Layout3:
     metas: dict[str, ConversationMeta] = field(default_factory=dict)
     unreadable: dict[str, int] = field(default_factory=dict)
     unreadable_ids: dict[str, str] = field(default_factory=dict)  # conversation id → reason
+    skipped_gauges: set[str] = field(default_factory=set)  # ids: a meter above the bound
     calls: list[Call] = field(default_factory=list)
     skip_rowids: frozenset[int] = frozenset()  # agentKv rows reached from decoded roots
     request_ids: frozenset[str] = frozenset()
@@ -283,6 +285,13 @@ class _Pass:
         self.out.unreadable[reason] = self.out.unreadable.get(reason, 0) + 1
         self.out.unreadable_ids[cid] = reason
 
+    def gauge(self, cid: str, *meters: int) -> int:
+        """The first meter within the gauge bound; one above it is counted."""
+        meter, skipped = first_gauge(*meters)
+        if skipped:
+            self.out.skipped_gauges.add(cid)
+        return meter
+
     def meter(self, cid: str, comp: Composer, meter: int, reason: str | None) -> None:
         """The meter alone, else unreadable for `reason` (nothing at all: an empty chat)."""
         meta = self.out.metas[cid]
@@ -298,6 +307,8 @@ class _Pass:
     def conversation(self, cid: str, comp: Composer) -> None:
         newer = (comp.version or 0) > KNOWN_VERSION
         state = comp.state
+        if comp.skipped_gauge:
+            self.out.skipped_gauges.add(cid)
         if comp.bad_data:
             self.unreadable(cid, "undecodable")
         elif state is not None and state.startswith("~") and len(state) > 1:
@@ -359,11 +370,12 @@ class _Pass:
             reason = "unknown-version" if newer else exc.reason
             if comp.encrypted and reason in ("undecodable", "missing-blobs"):
                 reason = "encrypted"
-            self.meter(cid, comp, comp.meter or exc.used_tokens, reason)
+            self.meter(cid, comp, self.gauge(cid, comp.meter, exc.used_tokens), reason)
             return
         if not graph.turns:
-            self.meter(cid, comp, comp.meter or graph.used_tokens, None)
+            self.meter(cid, comp, self.gauge(cid, comp.meter, graph.used_tokens), None)
             return
+        self.gauge(cid, graph.used_tokens)  # graph_calls skips it likewise: counted here
         calls = self.calls(cid, state, graph, comp.meter)
         if calls:
             self.out.conversations[cid] = ROOT
