@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import sys
@@ -75,11 +76,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _where(args: argparse.Namespace) -> str:
+    return "codeburn import cursor" if args.command == "import" else f"codeburn {args.command}"
+
+
+def short_path(text: str, limit: int = 100) -> str:
+    """`text`, or its start and end around `...` when longer than `limit` characters."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 3) // 2
+    return f"{text[:half]}...{text[-half:]} ({len(text):,} characters)"
+
+
+def _usable_db_path(path: Path, where: str) -> Path:
+    """`path` unless the system refuses to even look it up (a name too long for it)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            reason = exc.strerror or "file name too long"
+            raise UserError(
+                where, f"cannot use the Cursor database {short_path(str(path))}: {reason}"
+            ) from None
+    return path
+
+
 def _service(args: argparse.Namespace, progress: Any = None) -> Any:
     from codeburn.providers.cursor_paths import resolve_db_path  # noqa: PLC0415
     from codeburn.server.usage import UsageService  # noqa: PLC0415
 
-    return UsageService(resolve_db_path(cli=args.cursor_db), progress=progress)
+    path = _usable_db_path(resolve_db_path(cli=args.cursor_db), _where(args))
+    return UsageService(path, progress=progress)
 
 
 def _print_json(obj: Any) -> None:

@@ -84,11 +84,11 @@ def maybe_sync(
     `budget_s` overrides the 45 s / 15 s time budget (tests).
     """
     now = clock_ms() if now_ms is None else now_ms
+    if not force and not cursor_sync_enabled():
+        return SyncOutcome(attempted=False)  # off: not even Cursor's login is read
     credentials = _usable_credentials(db_path, now, force)
     if credentials is None:
         return SyncOutcome(attempted=False, error_code="login")
-    if not force and not cursor_sync_enabled():
-        return SyncOutcome(attempted=False)
     if not force and not is_due(load_state(), credentials, now):
         return SyncOutcome(attempted=False)  # the common case; _claim_attempt checks it again
     # The client (httpx) only once a request may follow: a status that syncs nothing stays fast.

@@ -44,3 +44,40 @@ def test_unusable_login_token_is_the_login_message(
     assert err.startswith("codeburn import cursor: ") and err.count("\n") == 1, err
     assert "sign in" in err and "Traceback" not in err
     assert env.fake.requests == []  # nothing was sent with a header that cannot be sent
+
+
+LONG_DB = "/tmp/" + "d" * 5000 + "/state.vscdb"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["report", "--no-sync"],
+        ["report", "--format", "json"],
+        ["status"],
+        ["import", "cursor", "--sync"],
+        ["import", "cursor", "--remove"],
+    ],
+)
+def test_overlong_cursor_db_is_one_line_naming_it(
+    env: SyncEnv, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    assert main([*argv, "--cursor-db", LONG_DB]) == 1
+    err = capsys.readouterr().err
+    command = " ".join(argv[:2] if argv[0] == "import" else argv[:1])
+    assert err.startswith(f"codeburn {command}: ") and err.count("\n") == 1, err[:400]
+    assert "/tmp/ddd" in err and "state.vscdb" in err and len(err) < 300, err[:400]
+    assert "Traceback" not in err and "sync" not in err.split(":", 1)[1]
+    assert env.fake.requests == []
+
+
+def test_sync_off_reads_nothing_for_a_sync(env: SyncEnv, monkeypatch: pytest.MonkeyPatch) -> None:
+    from codeburn.sync.cursor_sync import maybe_sync
+
+    monkeypatch.setenv("CODEBURN_CURSOR_SYNC", "0")
+    outcome = maybe_sync(Path(LONG_DB))  # a path that cannot even be looked at
+    assert outcome.attempted is False and outcome.error_code is None
+    monkeypatch.delenv("CODEBURN_CURSOR_SYNC")
+    outcome = maybe_sync(Path(LONG_DB))  # sync on: no login there, never an OSError
+    assert outcome.attempted is False and outcome.error_code == "login"
+    assert env.fake.requests == []
