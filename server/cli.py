@@ -109,10 +109,23 @@ def _service(args: argparse.Namespace, progress: Any = None) -> Any:
     return UsageService(path, progress=progress)
 
 
+def stdout_is_utf8() -> bool:
+    encoding = getattr(sys.stdout, "encoding", None) or ""
+    return encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig")
+
+
+def _fit_stdout() -> None:
+    """On a stdout that cannot write every character (cp1252, ascii), text shows `?` for what
+    it cannot write instead of failing; UTF-8 output is left as it is."""
+    if not stdout_is_utf8() and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")
+
+
 def _print_json(obj: Any) -> None:
     from codeburn.server.json_out import dumps  # noqa: PLC0415
 
-    sys.stdout.write(dumps(obj, indent=2, ensure_ascii=False) + "\n")
+    # ASCII-safe (\u escapes, the same JSON) where stdout cannot write UTF-8.
+    sys.stdout.write(dumps(obj, indent=2, ensure_ascii=not stdout_is_utf8()) + "\n")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -188,6 +201,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 def main(argv: Sequence[str] | None = None) -> int:
     level = logging.DEBUG if os.environ.get("CODEBURN_LOG") == "debug" else logging.ERROR
     logging.basicConfig(level=level, stream=sys.stderr, format="codeburn: %(message)s")
+    _fit_stdout()
     parser = build_parser()
     try:
         args, extra = parser.parse_known_args(argv)

@@ -6,6 +6,7 @@ Rich markup or emoji codes, and with control characters shown as escapes (`\x1b`
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 from typing import Any
 
@@ -29,11 +30,25 @@ _ESCAPED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})  # control, for
 
 
 def plain(value: Any) -> str:
-    """`value` as inert text: control and format characters (ESC, bidi overrides) escaped."""
+    """`value` as inert text: control and format characters (ESC, bidi overrides) escaped, and
+    `?` for what stdout's encoding cannot write (so that the tables keep their widths)."""
     text = str(value)
-    if text.isprintable():
-        return text
-    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in _ESCAPED else ch for ch in text)
+    if not text.isprintable():
+        text = "".join(
+            repr(ch)[1:-1] if unicodedata.category(ch) in _ESCAPED else ch for ch in text
+        )
+    return text if text.isascii() else _writable(text)
+
+
+def _writable(text: str) -> str:
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, errors="replace").decode(encoding)
+    except LookupError:
+        pass
+    return text
 
 
 def _text(value: Any, style: str = "") -> Text:

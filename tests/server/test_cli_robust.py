@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from codeburn.server.cli import main
+from tests.csv_fixtures import ExportRow, iso_local, write_export
 from tests.sync.fake_cursor import FakeCursor, SyncEnv, make_jwt, setup_sync_env
+from tests.usage_fixtures import days_ago, isolated_env
 
 
 @pytest.fixture
@@ -81,3 +87,52 @@ def test_sync_off_reads_nothing_for_a_sync(env: SyncEnv, monkeypatch: pytest.Mon
     outcome = maybe_sync(Path(LONG_DB))  # sync on: no login there, never an OSError
     assert outcome.attempted is False and outcome.error_code == "login"
     assert env.fake.requests == []
+
+
+def _cli(argv: list[str], **env: str) -> subprocess.CompletedProcess[bytes]:
+    code = "import sys; from codeburn.server.cli import main; sys.exit(main())"
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        env={**os.environ, **env},
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def foreign_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An imported row for a model whose name cp1252 cannot write."""
+    isolated_env(tmp_path, monkeypatch)
+    row = ExportRow(iso_local(days_ago(1), 10), "claude-日本", input=100, output=10, cost="$0.50")
+    path = write_export(tmp_path / "usage-events.csv", [row])
+    argv = ["import", "cursor", str(path), "--cursor-db", str(tmp_path / "none.vscdb")]
+    done = _cli(argv)
+    assert done.returncode == 0, done.stderr.decode()
+
+
+REPORT = ["report", "--period", "week", "--cursor-db", "/nowhere/x.vscdb"]
+
+
+@pytest.mark.usefixtures("foreign_model")
+def test_non_utf8_stdout_writes_ascii_safe_json_and_replaced_text() -> None:
+    done = _cli([*REPORT, "--format", "json"], PYTHONIOENCODING="cp1252")
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout.isascii()
+    names = [m["name"] for m in json.loads(done.stdout)["models"]]
+    assert names == ["claude-日本"]  # \\u escapes: the same JSON
+
+    done = _cli(REPORT, PYTHONIOENCODING="cp1252")
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert b"claude-??" in done.stdout and b"$0.50" in done.stdout
+
+    done = _cli(["status", "--cursor-db", "/nowhere/x.vscdb"], PYTHONIOENCODING="ascii")
+    assert (done.returncode, done.stderr) == (0, b"")
+
+
+@pytest.mark.usefixtures("foreign_model")
+def test_utf8_stdout_is_unchanged() -> None:
+    done = _cli([*REPORT, "--format", "json"], PYTHONIOENCODING="utf-8")
+    assert done.returncode == 0 and '"claude-日本"'.encode() in done.stdout
+    done = _cli(REPORT, PYTHONIOENCODING="utf-8")
+    assert done.returncode == 0 and "claude-日本".encode() in done.stdout
