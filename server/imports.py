@@ -7,7 +7,7 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from codeburn.cache.files import LockTimeoutError
+from codeburn.cache.files import FolderUnusableError, LockTimeoutError
 from codeburn.cache.import_store import CoverageError, ImportStoreError
 from codeburn.providers.calls import PROVIDER_NAMES
 from codeburn.providers.cursor_csv import CsvFormatError
@@ -94,6 +94,8 @@ def run_import(args: argparse.Namespace, service: UsageService) -> int:
             raise UserError(COMMAND, "give the exported CSV file, --sync or --remove")
     except (CsvFormatError, CoverageError, ImportStoreError, LockTimeoutError) as exc:
         raise UserError(COMMAND, str(exc)) from None
+    except FolderUnusableError as exc:
+        raise UserError(COMMAND, f"nothing was stored: {exc.strerror}") from None
     except OSError as exc:
         raise UserError(
             COMMAND, f"cannot read {exc.filename or args.file}: {exc.strerror}"

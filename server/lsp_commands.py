@@ -16,7 +16,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from codeburn.cache.config import cursor_sync_env_off, load_config, set_config_value
-from codeburn.cache.files import LockTimeoutError
+from codeburn.cache.files import FolderUnusableError, LockTimeoutError
 from codeburn.cache.import_store import CoverageError, ImportStoreError
 from codeburn.providers.cursor_csv import CsvFormatError
 from codeburn.providers.localtime import today
@@ -88,6 +88,8 @@ def command_error(exc: BaseException, what: str) -> JsonRpcException:
 
     if isinstance(exc, (*expected, SyncError)):
         return CommandFailed(_first_line(str(exc)))
+    if isinstance(exc, FolderUnusableError):
+        return CommandFailed(f"{what} failed, nothing was stored: {exc.strerror}")
     if isinstance(exc, OSError):
         where = f" {exc.filename}" if exc.filename else ""
         return CommandFailed(f"{what} failed: cannot access{where}: {exc.strerror or exc}")

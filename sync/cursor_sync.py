@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codeburn.cache.config import cursor_sync_enabled
-from codeburn.cache.files import LockTimeoutError
+from codeburn.cache.dirs import imports_dir
+from codeburn.cache.files import LockTimeoutError, folder_problem
 from codeburn.providers.cursor_auth import CursorToken, load_token, signed_in_email
 from codeburn.providers.localtime import DAY, local_day, local_midnight_ms
 from codeburn.providers.localtime import now_ms as clock_ms
@@ -89,6 +90,11 @@ def maybe_sync(
     credentials = _usable_credentials(db_path, now, force)
     if credentials is None:
         return SyncOutcome(attempted=False, error_code="login")
+    unusable = folder_problem(imports_dir())  # logged once; nothing fetched that cannot be kept
+    if unusable is not None:
+        if force:
+            raise SyncError(f"nothing was synced: {unusable}")
+        return SyncOutcome(attempted=False)
     if not force and not is_due(load_state(), credentials, now):
         return SyncOutcome(attempted=False)  # the common case; _claim_attempt checks it again
     # The client (httpx) only once a request may follow: a status that syncs nothing stays fast.
