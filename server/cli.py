@@ -199,8 +199,12 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    level = logging.DEBUG if os.environ.get("CODEBURN_LOG") == "debug" else logging.ERROR
-    logging.basicConfig(level=level, stream=sys.stderr, format="codeburn: %(message)s")
+    from codeburn.server.log_filter import OwnRecordsOnly, debug_wanted  # noqa: PLC0415
+
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.addFilter(OwnRecordsOnly())  # never httpcore's headers (the session cookie)
+    level = logging.DEBUG if debug_wanted() else logging.ERROR
+    logging.basicConfig(level=level, format="codeburn: %(message)s", handlers=[stderr])
     _fit_stdout()
     parser = build_parser()
     try:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+
+from codeburn.server.log_filter import OwnRecordsOnly, debug_wanted
 
 if TYPE_CHECKING:
     from codeburn.server.lsp import CodeBurnServer
@@ -70,10 +71,11 @@ class LspLogHandler(logging.Handler):
 
 def setup_logging(server: CodeBurnServer) -> None:
     """`codeburn` at INFO (DEBUG with `CODEBURN_LOG=debug`) to stderr and the editor's log."""
-    debug = os.environ.get("CODEBURN_LOG", "").strip().lower() == "debug"
+    debug = debug_wanted()
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(logging.Formatter(FORMAT))
     stderr.addFilter(_NoUserFacingTracebacks())
+    stderr.addFilter(OwnRecordsOnly(("codeburn", "pygls")))  # never httpcore's headers
     root = logging.getLogger()
     root.handlers[:] = [stderr]
     root.setLevel(logging.WARNING)
