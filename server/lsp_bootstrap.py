@@ -54,6 +54,35 @@ def position_encoding(params: dict[str, Any]) -> str:
     return "utf-16"
 
 
+_CAPABILITY_GROUPS: Final = ("general", "workspace", "window", "textDocument", "notebookDocument")
+
+
+def answerable(params: Any) -> bool:
+    """Whether `initialize` params have the shapes this hand-made answer reads.
+
+    Anything else is left to pygls, whose checked protocol answers `-32602` naming the type, so
+    that the client can try again (a wrong answer sent here could not be taken back).
+    """
+    if not isinstance(params, dict) or not isinstance(params.get("capabilities"), dict):
+        return False
+    capabilities = params["capabilities"]
+    if any(
+        capabilities.get(key) is not None and not isinstance(capabilities[key], dict)
+        for key in _CAPABILITY_GROUPS
+    ):
+        return False
+    if params.get("clientInfo") is not None and not isinstance(params["clientInfo"], dict):
+        return False
+    general = capabilities.get("general") or {}
+    encodings = general.get("positionEncodings")
+    if encodings is not None and not (
+        isinstance(encodings, list) and all(isinstance(e, str) for e in encodings)
+    ):
+        return False
+    process_id = params.get("processId")
+    return process_id is None or (isinstance(process_id, int) and not isinstance(process_id, bool))
+
+
 def read_message(stream: LineReader) -> tuple[bytes, dict[str, Any]] | None:
     """One framed message: its raw bytes (to replay) and its parsed body; None at EOF."""
     frame = read_frame(stream)
@@ -131,6 +160,10 @@ class SwallowingWriter:
             ):
                 self.swallow_id = None
                 self.swallowed.append(message)
+                if "error" in message:  # answered already; say why pygls would not have
+                    log.error(
+                        "pygls refused the initialize answered at start: %s", message["error"]
+                    )
                 return
         self.stream.write(data)
         self.stream.flush()
@@ -161,9 +194,15 @@ def bootstrap(stdin: BinaryIO, stdout: BinaryIO) -> Replay:
     if first is None:
         return Replay()
     raw_init, init = first
-    if init.get("method") != "initialize" or "id" not in init:
+    msg_id = init.get("id")
+    if (
+        init.get("method") != "initialize"
+        or not isinstance(msg_id, int | str)
+        or isinstance(msg_id, bool)
+        or not answerable(init.get("params"))
+    ):
         return Replay(prefix=raw_init)
-    params = init.get("params") or {}
+    params = init["params"]
     result = {"capabilities": capabilities(position_encoding(params)), "serverInfo": SERVER_INFO}
     write_message(stdout, {"jsonrpc": "2.0", "id": init["id"], "result": result})
     replay = Replay(
