@@ -180,3 +180,19 @@ async def test_odd_command_arguments_get_invalid_params(
         await still_serving(server, 3)
         stderr = await finish_cleanly(server)
     assert "failed unexpectedly" not in stderr
+
+
+async def test_unusable_cache_folder_still_serves_figures(server_env: ServerEnv) -> None:
+    regular = server_env.root / "a-file"
+    regular.write_text("not a folder")
+    server_env.env["CODEBURN_CACHE_DIR"] = str(regular / "cache")
+    async with raw_server(server_env) as server:
+        await server.send(HANDSHAKE)
+        await server.reply(1)
+        for n in (2, 3):  # read afresh each time
+            await server.send(request(n, "workspace/executeCommand", REFRESH))
+            status = (await server.reply(n))["result"]
+            assert status["state"] == "ok" and status["today"]["calls"] == 4, status
+        stderr = await finish_cleanly(server)
+    assert stderr.count(f"{regular} is not a folder") == 1, stderr
+    assert regular.read_text() == "not a folder"
