@@ -10,7 +10,14 @@ from codeburn.cache.config import (
 )
 from codeburn.cache.daily_cache import DailyCache, load_daily, update_daily
 from codeburn.cache.dirs import cache_dir, imports_dir
-from codeburn.cache.files import LockTimeoutError, locked, read_json, write_cache_json
+from codeburn.cache.files import (
+    FolderUnusableError,
+    LockTimeoutError,
+    folder_problem,
+    locked,
+    read_json,
+    write_cache_json,
+)
 from codeburn.cache.imports import (
     CoverageError,
     CoverageIndex,
@@ -44,6 +51,7 @@ __all__ = [
     "CoverageIndex",
     "DailyCache",
     "DaySlices",
+    "FolderUnusableError",
     "ImportSnapshot",
     "ImportStoreError",
     "ImportSummary",
@@ -58,6 +66,7 @@ __all__ = [
     "cursor_sync_env_off",
     "db_fingerprint",
     "events_as_calls",
+    "folder_problem",
     "import_file",
     "imports_dir",
     "load_config",

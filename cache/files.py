@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -43,6 +44,46 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+class FolderUnusableError(OSError):
+    """One of our folders cannot exist (a file, or under one, takes its place); says which."""
+
+
+_UNUSABLE: set[Path] = set()  # folders already said to be unusable (each is logged once)
+_UNUSABLE_LOCK = threading.Lock()
+
+
+def folder_problem(path: Path) -> str | None:
+    """None when `path` is (now) a folder we may write in; else why not, logged once per folder.
+
+    A cache that cannot be written only costs time, so callers carry on without it.
+    """
+    where = path
+    try:
+        private_dir(path)
+        if os.access(path, os.W_OK | os.X_OK):
+            return None
+        reason = f"the folder {path} is not writable"
+    except OSError as exc:
+        where = Path(exc.filename) if exc.filename else path
+        if isinstance(exc, FileExistsError | NotADirectoryError):
+            reason = f"{where} is not a folder"
+        else:
+            reason = f"cannot make the folder {where}: {exc.strerror or exc}"
+    with _UNUSABLE_LOCK:  # the cache folder and the folders in it: one cause, said once
+        first = where not in _UNUSABLE
+        _UNUSABLE.add(where)
+    if first:
+        log.error("%s; figures are served without caching, nothing is stored there", reason)
+    return reason
+
+
+def require_folder(path: Path) -> None:
+    """Raise `FolderUnusableError` when what must be stored in `path` cannot be."""
+    reason = folder_problem(path)
+    if reason is not None:
+        raise FolderUnusableError(errno.ENOTDIR, reason, str(path))
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write via a temp file in the same folder, fsync, rename; the result is mode 0600."""
     private_dir(path.parent)
@@ -72,6 +113,8 @@ def write_cache_json(path: Path, obj: Any) -> bool:
 
 def write_cache_text(path: Path, text: str) -> bool:
     """`write_cache_json` of JSON text already encoded."""
+    if folder_problem(path.parent) is not None:
+        return False  # said once already
     try:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
@@ -181,8 +224,14 @@ class FileMemo(Generic[T]):
 
 @contextlib.contextmanager
 def locked(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Hold `<path>.lock` across a read-modify-write of `path`."""
-    private_dir(path.parent)
+    """Hold `<path>.lock` across a read-modify-write of `path`.
+
+    Where the folder cannot exist nothing is written, so there is nothing to guard: the block
+    runs unlocked (writers that must store check `require_folder` first).
+    """
+    if folder_problem(path.parent) is not None:
+        yield
+        return
     lock = FileLock(str(path) + ".lock", timeout=timeout, mode=0o600)
     try:
         with lock:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from codeburn.providers import CursorToken
 
 _USER_ID = re.compile(r"[A-Za-z0-9._-]+")
+_HEADER_SAFE = re.compile(r"[!-~]+")  # printable ASCII without spaces: what a Cookie can carry
 COOKIE_NAME = "WorkosCursorSessionToken"
 
 
@@ -41,9 +42,10 @@ class Credentials:
 
 
 def credentials_for(token: CursorToken) -> Credentials | None:
-    """Credentials for a token, or None when its `sub` holds no usable user id."""
+    """Credentials for a token, or None when its `sub` holds no usable user id or the token
+    holds what no HTTP header can carry (a non-ASCII character, a space, a BLOB not UTF-8)."""
     user_id = user_id_from_sub(token.sub)
-    if user_id is None:
+    if user_id is None or not _HEADER_SAFE.fullmatch(token.token):
         return None
     return Credentials(
         cookie=session_cookie(user_id, token.token), account=account_of(token.sub), exp=token.exp

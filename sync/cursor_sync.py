@@ -13,7 +13,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from codeburn.cache import LockTimeoutError, cursor_sync_enabled
+from codeburn.cache import LockTimeoutError, cursor_sync_enabled, folder_problem, imports_dir
 from codeburn.providers import (
     DAY,
     CodeBurnError,
@@ -90,10 +90,15 @@ def maybe_sync(
     `budget_s` overrides the 45 s / 15 s time budget (tests).
     """
     now = clock_ms() if now_ms is None else now_ms
+    if not force and not cursor_sync_enabled():
+        return SyncOutcome(attempted=False)  # off: not even Cursor's login is read
     credentials = _usable_credentials(db_path, now, force)
     if credentials is None:
         return SyncOutcome(attempted=False, error_code="login")
-    if not force and not cursor_sync_enabled():
+    unusable = folder_problem(imports_dir())  # logged once; nothing fetched that cannot be kept
+    if unusable is not None:
+        if force:
+            raise SyncError(f"nothing was synced: {unusable}")
         return SyncOutcome(attempted=False)
     if not force and not is_due(load_state(), credentials, now):
         return SyncOutcome(attempted=False)  # the common case; _claim_attempt checks it again

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from codeburn.cache.dirs import imports_dir
-from codeburn.cache.files import LockTimeoutError, locked, write_json_atomic
+from codeburn.cache.files import LockTimeoutError, locked, require_folder, write_json_atomic
 from codeburn.cache.imports.merge import (
     event_set,
     heal,
@@ -119,7 +119,7 @@ def _read(path: Path) -> ImportSnapshot:
     for candidate, version in ((path, VERSION), (path.with_name(V1_FILE), V1)):
         try:
             raw = candidate.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # under a file: no store can be there
             continue
         except OSError as exc:
             raise _unreadable(candidate, exc.strerror or "cannot be opened") from exc
@@ -138,6 +138,7 @@ def _unreadable(path: Path, why: str) -> ImportStoreError:
 
 
 def _write(path: Path, ranges: Sequence[Range], events: Iterable[StoredEvent]) -> None:
+    require_folder(path.parent)  # FolderUnusableError: one line, nothing stored
     write_json_atomic(path, encode_store(ranges, events))
     legacy = path.with_name(V1_FILE)
     if legacy.exists():
@@ -314,7 +315,7 @@ def remove_imported(path: Path | None = None) -> RemoveResult:
         files = [store, store.with_name(V1_FILE), store.with_name(MIGRATED_V1_FILE)]
         existed = any(f.exists() for f in files)
         for f in files:
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                 os.unlink(f)
     first, last = days_of(
         [r.start_ms for r in snap.ranges]

@@ -61,7 +61,7 @@ def read_item(db_path: Path, key: str) -> str | None:
     try:
         with open_readonly(db_path) as conn:
             row = conn.execute("SELECT value FROM ItemTable WHERE key = ?", (key,)).fetchone()
-    except (CursorDbError, sqlite3.Error):
+    except (CursorDbError, sqlite3.Error, OSError):  # OSError: e.g. a name too long to look up
         return None
     if row is None:
         return None

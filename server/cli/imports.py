@@ -7,7 +7,7 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from codeburn.cache import CoverageError, ImportStoreError, LockTimeoutError
+from codeburn.cache import CoverageError, FolderUnusableError, ImportStoreError, LockTimeoutError
 from codeburn.providers import PROVIDER_NAMES, CsvFormatError, parse_iso_ms
 from codeburn.server.cli.errors import UserError
 from codeburn.server.service import dumps, plain
@@ -91,6 +91,8 @@ def run_import(args: argparse.Namespace, service: UsageService) -> int:
             raise UserError(COMMAND, "give the exported CSV file, --sync or --remove")
     except (CsvFormatError, CoverageError, ImportStoreError, LockTimeoutError) as exc:
         raise UserError(COMMAND, str(exc)) from None
+    except FolderUnusableError as exc:
+        raise UserError(COMMAND, f"nothing was stored: {exc.strerror}") from None
     except OSError as exc:
         raise UserError(
             COMMAND, f"cannot read {exc.filename or args.file}: {exc.strerror}"

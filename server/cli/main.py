@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import sys
@@ -67,17 +68,56 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _where(args: argparse.Namespace) -> str:
+    return "codeburn import cursor" if args.command == "import" else f"codeburn {args.command}"
+
+
+def short_path(text: str, limit: int = 100) -> str:
+    """`text`, or its start and end around `...` when longer than `limit` characters."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 3) // 2
+    return f"{text[:half]}...{text[-half:]} ({len(text):,} characters)"
+
+
+def _usable_db_path(path: Path, where: str) -> Path:
+    """`path` unless the system refuses to even look it up (a name too long for it)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            reason = exc.strerror or "file name too long"
+            raise UserError(
+                where, f"cannot use the Cursor database {short_path(str(path))}: {reason}"
+            ) from None
+    return path
+
+
 def _service(args: argparse.Namespace, progress: Any = None) -> Any:
     from codeburn.providers import resolve_db_path  # noqa: PLC0415
     from codeburn.server.service import UsageService  # noqa: PLC0415
 
-    return UsageService(resolve_db_path(cli=args.cursor_db), progress=progress)
+    path = _usable_db_path(resolve_db_path(cli=args.cursor_db), _where(args))
+    return UsageService(path, progress=progress)
+
+
+def stdout_is_utf8() -> bool:
+    encoding = getattr(sys.stdout, "encoding", None) or ""
+    return encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig")
+
+
+def _fit_stdout() -> None:
+    """On a stdout that cannot write every character (cp1252, ascii), text shows `?` for what
+    it cannot write instead of failing; UTF-8 output is left as it is."""
+    if not stdout_is_utf8() and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")
 
 
 def _print_json(obj: Any) -> None:
     from codeburn.server.service import dumps  # noqa: PLC0415
 
-    sys.stdout.write(dumps(obj, indent=2, ensure_ascii=False) + "\n")
+    # ASCII-safe (\u escapes, the same JSON) where stdout cannot write UTF-8.
+    sys.stdout.write(dumps(obj, indent=2, ensure_ascii=not stdout_is_utf8()) + "\n")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -160,10 +200,14 @@ class _PlainFormatter(logging.Formatter):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    level = logging.DEBUG if os.environ.get("CODEBURN_LOG") == "debug" else logging.ERROR
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_PlainFormatter("codeburn: %(message)s"))
-    logging.basicConfig(level=level, handlers=[handler])
+    from codeburn.server.log_filter import OwnRecordsOnly, debug_wanted  # noqa: PLC0415
+
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.addFilter(OwnRecordsOnly())  # never httpcore's headers (the session cookie)
+    stderr.setFormatter(_PlainFormatter("codeburn: %(message)s"))
+    level = logging.DEBUG if debug_wanted() else logging.ERROR
+    logging.basicConfig(level=level, handlers=[stderr])
+    _fit_stdout()
     parser = build_parser()
     try:
         args, extra = parser.parse_known_args(argv)

@@ -6,6 +6,7 @@ Rich markup or emoji codes, and with control characters shown as escapes (`\x1b`
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -13,7 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from codeburn.providers import now_ms, parse_iso_ms
-from codeburn.server.service import format_money, format_tokens, local_estimate_note, plain
+from codeburn.server.service import format_money, format_tokens, local_estimate_note
+from codeburn.server.service import plain as inert
 
 UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
 
@@ -22,6 +24,24 @@ def money(row: dict[str, Any]) -> str:
     """`~$1.75` when any part of the figure is an estimate."""
     text = format_money(row["cost"])
     return f"~{text}" if row.get("estimatedCost", 0) > 0 else text
+
+
+def plain(value: Any) -> str:
+    """`value` as inert text (`service.plain`), and `?` for what stdout's encoding cannot
+    write (so that the tables keep their widths)."""
+    text = inert(value)
+    return text if text.isascii() else _writable(text)
+
+
+def _writable(text: str) -> str:
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, errors="replace").decode(encoding)
+    except LookupError:
+        pass
+    return text
 
 
 def _text(value: Any, style: str = "") -> Text:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final
 
 from codeburn.server import VERSION
+from codeburn.server.lsp.initialize import answerable
 from codeburn.server.lsp.wire import FrameReader, FramingError, LineReader, read_frame
 from codeburn.server.names import COMMANDS, STATUS_METHOD
 
@@ -123,6 +124,10 @@ class SwallowingWriter:
             ):
                 self.swallow_id = None
                 self.swallowed.append(message)
+                if "error" in message:  # answered already; say why pygls would not have
+                    log.error(
+                        "pygls refused the initialize answered at start: %s", message["error"]
+                    )
                 return
         self.stream.write(data)
         self.stream.flush()
@@ -153,9 +158,15 @@ def bootstrap(stdin: BinaryIO, stdout: BinaryIO) -> Replay:
     if first is None:
         return Replay()
     raw_init, init = first
-    if init.get("method") != "initialize" or "id" not in init:
+    msg_id = init.get("id")
+    if (
+        init.get("method") != "initialize"
+        or not isinstance(msg_id, int | str)
+        or isinstance(msg_id, bool)
+        or not answerable(init.get("params"))
+    ):
         return Replay(prefix=raw_init)
-    params = init.get("params") or {}
+    params = init["params"]
     result = {"capabilities": capabilities(position_encoding(params)), "serverInfo": SERVER_INFO}
     write_message(stdout, {"jsonrpc": "2.0", "id": init["id"], "result": result})
     replay = Replay(

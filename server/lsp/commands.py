@@ -7,6 +7,8 @@ first argument, when present, is an options object (or, as a shorthand, a string
 from __future__ import annotations
 
 import logging
+import math
+import os
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
@@ -15,7 +17,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from codeburn.cache import cursor_sync_env_off, load_config, set_config_value
+from codeburn.cache import FolderUnusableError, cursor_sync_env_off, load_config, set_config_value
 from codeburn.providers import ChooseUserError, CodeBurnError, today
 from codeburn.server.names import (
     IMPORT_CSV,
@@ -83,6 +85,8 @@ def command_error(exc: BaseException, what: str) -> JsonRpcException:
         return exc
     if isinstance(exc, CodeBurnError):
         return CommandFailed(_first_line(str(exc)))
+    if isinstance(exc, FolderUnusableError):
+        return CommandFailed(f"{what} failed, nothing was stored: {exc.strerror}")
     if isinstance(exc, OSError):
         where = f" {exc.filename}" if exc.filename else ""
         return CommandFailed(plain(f"{what} failed: cannot access{where}: {exc.strerror or exc}"))
@@ -108,6 +112,11 @@ def text_option(opts: dict[str, Any], key: str, command: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, int | float) and not isinstance(value, bool) and key in ("from", "to"):
+        if isinstance(value, float) and not math.isfinite(value):  # 1e400 and NaN parse so
+            raise InvalidArguments(
+                f'{command}: "{key}" must be a date (YYYY-MM-DD), an ISO time or epoch '
+                f"milliseconds, not {value}"
+            )
         return str(int(value))  # epoch milliseconds, as in the export URL
     if not isinstance(value, str) or not value.strip():
         raise InvalidArguments(f'{command}: "{key}" must be a non-empty string')
@@ -115,12 +124,30 @@ def text_option(opts: dict[str, Any], key: str, command: str) -> str | None:
 
 
 def csv_path(value: str) -> Path:
-    """A file path or a `file://` URI."""
+    """A file path or a `file://` URI; InvalidArguments for one no file can have."""
+    path: Path | None = None
     if value.startswith("file:"):
         converted = to_fs_path(value)
         if converted:
-            return Path(converted)
-    return Path(value).expanduser()
+            path = Path(converted)
+    if path is None:
+        try:
+            path = Path(value).expanduser()
+        except RuntimeError:  # ~name of no user on this machine
+            user = value[1:].split("/", 1)[0]
+            raise InvalidArguments(
+                f'{IMPORT_CSV}: "path" starts with ~{user}, but there is no user named {user}'
+            ) from None
+    text = str(path)
+    if "\0" in text:
+        raise InvalidArguments(f'{IMPORT_CSV}: "path" holds a NUL character; no file name can')
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        raise InvalidArguments(
+            f'{IMPORT_CSV}: "path" holds a character no file name can (a lone UTF-16 surrogate)'
+        ) from None
+    return path
 
 
 async def import_cursor_csv(ls: CommandHost, *args: Any) -> dict[str, Any]:

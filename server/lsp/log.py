@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import sys
 from typing import Protocol
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+
+from codeburn.server.log_filter import OwnRecordsOnly, debug_wanted
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -78,10 +79,11 @@ class LspLogHandler(logging.Handler):
 
 def setup_logging(server: LogTarget) -> None:
     """`codeburn` at INFO (DEBUG with `CODEBURN_LOG=debug`) to stderr and the editor's log."""
-    debug = os.environ.get("CODEBURN_LOG", "").strip().lower() == "debug"
+    debug = debug_wanted()
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(logging.Formatter(FORMAT))
     stderr.addFilter(_NoUserFacingTracebacks())
+    stderr.addFilter(OwnRecordsOnly(("codeburn", "pygls")))  # never httpcore's headers
     root = logging.getLogger()
     root.handlers[:] = [stderr]
     root.setLevel(logging.WARNING)

@@ -14,6 +14,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcParseError
 from pygls.protocol import LanguageServerProtocol
 
+from codeburn.server.lsp.initialize import answerable
+
 log = logging.getLogger(__name__)
 
 
@@ -24,6 +26,11 @@ def _error(msg_id: Any, code: int, message: str) -> dict[str, Any]:
 def _params_hint(method: str) -> str:
     if method == types.WORKSPACE_EXECUTE_COMMAND:
         return ' must be {"command": "codeburn.server.…", "arguments": [...]}'
+    if method == types.INITIALIZE:
+        return (
+            ' must be {"capabilities": {...}, ...} as the LSP specification defines '
+            "(capabilities.general.positionEncodings: a list of strings)"
+        )
     return " must be an object of the type the LSP specification defines"
 
 
@@ -31,6 +38,13 @@ class CheckedProtocol(LanguageServerProtocol):
     """pygls' protocol, answering what it would otherwise drop without a reply."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        if "jsonrpc" in data and (problem := _not_a_message(data)) is not None:
+            msg_id = _reply_id(data.get("id"))
+            log.warning("refused a message that is not a JSON-RPC request or response: %s", problem)
+            self._send_data(
+                _error(msg_id, JsonRpcInvalidRequest.CODE, f"Invalid Request: {problem}")
+            )
+            return _Rejected()
         method = data.get("method")
         if "jsonrpc" not in data or not isinstance(method, str) or "error" in data:
             return super().structure_message(data)
@@ -38,6 +52,8 @@ class CheckedProtocol(LanguageServerProtocol):
         if cls is None:
             return super().structure_message(data)
         try:
+            if method == types.INITIALIZE and not answerable(data.get("params")):
+                raise TypeError("initialize params of the wrong shape")  # cattrs lets some pass
             return self._converter.structure(data, cls)
         except Exception:
             if "id" not in data:
@@ -70,12 +86,37 @@ class CheckedProtocol(LanguageServerProtocol):
     def reject_unparsable(self, exc: Exception) -> None:
         """A body that is not JSON (UTF-8): the JSON-RPC parse error, with a null id."""
         log.warning("refused a message that is not JSON: %s", exc)
-        text = f"{JsonRpcParseError.MESSAGE}: the message body is not UTF-8 JSON ({exc})"
-        self._send_data(_error(None, JsonRpcParseError.CODE, text))
+        if isinstance(exc, RecursionError):
+            why = "the message body is nested too deeply to parse"
+        else:
+            why = f"the message body is not UTF-8 JSON ({exc})"
+        self._send_data(_error(None, JsonRpcParseError.CODE, f"{JsonRpcParseError.MESSAGE}: {why}"))
+
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: types.ResponseError | None = None
+    ) -> None:
+        """pygls' answer, except that an internal error never carries a traceback."""
+        if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
+            message = f"{error.message}: an internal error; the CodeBurn log has the details"
+            error = types.ResponseError(code=error.code, message=message)
+        super()._send_response(msg_id, result, error)
 
 
 class _Rejected:
     """A message already answered (or dropped) while it was structured."""
+
+
+def _not_a_message(data: dict[str, Any]) -> str | None:
+    """Why a `"jsonrpc"` object is neither a request, a notification nor a response; or None."""
+    if "id" in data and data["id"] is not None and _reply_id(data["id"]) is None:
+        return '"id" must be a number or a string'
+    if "method" in data:
+        if not isinstance(data["method"], str):
+            return '"method" must be a string (the name of an LSP request or notification)'
+        return None
+    if "id" in data and "result" not in data and "error" not in data:
+        return 'a message with an "id" needs a "method" (a request) or a "result" (a response)'
+    return None
 
 
 def _reply_id(msg_id: Any) -> int | str | None:
@@ -87,4 +128,5 @@ class QuietParseErrors(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        return not (record.msg == "Unable to handle message" and isinstance(exc, ValueError))
+        unparsable = isinstance(exc, ValueError | RecursionError)
+        return not (record.msg == "Unable to handle message" and unparsable)

@@ -80,7 +80,8 @@ class CodeBurnServer(LanguageServer):
         """Failures outside a request go to the log (SPEC §9), never to `window/showMessage`."""
         if source is FeatureRequestError:
             return  # the request's error reply says it
-        if isinstance(error, ValueError) and isinstance(self.protocol, CheckedProtocol):
+        unparsable = isinstance(error, ValueError | RecursionError)
+        if unparsable and isinstance(self.protocol, CheckedProtocol):
             self.protocol.reject_unparsable(error)  # json.loads failed on a message body
         else:
             log.error("server error: %s", error)

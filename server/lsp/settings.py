@@ -52,8 +52,18 @@ def _text(value: Any) -> str:
     return value.strip()
 
 
+def _finite(value: Any) -> bool:
+    """A JSON number a float can hold (a 400-digit integer is not: `math.isfinite` raises)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def _money(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if not _finite(value):
         raise _Invalid("expected a number of US dollars (0 = off)")
     if value < 0:
         raise _Invalid("expected 0 (off) or a positive amount")
@@ -61,7 +71,7 @@ def _money(value: Any) -> float:
 
 
 def _interval(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if not _finite(value):
         raise _Invalid(f"expected a number of seconds, at least {MIN_REFRESH_S}")
     if value < MIN_REFRESH_S:
         raise _Invalid(f"expected at least {MIN_REFRESH_S} seconds")
@@ -107,6 +117,15 @@ def flatten(raw: Any, prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+def _shown(value: Any, limit: int = 60) -> str:
+    """The value as the log shows it: a 400-digit number or a long string is cut short."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long to print
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else f"{text[: limit - 20]}... ({len(text):,} characters)"
+
+
 def parse_settings(*layers: Any) -> tuple[Settings, list[str]]:
     """Settings from one or more raw objects (later layers win) and warnings for bad values."""
     merged: dict[str, Any] = {}
@@ -122,7 +141,7 @@ def parse_settings(*layers: Any) -> tuple[Settings, list[str]]:
         except _Invalid as exc:
             default = _DEFAULTS[field_name]
             warnings.append(
-                f"setting {SECTION}.{name} = {merged[name]!r} ignored ({exc}); "
+                f"setting {SECTION}.{name} = {_shown(merged[name])} ignored ({exc}); "
                 f"using the default {default!r}"
             )
     return Settings(**values), warnings

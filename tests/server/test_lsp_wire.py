@@ -100,6 +100,7 @@ class RawServer:
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
+        self.seen: list[dict[str, Any]] = []  # every message read, notifications included
 
     async def send(self, data: bytes) -> None:
         assert self.process.stdin is not None
@@ -116,6 +117,7 @@ class RawServer:
                 header = await stdout.readuntil(b"\r\n\r\n")
                 length = int(header.split(b":")[1].split(b"\r\n")[0])
                 message: dict[str, Any] = json.loads(await stdout.readexactly(length))
+                self.seen.append(message)
                 if "method" not in message and message.get("id") == msg_id:
                     return message
 

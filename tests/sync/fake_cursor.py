@@ -156,6 +156,7 @@ class FakeCursor:
     summary_mode: Mode = "ok"
     filter_window: bool = True  # False: also send rows outside the window (a sloppy server)
     variant: str = "current"  # "team": the export with a User column
+    echo_cookie: bool = False  # True: every answer repeats the cookie (headers and failure bodies)
     requests: list[RecordedRequest] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -231,6 +232,7 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         query = dict(parse_qsl(parts.query))
         headers = {k.lower(): v for k, v in self.headers.items()}
+        self._cookie = headers.get("cookie", "")
         self.owner.record(RecordedRequest(parts.path, query, headers))
         if parts.path == EXPORT_PATH:
             self._export(query, headers)
@@ -306,6 +308,15 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(
         self, status: int, body: bytes, content_type: str, extra: dict[str, str] | None = None
     ) -> None:
+        if self.owner.echo_cookie:
+            cookie = getattr(self, "_cookie", "")
+            extra = {
+                **(extra or {}),
+                "Set-Cookie": f"{cookie}; Path=/; HttpOnly",
+                "WWW-Authenticate": f'Bearer realm="{cookie}"',
+            }
+            if status != 200:
+                body += f" you sent {cookie}".encode()
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
