@@ -23,6 +23,16 @@ def load_first_seen(cache_dir: Path, db_path: str) -> dict[str, int]:
     return {str(k): v for k, v in entry.items() if isinstance(v, int)}
 
 
+def earliest(seen: dict[str, int], held: dict[str, int]) -> dict[str, int]:
+    """`seen` with the times of `held` it lacks or has later (a rebuilt file keeps old days)."""
+    merged = dict(seen)
+    for key, ms in held.items():
+        old = merged.get(key)
+        if old is None or ms < old:
+            merged[key] = ms
+    return merged
+
+
 def save_first_seen(cache_dir: Path, db_path: str, seen: dict[str, int]) -> None:
     """Merge; an earlier first-seen time always wins so a record never moves to a new day."""
     path = _path(cache_dir)

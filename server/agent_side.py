@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Final
 
 from codeburn.cache.agent_files import load_agent_files, save_agent_files
-from codeburn.cache.first_seen import load_first_seen, save_first_seen
+from codeburn.cache.first_seen import earliest, load_first_seen, save_first_seen
 from codeburn.providers.agent_combine import NO_IDE, CallMemo, Combined, IdeSide, combine
 from codeburn.providers.cursor_agent import AgentRead, AgentReader, AgentSnapshot, take_snapshot
 from codeburn.providers.cursor_paths import canonical, cursor_home
@@ -97,11 +97,19 @@ class AgentSide:
         self._forked = True
         return ReadBeside(self, snapshot)
 
-    def combine(self, ide: ReadResult | None, agent: AgentRead) -> Combined:
-        key = FIRST_SEEN_PREFIX + self.home_key
-        seen = load_first_seen(self.cache_dir, key) if agent.transcripts else {}
+    @property
+    def first_seen_key(self) -> str:
+        return FIRST_SEEN_PREFIX + self.home_key
+
+    def combine(
+        self, ide: ReadResult | None, agent: AgentRead, held: dict[str, int] | None = None
+    ) -> Combined:
+        """`held`: first-seen times sealed days hold (the daily cache's copy), for a lost file."""
+        key = self.first_seen_key
+        stored = load_first_seen(self.cache_dir, key) if agent.transcripts else {}
+        seen = earliest(stored, held) if held and agent.transcripts else stored
         combined = combine(ide_side(ide), agent, seen, self._calls)
-        if combined.first_seen != seen:
+        if combined.first_seen != stored:
             save_first_seen(self.cache_dir, key, combined.first_seen)
         return combined
 

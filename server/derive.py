@@ -8,7 +8,7 @@ from typing import Any
 
 from codeburn.cache.import_store import CoverageIndex, ImportSnapshot, events_as_calls
 from codeburn.cache.usage_slices import DaySlices, Slice
-from codeburn.providers.calls import Call
+from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT, Call
 from codeburn.providers.cursor_rows import gc_paused
 from codeburn.providers.localtime import DayIndex, local_midnight_ms
 
@@ -105,3 +105,24 @@ def derive_days(
             part = slices[provider] = Slice()
         part.add_group(provider, model, project, session, est, billed, priced, sums, local=local)
     return days
+
+
+def import_marks(first: date, last: date, snapshot: ImportSnapshot | None) -> dict[date, list[str]]:
+    """Per local day in [first, last], the providers whose slices hold stored (imported or
+    synced) events or gave way to a coverage range: what `--remove` must clean (SPEC §4)."""
+    if snapshot is None or (not snapshot.ranges and not snapshot.events) or last < first:
+        return {}
+    index = DayIndex(first, last)
+    marks: dict[date, set[str]] = {}
+    for call in events_as_calls(snapshot):
+        day = index.day_of(call.timestamp_ms)
+        if first <= day <= last:
+            marks.setdefault(day, set()).add(call.provider)
+    replaced = {CURSOR, CURSOR_AGENT} | ({GROKBOT} if snapshot.has_grokbot else set())
+    for r in snapshot.ranges:
+        day = max(first, index.day_of(r.start_ms))
+        end = min(last, index.day_of(r.end_ms))
+        while day <= end:
+            marks.setdefault(day, set()).update(replaced)
+            day += ONE_DAY
+    return {day: sorted(providers) for day, providers in marks.items()}

@@ -18,7 +18,7 @@ from codeburn.cache import import_store
 from codeburn.cache.config import Budget
 from codeburn.cache.daily_cache import DailyCache, load_daily, update_daily
 from codeburn.cache.dirs import cache_dir as default_cache_dir
-from codeburn.cache.first_seen import load_first_seen, save_first_seen
+from codeburn.cache.first_seen import earliest, load_first_seen, save_first_seen
 from codeburn.cache.import_store import ImportSnapshot, ImportStoreError
 from codeburn.cache.leftovers import sweep_once
 from codeburn.cache.results_cache import (
@@ -48,7 +48,7 @@ from codeburn.providers.sqlite_ro import (
 )
 from codeburn.providers.workspaces import storage_fingerprint
 from codeburn.server.agent_side import AgentSide, local_notices
-from codeburn.server.derive import derive_days
+from codeburn.server.derive import derive_days, import_marks
 from codeburn.server.periods import Period
 from codeburn.server.report import build_report, build_status, providers_for
 
@@ -122,13 +122,19 @@ class UsageService:
             return None, str(exc)
 
     def _read_local(
-        self, floor_ms: int, *, cached_only: bool = False
+        self,
+        floor_ms: int,
+        *,
+        cached_only: bool = False,
+        held: dict[str, dict[str, int]] | None = None,
     ) -> tuple[list[Call], LocalState, bool]:
         """Local calls at or after `floor_ms`, the read state, and whether they may be sealed.
 
         `cached_only` answers from the results cache even when it is stale (never parses), so a
-        starting editor shows figures at once and refines them right after.
+        starting editor shows figures at once and refines them right after. `held`: the
+        first-seen times sealed days hold, per namespace (see `DailyCache.first_seen`).
         """
+        held = held or {}
         snapshot = self._agent.snapshot()
         db_exists = self.db_path.is_file()
         if not db_exists and not snapshot.idents:
@@ -148,7 +154,8 @@ class UsageService:
         try:
             if db_exists:
                 try:
-                    result = self._reader_for(floor_ms).read(self.progress)
+                    reader = self._reader_for(floor_ms, held.get(self.db_key))
+                    result = reader.read(self.progress)
                 except DatabaseMissingError as exc:
                     missing = f": {exc}"
                 except (DatabaseLockedError, DatabaseUnrecognizedError, CursorDbError) as exc:
@@ -161,7 +168,7 @@ class UsageService:
                 beside.cancel()
         if result is None and not agent.has_data:
             return [], self._no_data(missing), True
-        combined = self._agent.combine(result, agent)
+        combined = self._agent.combine(result, agent, held.get(self._agent.first_seen_key))
         calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
         notes = local_notices(result, combined.unreadable)
         if result is None:
@@ -212,10 +219,12 @@ class UsageService:
             return self._from_cache(cached, floor_ms)[0], state, False
         return [], state, False
 
-    def _reader_for(self, floor_ms: int) -> CursorReader:
+    def _reader_for(self, floor_ms: int, held: dict[str, int] | None = None) -> CursorReader:
         reader = self._reader
         if reader is None or reader.floor_ms > floor_ms:
             first_seen = load_first_seen(self.cache_dir, self.db_key)
+            if held:  # the file was lost: a request a sealed day holds keeps its day
+                first_seen = earliest(first_seen, held)
             reader = CursorReader(self.db_path, floor_ms=floor_ms, first_seen=first_seen)
             self._reader = reader
         return reader
@@ -237,13 +246,22 @@ class UsageService:
         floor_day = six_month_floor(now_day)
         zone = timezone_name()
         daily = load_daily(self.cache_dir, timezone=zone, db_path=self.db_key, floor=floor_day)
+        if daily.watermark is not None and daily.watermark >= now_day:
+            # Sealed by a run whose clock was ahead: from today on, nothing is sealed.
+            daily = update_daily(
+                self.cache_dir,
+                timezone=zone,
+                db_path=self.db_key,
+                change=lambda cache: cache.forget_from(now_day),
+                floor=floor_day,
+            )
         snapshot, store_error = self._snapshot()
         days: dict[date, DaySlices] = {}
         needed: list[date] = []
         before_floor: list[date] = []
         day = first
         while day <= last:
-            if daily.is_sealed(day):
+            if day < now_day and daily.is_sealed(day):
                 days[day] = daily.day(day)
             elif day >= floor_day:
                 needed.append(day)
@@ -260,13 +278,13 @@ class UsageService:
         if needed:
             parse_from = self._parse_start(daily, needed[0], floor_day)
             calls, local, sealable = self._read_local(
-                local_midnight_ms(parse_from), cached_only=cached_only
+                local_midnight_ms(parse_from), cached_only=cached_only, held=daily.first_seen
             )
             derived = derive_days(parse_from, now_day, calls, snapshot)
             for day in needed:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
-                self._seal(zone, parse_from, now_day - ONE_DAY, derived)
+                self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot)
         elif not self.db_path.is_file() and not self._agent.snapshot().idents:
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
@@ -288,11 +306,25 @@ class UsageService:
             start = min(start, daily.watermark + ONE_DAY)
         return max(start, floor_day)
 
-    def _seal(self, zone: str, first: date, last: date, derived: dict[date, DaySlices]) -> None:
+    def _seal(
+        self,
+        zone: str,
+        first: date,
+        last: date,
+        derived: dict[date, DaySlices],
+        snapshot: ImportSnapshot | None,
+    ) -> None:
+        before_ms = local_midnight_ms(last + ONE_DAY)
+
         def change(cache: DailyCache) -> None:
             if cache.watermark is not None and first > cache.watermark + ONE_DAY:
                 return  # another process moved the cache; keep contiguity, seal next time
-            cache.seal(first, last, derived)
+            # A file without import marks gets those of its older sealed days too.
+            mark_from = first if cache.imports is not None else (cache.sealed_from or first)
+            cache.seal(first, last, derived, import_marks(min(mark_from, first), last, snapshot))
+            for namespace in (self.db_key, self._agent.first_seen_key):
+                seen = load_first_seen(self.cache_dir, namespace)
+                cache.remember_first_seen(namespace, seen, before_ms)
 
         update_daily(self.cache_dir, timezone=zone, db_path=self.db_key, change=change)
 
@@ -424,8 +456,15 @@ class UsageService:
     def remove_import(self) -> dict[str, Any]:
         """Delete the store; local estimates of every covered day come back."""
         result = import_store.remove()
-        if result.first_day is not None and result.last_day is not None:
-            self.invalidate(result.first_day, result.last_day)
+        days = [d for d in (result.first_day, result.last_day) if d is not None]
+        with self._lock:
+            # The sealed days' own marks: the store's ranges are unknown when it was unreadable.
+            daily = load_daily(self.cache_dir, timezone=timezone_name(), db_path=self.db_key)
+            marked = daily.imported_span(six_month_floor())
+        if marked is not None:
+            days.extend(marked)
+        if days:
+            self.invalidate(min(days), max(days))
         return {
             "removed": result.existed,
             "ranges": [
