@@ -18,7 +18,13 @@ from codeburn.cache import import_store
 from codeburn.cache.config import Budget
 from codeburn.cache.daily_cache import DailyCache, load_daily, update_daily
 from codeburn.cache.dirs import cache_dir as default_cache_dir
-from codeburn.cache.first_seen import earliest, load_first_seen, save_first_seen
+from codeburn.cache.first_seen import FILE as FIRST_SEEN_FILE
+from codeburn.cache.first_seen import (
+    earliest,
+    first_seen_lost,
+    load_first_seen,
+    save_first_seen,
+)
 from codeburn.cache.import_store import ImportSnapshot, ImportStoreError
 from codeburn.cache.leftovers import sweep_once
 from codeburn.cache.results_cache import (
@@ -255,6 +261,7 @@ class UsageService:
                 change=lambda cache: cache.forget_from(now_day),
                 floor=floor_day,
             )
+        daily, undated = self._hold_first_seen(daily, zone, floor_day)
         snapshot, store_error = self._snapshot()
         days: dict[date, DaySlices] = {}
         needed: list[date] = []
@@ -290,10 +297,44 @@ class UsageService:
         if local.state == "no-data" and snapshot is not None and snapshot.events:
             # Imported or synced usage is data: show it, and say what is missing.
             local = LocalState("ok", None, [f"{local.message}; showing imported usage only"])
+        if undated is not None and needed:
+            local.warnings = [*local.warnings, undated]
         if store_error is not None and local.state == "ok":
             local = LocalState("error", store_error, local.warnings)
         self.local = local
         return Collected(days, local, snapshot)
+
+    def _hold_first_seen(
+        self, daily: DailyCache, zone: str, floor_day: date
+    ) -> tuple[DailyCache, str | None]:
+        """A daily cache from before sealed days held their first-seen times takes them from
+        the first-seen file now; when that file is lost too, the sealed days' requests cannot
+        be dated: the notice that says so (None otherwise)."""
+        if daily.watermark is None:
+            return daily, None
+        missing = [
+            n for n in (self.db_key, self._agent.first_seen_key) if n not in daily.first_seen
+        ]
+        if not missing:
+            return daily, None
+        if first_seen_lost(self.cache_dir):
+            until = daily.watermark.isoformat()
+            return daily, (
+                f"the first-seen dates of agent requests ({FIRST_SEEN_FILE}) were lost: "
+                f"requests without a date of their own first seen up to {until} are dated "
+                "again from now (approximate) and may also be counted on their first day"
+            )
+        before_ms = local_midnight_ms(daily.watermark + ONE_DAY)
+
+        def change(cache: DailyCache) -> None:
+            for namespace in missing:
+                seen = load_first_seen(self.cache_dir, namespace)
+                cache.remember_first_seen(namespace, seen, before_ms)
+
+        daily = update_daily(
+            self.cache_dir, timezone=zone, db_path=self.db_key, change=change, floor=floor_day
+        )
+        return daily, None
 
     @staticmethod
     def _parse_start(daily: DailyCache, first_needed: date, floor_day: date) -> date:

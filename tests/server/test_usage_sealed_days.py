@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import time_machine
 
+from codeburn.cache.daily_cache import daily_path
 from codeburn.cache.files import write_json_atomic
 from codeburn.cache.first_seen import FILE as FIRST_SEEN_FILE
 from codeburn.cache.import_store import import_rows, store_path
@@ -107,20 +108,12 @@ def test_a_lost_first_seen_file_dates_no_stream_request_again(
     tmp_path: Path, env: Env, how: str
 ) -> None:
     day = days_ago(4)
-    with ProfileWriter(tmp_path / "Cursor") as p:
-        p.agent("a1", role="user", content="u" * 27, request_id="req-9", model="gpt-5")
-        p.agent("a2", role="assistant", content=[{"type": "text", "text": "v" * 32}])
-
-    def touch(ms: int) -> None:  # the database (and its WAL) last written at `ms`
-        for path in (p.db_path, p.db_path.with_name(p.db_path.name + "-wal")):
-            if path.exists():
-                os.utime(path, ns=(ms * 1_000_000, ms * 1_000_000))
-
+    db, touch = _stream_request(tmp_path / "Cursor")
     touch(at(day, 10))
-    assert _days(p.db_path, day, today()) == [(day.isoformat(), 1)]  # seals `day`
+    assert _days(db, day, today()) == [(day.isoformat(), 1)]  # seals `day`
     _lose(env.cache, how)
     touch(now_ms())  # Cursor wrote the database again today
-    assert _days(p.db_path, day, today()) == [(day.isoformat(), 1)]
+    assert _days(db, day, today()) == [(day.isoformat(), 1)]
 
 
 # -- item 3 -------------------------------------------------------------------------------------
@@ -170,3 +163,50 @@ def test_a_store_damaged_with_a_2099_range_hides_no_local_usage_today(
     db = _answer(tmp_path / "Cursor", "x1", 400, now_ms() - 60_000)
     totals = _totals(db, today(), today())
     assert (totals["calls"], totals["outputTokens"]) == (1, 100)
+
+
+def _legacy(cache: Path) -> None:
+    """The daily cache as a CodeBurn before sealed days kept their first-seen times wrote it."""
+    path = daily_path(cache)
+    doc = json.loads(path.read_text())
+    del doc["firstSeen"]
+    path.write_text(json.dumps(doc))
+
+
+def _stream_request(root: Path) -> tuple[Path, Callable[[int], None]]:
+    with ProfileWriter(root) as p:
+        p.agent("a1", role="user", content="u" * 27, request_id="req-9", model="gpt-5")
+        p.agent("a2", role="assistant", content=[{"type": "text", "text": "v" * 32}])
+
+    def touch(ms: int) -> None:
+        for path in (p.db_path, p.db_path.with_name(p.db_path.name + "-wal")):
+            if path.exists():
+                os.utime(path, ns=(ms * 1_000_000, ms * 1_000_000))
+
+    return p.db_path, touch
+
+
+def test_a_daily_cache_from_before_takes_the_first_seen_times_on_its_first_read(
+    tmp_path: Path, env: Env
+) -> None:
+    day = days_ago(4)
+    db, touch = _stream_request(tmp_path / "Cursor")
+    touch(at(day, 10))
+    assert _days(db, day, today()) == [(day.isoformat(), 1)]
+    _legacy(env.cache)
+    assert _days(db, day, today()) == [(day.isoformat(), 1)]  # takes them from the file
+    _lose(env.cache, "deleted")
+    touch(now_ms())
+    assert _days(db, day, today()) == [(day.isoformat(), 1)]
+
+
+def test_first_seen_times_lost_with_nothing_holding_them_are_said(tmp_path: Path, env: Env) -> None:
+    day = days_ago(4)
+    db, touch = _stream_request(tmp_path / "Cursor")
+    touch(at(day, 10))
+    _days(db, day, today())
+    _legacy(env.cache)
+    _lose(env.cache, "corrupt")
+    touch(now_ms())
+    report = UsageService(db).report(Period("custom", day, today()), sync=False)
+    assert any(FIRST_SEEN_FILE in w and "were lost" in w for w in report["warnings"])
