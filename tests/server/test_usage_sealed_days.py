@@ -7,7 +7,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -32,8 +32,9 @@ ONE_DAY = timedelta(days=1)
 
 @contextmanager
 def clock_at(ms: int) -> Iterator[None]:
-    """This process's clock stands at `ms` (the suite's own clock comes back after)."""
-    with time_machine.travel(datetime.fromtimestamp(ms / 1000, UTC), tick=False):
+    """This process's clock stands at `ms` (the suite's own clock comes back after); an epoch
+    number, not a datetime, so the local time zone stays the suite's."""
+    with time_machine.travel(ms / 1000, tick=False):
         yield
 
 
