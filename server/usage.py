@@ -261,7 +261,7 @@ class UsageService:
                 change=lambda cache: cache.forget_from(now_day),
                 floor=floor_day,
             )
-        daily, undated = self._hold_first_seen(daily, zone, floor_day)
+        daily, lost = self._hold_first_seen(daily, zone, floor_day)
         snapshot, store_error = self._snapshot()
         days: dict[date, DaySlices] = {}
         needed: list[date] = []
@@ -297,8 +297,8 @@ class UsageService:
         if local.state == "no-data" and snapshot is not None and snapshot.events:
             # Imported or synced usage is data: show it, and say what is missing.
             local = LocalState("ok", None, [f"{local.message}; showing imported usage only"])
-        if undated is not None and needed:
-            local.warnings = [*local.warnings, undated]
+        if needed and any(load_first_seen(self.cache_dir, n) for n in lost):
+            local.warnings = [*local.warnings, self._undated_notice(daily)]
         if store_error is not None and local.state == "ok":
             local = LocalState("error", store_error, local.warnings)
         self.local = local
@@ -306,24 +306,19 @@ class UsageService:
 
     def _hold_first_seen(
         self, daily: DailyCache, zone: str, floor_day: date
-    ) -> tuple[DailyCache, str | None]:
+    ) -> tuple[DailyCache, list[str]]:
         """A daily cache from before sealed days held their first-seen times takes them from
-        the first-seen file now; when that file is lost too, the sealed days' requests cannot
-        be dated: the notice that says so (None otherwise)."""
+        the first-seen file now. When that file is lost too, the namespaces whose requests on
+        sealed days cannot be dated: a read that dates any of them again says so."""
         if daily.watermark is None:
-            return daily, None
+            return daily, []
         missing = [
             n for n in (self.db_key, self._agent.first_seen_key) if n not in daily.first_seen
         ]
         if not missing:
-            return daily, None
+            return daily, []
         if first_seen_lost(self.cache_dir):
-            until = daily.watermark.isoformat()
-            return daily, (
-                f"the first-seen dates of agent requests ({FIRST_SEEN_FILE}) were lost: "
-                f"requests without a date of their own first seen up to {until} are dated "
-                "again from now (approximate) and may also be counted on their first day"
-            )
+            return daily, missing
         before_ms = local_midnight_ms(daily.watermark + ONE_DAY)
 
         def change(cache: DailyCache) -> None:
@@ -334,7 +329,16 @@ class UsageService:
         daily = update_daily(
             self.cache_dir, timezone=zone, db_path=self.db_key, change=change, floor=floor_day
         )
-        return daily, None
+        return daily, []
+
+    @staticmethod
+    def _undated_notice(daily: DailyCache) -> str:
+        until = daily.watermark.isoformat() if daily.watermark is not None else "yesterday"
+        return (
+            f"the first-seen dates of agent requests ({FIRST_SEEN_FILE}) were lost: requests "
+            f"without a date of their own first seen up to {until} are dated again from now "
+            "(approximate) and may also be counted on their first day"
+        )
 
     @staticmethod
     def _parse_start(daily: DailyCache, first_needed: date, floor_day: date) -> date:

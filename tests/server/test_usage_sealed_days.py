@@ -211,3 +211,18 @@ def test_first_seen_times_lost_with_nothing_holding_them_are_said(tmp_path: Path
     touch(now_ms())
     report = UsageService(db).report(Period("custom", day, today()), sync=False)
     assert any(FIRST_SEEN_FILE in w and "were lost" in w for w in report["warnings"])
+
+
+def test_a_lost_first_seen_file_with_nothing_to_date_says_nothing(tmp_path: Path, env: Env) -> None:
+    day = days_ago(4)
+    db = _answer(tmp_path / "Cursor", "x1", 400, at(day, 13))  # dated bubbles only
+    _days(db, day, today())
+    _legacy(env.cache)
+    _lose(env.cache, "deleted")
+    _answer(tmp_path / "Cursor", "x2", 40, now_ms() - 60_000)
+    report = UsageService(db).report(Period("custom", day, today()), sync=False)
+    assert report["warnings"] == []
+    assert [(d["date"], d["calls"]) for d in report["days"]] == [
+        (day.isoformat(), 1),
+        (today().isoformat(), 1),
+    ]
