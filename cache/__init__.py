@@ -18,6 +18,12 @@ from codeburn.cache.files import (
     read_json,
     write_cache_json,
 )
+from codeburn.cache.first_seen import FILE as FIRST_SEEN_FILE
+from codeburn.cache.first_seen import (
+    first_seen_lost,
+    load_first_seen,
+    save_first_seen,
+)
 from codeburn.cache.imports import (
     CoverageError,
     CoverageIndex,
@@ -45,6 +51,7 @@ from codeburn.cache.results_cache import (
 from codeburn.cache.usage_slices import DaySlices, Slice, Totals, merge_days
 
 __all__ = [
+    "FIRST_SEEN_FILE",
     "Budget",
     "CachedResults",
     "CoverageError",
@@ -66,11 +73,13 @@ __all__ = [
     "cursor_sync_env_off",
     "db_fingerprint",
     "events_as_calls",
+    "first_seen_lost",
     "folder_problem",
     "import_file",
     "imports_dir",
     "load_config",
     "load_daily",
+    "load_first_seen",
     "load_results",
     "load_store",
     "locked",
@@ -79,6 +88,7 @@ __all__ = [
     "other_accounts_coverage_end",
     "read_json",
     "remove_imported",
+    "save_first_seen",
     "save_results",
     "set_config_value",
     "store_fingerprint",

@@ -26,13 +26,22 @@ ONE_DAY = timedelta(days=1)
 
 @dataclass(slots=True)
 class DailyCache:
-    """Days in [sealed_from, watermark] are sealed; a missing day in that range had no usage."""
+    """Days in [sealed_from, watermark] are sealed; a missing day in that range had no usage.
+
+    `imports`: per sealed day, the providers whose slices hold imported or synced figures or
+    gave way to an import's coverage, so `--remove` cleans them with the store unreadable (None:
+    a file written before this was recorded). `first_seen`: per first-seen namespace, the
+    first-seen times that date requests on sealed days, so a lost first-seen file never dates
+    them again.
+    """
 
     timezone: str
     db_path: str
     sealed_from: date | None = None
     watermark: date | None = None
     days: dict[date, DaySlices] = field(default_factory=dict)
+    imports: dict[date, list[str]] | None = field(default_factory=dict)
+    first_seen: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def is_sealed(self, day: date) -> bool:
         return (
@@ -44,10 +53,22 @@ class DailyCache:
     def day(self, day: date) -> DaySlices:
         return self.days.get(day, {})
 
-    def seal(self, first: date, last: date, derived: dict[date, DaySlices]) -> None:
-        """Seal [first, last] next to the sealed range (or instead of it); sealed days stay."""
+    def seal(
+        self,
+        first: date,
+        last: date,
+        derived: dict[date, DaySlices],
+        imports: dict[date, list[str]] | None = None,
+    ) -> None:
+        """Seal [first, last] next to the sealed range (or instead of it); sealed days stay.
+
+        `imports`: the import marks of the days sealed now (and, for a file without marks, of
+        the days sealed before)."""
         if last < first:
             return
+        imports = imports or {}
+        if self.imports is None:
+            self.imports = {d: m for d, m in imports.items() if self.is_sealed(d)}
         already = {d for d in self.days if self.is_sealed(d)}
         contiguous = (
             self.sealed_from is not None
@@ -56,7 +77,7 @@ class DailyCache:
             and last >= self.sealed_from - ONE_DAY
         )
         if not contiguous:
-            self.days, already = {}, set()
+            self.days, self.imports, already = {}, {}, set()
             self.sealed_from, self.watermark = first, last
         else:
             assert self.sealed_from is not None and self.watermark is not None
@@ -70,6 +91,11 @@ class DailyCache:
                     self.days[day] = slices
                 else:
                     self.days.pop(day, None)
+                marks = imports.get(day)
+                if marks:
+                    self.imports[day] = sorted(marks)
+                else:
+                    self.imports.pop(day, None)
             day += ONE_DAY
 
     def invalidate(self, first: date, last: date, providers: frozenset[str]) -> bool:
@@ -80,12 +106,46 @@ class DailyCache:
             if first <= day <= last:
                 for provider in providers:
                     slices.pop(provider, None)
+        if self.imports is not None:
+            self.imports = {d: m for d, m in self.imports.items() if d < first}
         new_watermark = first - ONE_DAY
         if new_watermark < self.sealed_from:
             self.sealed_from = self.watermark = None
         else:
             self.watermark = min(self.watermark, new_watermark)
         return True
+
+    def forget_from(self, day: date) -> bool:
+        """Days from `day` on are not sealed: a run whose clock was ahead sealed them early."""
+        if self.watermark is None or self.sealed_from is None or self.watermark < day:
+            return False
+        self.days = {d: s for d, s in self.days.items() if d < day}
+        if self.imports is not None:
+            self.imports = {d: m for d, m in self.imports.items() if d < day}
+        self.watermark = day - ONE_DAY
+        if self.watermark < self.sealed_from:
+            self.sealed_from = self.watermark = None
+        return True
+
+    def imported_span(self, floor: date) -> tuple[date, date] | None:
+        """First and last sealed day whose slices hold imported or synced figures; for a file
+        without marks, every sealed day from `floor` on (older ones cannot be derived again)."""
+        if self.sealed_from is None or self.watermark is None:
+            return None
+        if self.imports is None:
+            start = max(self.sealed_from, floor)
+            return (start, self.watermark) if start <= self.watermark else None
+        marked = [d for d, m in self.imports.items() if m and self.is_sealed(d)]
+        return (min(marked), max(marked)) if marked else None
+
+    def remember_first_seen(self, namespace: str, seen: dict[str, int], before_ms: int) -> None:
+        """Keep the first-seen times before `before_ms` (sealed days); an earlier time wins."""
+        held = self.first_seen.setdefault(namespace, {})
+        for key, ms in seen.items():
+            if ms < before_ms:
+                old = held.get(key)
+                if old is None or ms < old:
+                    held[key] = ms
 
     def dump(self) -> dict[str, Any]:
         return {
@@ -99,6 +159,12 @@ class DailyCache:
                 for d, slices in sorted(self.days.items())
                 if slices
             },
+            **(
+                {}
+                if self.imports is None
+                else {"imports": {d.isoformat(): m for d, m in sorted(self.imports.items())}}
+            ),
+            "firstSeen": self.first_seen,
         }
 
     def keep_before(self, floor: date) -> None:
@@ -109,6 +175,8 @@ class DailyCache:
             return
         self.watermark = min(self.watermark, floor - ONE_DAY)
         self.days = {d: s for d, s in self.days.items() if self.is_sealed(d)}
+        if self.imports is not None:
+            self.imports = {d: m for d, m in self.imports.items() if self.is_sealed(d)}
 
     @classmethod
     def load(cls, raw: Any, version: int = VERSION) -> DailyCache | None:
@@ -117,6 +185,7 @@ class DailyCache:
         try:
             sealed_from = raw["sealedFrom"]
             watermark = raw["watermark"]
+            imports = raw.get("imports")
             return cls(
                 timezone=str(raw["timezone"]),
                 db_path=str(raw["dbPath"]),
@@ -125,6 +194,13 @@ class DailyCache:
                 days={
                     date.fromisoformat(d): {str(p): Slice.load(s) for p, s in slices.items()}
                     for d, slices in raw["days"].items()
+                },
+                imports=None
+                if imports is None
+                else {date.fromisoformat(d): [str(p) for p in m] for d, m in imports.items()},
+                first_seen={
+                    str(ns): {str(k): int(v) for k, v in seen.items()}
+                    for ns, seen in raw.get("firstSeen", {}).items()
                 },
             )
         except (KeyError, TypeError, ValueError, AttributeError):

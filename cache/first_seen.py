@@ -23,6 +23,11 @@ def load_first_seen(cache_dir: Path, db_path: str) -> dict[str, int]:
     return {str(k): v for k, v in entry.items() if isinstance(v, int)}
 
 
+def first_seen_lost(cache_dir: Path) -> bool:
+    """The file is missing, unreadable or not ours: every first-seen time in it is gone."""
+    return not isinstance(_files.read(_path(cache_dir), loads_json), dict)
+
+
 def save_first_seen(cache_dir: Path, db_path: str, seen: dict[str, int]) -> None:
     """Merge; an earlier first-seen time always wins so a record never moves to a new day."""
     path = _path(cache_dir)

@@ -29,9 +29,11 @@ from codeburn.providers.ide import (
     read_access_token,
     resolve_db_path,
     signed_in_email,
+    storage_fingerprint,
     token_from_string,
+    workspace_storage_dir,
 )
-from codeburn.providers.local import LocalReader
+from codeburn.providers.local import LocalReader, earliest
 from codeburn.providers.localtime import (
     DAY,
     EPOCH,
@@ -53,6 +55,7 @@ from codeburn.providers.sqlite_ro import (
     SNAPSHOT_PREFIX,
     CursorDbError,
     DatabaseLockedError,
+    DatabaseMissingError,
     DatabaseUnrecognizedError,
     use_snapshot_folder,
 )
@@ -73,6 +76,7 @@ __all__ = [
     "CursorDbError",
     "CursorToken",
     "DatabaseLockedError",
+    "DatabaseMissingError",
     "DatabaseUnrecognizedError",
     "DayIndex",
     "LocalReader",
@@ -81,6 +85,7 @@ __all__ = [
     "canonical",
     "day_end_ms",
     "display_name",
+    "earliest",
     "gc_paused",
     "identity",
     "is_date_ms",
@@ -100,8 +105,10 @@ __all__ = [
     "row_to_call",
     "signed_in_email",
     "six_month_floor",
+    "storage_fingerprint",
     "timezone_name",
     "today",
     "token_from_string",
     "use_snapshot_folder",
+    "workspace_storage_dir",
 ]

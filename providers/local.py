@@ -9,7 +9,7 @@ what could not be read. What it keeps between runs — parsed agent files and fi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -106,6 +106,16 @@ def local_notices(
     return notes
 
 
+def earliest(seen: dict[str, int], held: Mapping[str, int]) -> dict[str, int]:
+    """`seen` with the times of `held` it lacks or has later (a rebuilt file keeps old days)."""
+    merged = dict(seen)
+    for key, ms in held.items():
+        old = merged.get(key)
+        if old is None or ms < old:
+            merged[key] = ms
+    return merged
+
+
 class LocalReader:
     """Every local source of one Cursor database and one Cursor home (`CODEBURN_CURSOR_HOME`).
 
@@ -131,9 +141,17 @@ class LocalReader:
         return f"{workspaces}|{snapshot.fingerprint}"
 
     def read(
-        self, floor_ms: int, snapshot: AgentSnapshot, progress: Progress | None = None
+        self,
+        floor_ms: int,
+        snapshot: AgentSnapshot,
+        progress: Progress | None = None,
+        *,
+        held: Mapping[str, dict[str, int]] | None = None,
     ) -> LocalRead:
-        """Calls at or after `floor_ms` of every local source, with their notices."""
+        """Calls at or after `floor_ms` of every local source, with their notices. `held`: the
+        first-seen times sealed days hold, per namespace (the daily cache's copy), so that a
+        lost first-seen file never dates a request a sealed day holds again."""
+        held = held or {}
         db_exists = self.db_path.is_file()
         if not db_exists and not snapshot.idents:
             return LocalRead(no_data="")
@@ -143,7 +161,7 @@ class LocalReader:
         try:
             if db_exists:
                 try:
-                    result = self._reader_for(floor_ms).read(progress)
+                    result = self._reader_for(floor_ms, held.get(self.db_key)).read(progress)
                 except DatabaseMissingError as exc:
                     missing = f": {exc}"
                 else:
@@ -154,7 +172,7 @@ class LocalReader:
                 beside.cancel()
         if result is None and not agent.has_data:
             return LocalRead(no_data=missing)
-        combined = self.agent.combine(result, agent)
+        combined = self.agent.combine(result, agent, held.get(self.agent.first_seen_key))
         notes = local_notices(result, combined.unreadable, skipped_cli_gauges(agent))
         if result is None:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
@@ -167,10 +185,12 @@ class LocalReader:
             self.store.save_first_seen(self.db_key, seen)
             self._seen_saved = seen
 
-    def _reader_for(self, floor_ms: int) -> CursorReader:
+    def _reader_for(self, floor_ms: int, held: dict[str, int] | None = None) -> CursorReader:
         reader = self._reader
         if reader is None or reader.floor_ms > floor_ms:
             first_seen = self.store.load_first_seen(self.db_key)
+            if held:  # the file was lost: a request a sealed day holds keeps its day
+                first_seen = earliest(first_seen, held)
             reader = CursorReader(self.db_path, floor_ms=floor_ms, first_seen=first_seen)
             self._reader = reader
         return reader
@@ -218,11 +238,19 @@ class AgentSide:
         self._forked = True
         return ReadBeside(self, snapshot)
 
-    def combine(self, ide: ReadResult | None, agent: AgentRead) -> Combined:
-        key = FIRST_SEEN_PREFIX + self.home_key
-        seen = self.store.load_first_seen(key) if agent.transcripts else {}
+    @property
+    def first_seen_key(self) -> str:
+        return FIRST_SEEN_PREFIX + self.home_key
+
+    def combine(
+        self, ide: ReadResult | None, agent: AgentRead, held: dict[str, int] | None = None
+    ) -> Combined:
+        """`held`: first-seen times sealed days hold (the daily cache's copy), for a lost file."""
+        key = self.first_seen_key
+        stored = self.store.load_first_seen(key) if agent.transcripts else {}
+        seen = earliest(stored, held) if held and agent.transcripts else stored
         combined = combine(ide_side(ide), agent, seen, self._calls)
-        if combined.first_seen != seen:
+        if combined.first_seen != stored:
             self.store.save_first_seen(key, combined.first_seen)
         return combined
 

@@ -9,6 +9,7 @@ store is migrated on first read (its file kept as `cursor-usage.v1.migrated.json
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -90,7 +91,20 @@ def load(path: Path | None = None) -> ImportSnapshot:
                     _write(store, snap.ranges, snap.events)
         except LockTimeoutError:
             pass  # served from the v1 file now, migrated on a later read
-    return snap
+    return _healed(snap, store, now_ms())
+
+
+def _healed(snap: ImportSnapshot, store: Path, now: int) -> ImportSnapshot:
+    """A store damaged by future-dated rows (a 2099 range) must not hide local usage: a range
+    past this run's clock ends when the store was last written (no coverage ends after the
+    import or sync that wrote it). Only the ranges: a future event shows on no day a report
+    reaches, and a read never writes (the file heals on the next import or sync)."""
+    if all(r.end_ms <= now for r in snap.ranges):
+        return snap
+    written = fingerprint(store)
+    limit = now if written is None else min(now, written[0] // 1_000_000)
+    ranges, _ = heal(snap.ranges, {}, limit)
+    return dataclasses.replace(snap, ranges=ranges)
 
 
 def events_as_calls(snapshot: ImportSnapshot) -> list[Call]:

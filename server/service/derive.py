@@ -7,7 +7,15 @@ from datetime import date, timedelta
 from typing import Any
 
 from codeburn.cache import CoverageIndex, DaySlices, ImportSnapshot, Slice, events_as_calls
-from codeburn.providers import Call, DayIndex, gc_paused, local_midnight_ms
+from codeburn.providers import (
+    CURSOR,
+    CURSOR_AGENT,
+    GROKBOT,
+    Call,
+    DayIndex,
+    gc_paused,
+    local_midnight_ms,
+)
 
 ONE_DAY = timedelta(days=1)
 # A group: calls of one day, provider, model, project and session with the same flags.
@@ -102,3 +110,24 @@ def derive_days(
             part = slices[provider] = Slice()
         part.add_group(provider, model, project, session, est, billed, priced, sums, local=local)
     return days
+
+
+def import_marks(first: date, last: date, snapshot: ImportSnapshot | None) -> dict[date, list[str]]:
+    """Per local day in [first, last], the providers whose slices hold stored (imported or
+    synced) events or gave way to a coverage range: what `--remove` must clean (SPEC §4)."""
+    if snapshot is None or (not snapshot.ranges and not snapshot.events) or last < first:
+        return {}
+    index = DayIndex(first, last)
+    marks: dict[date, set[str]] = {}
+    for call in events_as_calls(snapshot):
+        day = index.day_of(call.timestamp_ms)
+        if first <= day <= last:
+            marks.setdefault(day, set()).add(call.provider)
+    replaced = {CURSOR, CURSOR_AGENT} | ({GROKBOT} if snapshot.has_grokbot else set())
+    for r in snapshot.ranges:
+        day = max(first, index.day_of(r.start_ms))
+        end = min(last, index.day_of(r.end_ms))
+        while day <= end:
+            marks.setdefault(day, set()).update(replaced)
+            day += ONE_DAY
+    return {day: sorted(providers) for day, providers in marks.items()}

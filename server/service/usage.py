@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from codeburn.cache import (
+    FIRST_SEEN_FILE,
     Budget,
     CachedResults,
     DailyCache,
@@ -23,8 +24,10 @@ from codeburn.cache import (
     ImportStoreError,
     LocalFiles,
     db_fingerprint,
+    first_seen_lost,
     import_file,
     load_daily,
+    load_first_seen,
     load_results,
     load_store,
     remove_imported,
@@ -53,7 +56,7 @@ from codeburn.providers import (
     timezone_name,
     today,
 )
-from codeburn.server.service.derive import derive_days
+from codeburn.server.service.derive import derive_days, import_marks
 from codeburn.server.service.periods import Period
 from codeburn.server.service.report import build_report, build_status, providers_for
 
@@ -123,12 +126,17 @@ class UsageService:
             return None, str(exc)
 
     def _read_local(
-        self, floor_ms: int, *, cached_only: bool = False
+        self,
+        floor_ms: int,
+        *,
+        cached_only: bool = False,
+        held: dict[str, dict[str, int]] | None = None,
     ) -> tuple[list[Call], LocalState, bool]:
         """Local calls at or after `floor_ms`, the read state, and whether they may be sealed.
 
         `cached_only` answers from the results cache even when it is stale (never parses), so a
-        starting editor shows figures at once and refines them right after.
+        starting editor shows figures at once and refines them right after. `held`: the
+        first-seen times sealed days hold, per namespace (see `DailyCache.first_seen`).
         """
         snapshot = self._local.snapshot()
         if not self.db_path.is_file() and not snapshot.idents:
@@ -142,7 +150,7 @@ class UsageService:
                 raise NoCachedFigures
             return (*self._from_cache(cached, floor_ms), False)
         try:
-            read = self._local.read(floor_ms, snapshot, self.progress)
+            read = self._local.read(floor_ms, snapshot, self.progress, held=held)
         except (DatabaseLockedError, DatabaseUnrecognizedError, CursorDbError) as exc:
             return self._last_good(cached, floor_ms, exc)
         if read.no_data is not None:
@@ -205,13 +213,23 @@ class UsageService:
         floor_day = six_month_floor(now_day)
         zone = timezone_name()
         daily = load_daily(self.cache_dir, timezone=zone, db_path=self.db_key, floor=floor_day)
+        if daily.watermark is not None and daily.watermark >= now_day:
+            # Sealed by a run whose clock was ahead: from today on, nothing is sealed.
+            daily = update_daily(
+                self.cache_dir,
+                timezone=zone,
+                db_path=self.db_key,
+                change=lambda cache: cache.forget_from(now_day),
+                floor=floor_day,
+            )
+        daily, lost = self._hold_first_seen(daily, zone, floor_day)
         snapshot, store_error = self._snapshot()
         days: dict[date, DaySlices] = {}
         needed: list[date] = []
         before_floor: list[date] = []
         day = first
         while day <= last:
-            if daily.is_sealed(day):
+            if day < now_day and daily.is_sealed(day):
                 days[day] = daily.day(day)
             elif day >= floor_day:
                 needed.append(day)
@@ -228,22 +246,60 @@ class UsageService:
         if needed:
             parse_from = self._parse_start(daily, needed[0], floor_day)
             calls, local, sealable = self._read_local(
-                local_midnight_ms(parse_from), cached_only=cached_only
+                local_midnight_ms(parse_from), cached_only=cached_only, held=daily.first_seen
             )
             derived = derive_days(parse_from, now_day, calls, snapshot)
             for day in needed:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
-                self._seal(zone, parse_from, now_day - ONE_DAY, derived)
+                self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot)
         elif not self.db_path.is_file() and not self._local.snapshot().idents:
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
             # Imported or synced usage is data: show it, and say what is missing.
             local = LocalState("ok", None, [f"{local.message}; showing imported usage only"])
+        if needed and any(load_first_seen(self.cache_dir, n) for n in lost):
+            local.warnings = [*local.warnings, self._undated_notice(daily)]
         if store_error is not None and local.state == "ok":
             local = LocalState("error", store_error, local.warnings)
         self.local = local
         return Collected(days, local, snapshot)
+
+    def _hold_first_seen(
+        self, daily: DailyCache, zone: str, floor_day: date
+    ) -> tuple[DailyCache, list[str]]:
+        """A daily cache from before sealed days held their first-seen times takes them from
+        the first-seen file now. When that file is lost too, the namespaces whose requests on
+        sealed days cannot be dated: a read that dates any of them again says so."""
+        if daily.watermark is None:
+            return daily, []
+        missing = [
+            n for n in (self.db_key, self._local.agent.first_seen_key) if n not in daily.first_seen
+        ]
+        if not missing:
+            return daily, []
+        if first_seen_lost(self.cache_dir):
+            return daily, missing
+        before_ms = local_midnight_ms(daily.watermark + ONE_DAY)
+
+        def change(cache: DailyCache) -> None:
+            for namespace in missing:
+                seen = load_first_seen(self.cache_dir, namespace)
+                cache.remember_first_seen(namespace, seen, before_ms)
+
+        daily = update_daily(
+            self.cache_dir, timezone=zone, db_path=self.db_key, change=change, floor=floor_day
+        )
+        return daily, []
+
+    @staticmethod
+    def _undated_notice(daily: DailyCache) -> str:
+        until = daily.watermark.isoformat() if daily.watermark is not None else "yesterday"
+        return (
+            f"the first-seen dates of agent requests ({FIRST_SEEN_FILE}) were lost: requests "
+            f"without a date of their own first seen up to {until} are dated again from now "
+            "(approximate) and may also be counted on their first day"
+        )
 
     @staticmethod
     def _parse_start(daily: DailyCache, first_needed: date, floor_day: date) -> date:
@@ -256,11 +312,25 @@ class UsageService:
             start = min(start, daily.watermark + ONE_DAY)
         return max(start, floor_day)
 
-    def _seal(self, zone: str, first: date, last: date, derived: dict[date, DaySlices]) -> None:
+    def _seal(
+        self,
+        zone: str,
+        first: date,
+        last: date,
+        derived: dict[date, DaySlices],
+        snapshot: ImportSnapshot | None,
+    ) -> None:
+        before_ms = local_midnight_ms(last + ONE_DAY)
+
         def change(cache: DailyCache) -> None:
             if cache.watermark is not None and first > cache.watermark + ONE_DAY:
                 return  # another process moved the cache; keep contiguity, seal next time
-            cache.seal(first, last, derived)
+            # A file without import marks gets those of its older sealed days too.
+            mark_from = first if cache.imports is not None else (cache.sealed_from or first)
+            cache.seal(first, last, derived, import_marks(min(mark_from, first), last, snapshot))
+            for namespace in (self.db_key, self._local.agent.first_seen_key):
+                seen = load_first_seen(self.cache_dir, namespace)
+                cache.remember_first_seen(namespace, seen, before_ms)
 
         update_daily(self.cache_dir, timezone=zone, db_path=self.db_key, change=change)
 
@@ -390,8 +460,15 @@ class UsageService:
     def remove_import(self) -> dict[str, Any]:
         """Delete the store; local estimates of every covered day come back."""
         result = remove_imported()
-        if result.first_day is not None and result.last_day is not None:
-            self.invalidate(result.first_day, result.last_day)
+        days = [d for d in (result.first_day, result.last_day) if d is not None]
+        with self._lock:
+            # The sealed days' own marks: the store's ranges are unknown when it was unreadable.
+            daily = load_daily(self.cache_dir, timezone=timezone_name(), db_path=self.db_key)
+            marked = daily.imported_span(six_month_floor())
+        if marked is not None:
+            days.extend(marked)
+        if days:
+            self.invalidate(min(days), max(days))
         return {
             "removed": result.existed,
             "ranges": [

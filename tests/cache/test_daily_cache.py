@@ -136,3 +136,49 @@ def test_a_reload_sees_every_write_and_reuses_an_unchanged_file(tmp_path: Path) 
     moved = load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR)
     assert moved.watermark == date(2026, 6, 2)
     assert sorted(moved.days) == [date(2026, 5, 30), date(2026, 6, 2)]
+
+
+def test_days_sealed_by_a_clock_ahead_are_forgotten(tmp_path: Path) -> None:
+    from codeburn.cache.daily_cache import DailyCache  # noqa: PLC0415
+    from codeburn.cache.usage_slices import Slice  # noqa: PLC0415
+
+    cache = DailyCache(timezone=ZONE, db_path=DB)
+    first, last = date(2026, 11, 20), date(2026, 12, 1)
+    cache.seal(first, last, {last: {"cursor": Slice()}}, {last: ["cursor"]})
+    assert cache.forget_from(date(2026, 12, 1))
+    assert (cache.sealed_from, cache.watermark) == (first, date(2026, 11, 30))
+    assert last not in cache.days and cache.imports == {}
+    assert not cache.forget_from(date(2026, 12, 1))  # nothing at or after today any more
+    assert cache.forget_from(date(2026, 11, 20))
+    assert (cache.sealed_from, cache.watermark) == (None, None)
+
+
+def test_import_marks_and_first_seen_times_survive_a_reload(tmp_path: Path) -> None:
+    from codeburn.cache.usage_slices import Slice  # noqa: PLC0415
+
+    day, other = date(2026, 11, 20), date(2026, 11, 21)
+
+    def change(cache: Any) -> None:
+        cache.seal(day, other, {day: {"cursor": Slice()}}, {day: ["grokbot", "cursor"]})
+        cache.remember_first_seen(DB, {"req-1": 5, "req-2": 9}, before_ms=7)
+
+    update_daily(tmp_path, timezone=ZONE, db_path=DB, change=change, floor=FLOOR)
+    loaded = load_daily(tmp_path, timezone=ZONE, db_path=DB, floor=FLOOR)
+    assert loaded.imports == {day: ["cursor", "grokbot"]}
+    assert loaded.imported_span(FLOOR) == (day, day)
+    assert loaded.first_seen == {DB: {"req-1": 5}}  # req-2 is dated on no sealed day
+
+
+def test_a_file_without_import_marks_is_cleaned_from_the_floor_on(tmp_path: Path) -> None:
+    doc = {
+        "version": 2,
+        "timezone": ZONE,
+        "dbPath": DB,
+        "sealedFrom": "2026-05-01",
+        "watermark": "2026-11-30",
+        "days": {"2026-07-01": {"cursor": _slice(1.0, 2)}},
+    }
+    daily_path(tmp_path).write_text(json.dumps(doc))
+    loaded = load_daily(tmp_path, timezone=ZONE, db_path=DB, floor=FLOOR)
+    assert loaded.imports is None and loaded.first_seen == {}
+    assert loaded.imported_span(FLOOR) == (FLOOR, date(2026, 11, 30))
