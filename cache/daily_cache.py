@@ -17,7 +17,7 @@ from codeburn.cache.files import FileMemo, loads_json, locked, read_json, write_
 from codeburn.cache.usage_slices import DaySlices, Slice
 from codeburn.providers.localtime import six_month_floor
 
-VERSION: Final = 2  # 2: Cursor 3.x conversations (issue 8)
+VERSION: Final = 3  # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16)
 FILE: Final = f"daily.v{VERSION}.json"
 V1: Final = 1
 V1_FILE: Final = f"daily.v{V1}.json"

@@ -218,6 +218,7 @@ class GraphTurn:
     model: str | None  # providerOptions.cursor.modelName of the turn's assistant blobs
     tools: tuple[str, ...]
     commands: tuple[str, ...]
+    served: str | None = None  # the model named inside the turn's content blocks (it wins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,7 +309,7 @@ def _segments(walk: _Walk, refs: list[bytes]) -> tuple[int, list[StreamRequest],
         record: Record | None = walk.fetch(ref, PROMPT)
         if record is None:
             continue
-        role, chars, request_id, model, tools, created_ms = record
+        role, chars, request_id, model, tools, created_ms, served = record
         if request_id is not None:
             walk.request_ids.add(request_id)
         if role == "user" and answered:
@@ -333,6 +334,8 @@ def _segments(walk: _Walk, refs: list[bytes]) -> tuple[int, list[StreamRequest],
                 current.add_tool(name, command)
             if model is not None and not current.model:
                 current.model = model
+            if served is not None:
+                current.served = served
             if times[-1] is None and created_ms is not None:
                 times[-1] = created_ms
     return before, turns, times
@@ -480,6 +483,7 @@ def decode_parts(root: bytes | RootFields, parts: Parts) -> Graph:
                 model=seg.model if seg else None,
                 tools=tuple(seg.tools) if seg else (),
                 commands=tuple(seg.commands) if seg else (),
+                served=seg.served if seg else None,
             )
         )
     return Graph(
@@ -571,14 +575,16 @@ def graph_calls(
         out = estimate_tokens(turn.assistant_chars)
         if ts is None or not (inp or out):
             continue
-        model = display_model(turn.model or fallback_model)
+        model = display_model(turn.served or turn.model or fallback_model)
         key = f"{key_prefix}{conversation_id}:{i}"
         calls.append(_call(key, model, inp, out, ts, where, turn.tools, turn.commands))
     dated = [t for t in times if t is not None]
     meter_ts = lo if lo is not None else dated[0] if dated else hi
     if meter and meter_ts is not None:
+        # One record for the whole conversation: the latest served model, else the first named.
+        served = next((t.served for t in reversed(graph.turns) if t.served), None)
         first = next((t.model for t in graph.turns if t.model), None)
-        model = display_model(first or fallback_model)
+        model = display_model(served or first or fallback_model)
         key = f"{key_prefix}{conversation_id}:input"
         calls.append(_call(key, model, meter, 0, meter_ts, where))
     return calls

@@ -31,6 +31,7 @@ _DATA_FIELDS: Final = (
     "$.contextTokensUsed", "$.modelConfig.modelName", "$.workspaceIdentifier.uri.external",
     "$.workspaceIdentifier.uri.fsPath", "$.workspaceIdentifier.id",
     "$.trackedGitRepos[0].repoPath", "$.subagentInfo.parentComposerId",
+    "$.modelConfig.selectedModels[0].modelId", "$.modelConfig.selectedModels[0].parameters",
 )  # fmt: skip
 _DATA_FAMILY: Final = "FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'"
 _DATA_SQL: Final = (
@@ -295,14 +296,31 @@ def read_composers(
     return found, bool(headers or items)
 
 
+def fast_variant(model: str | None, selected: str | None, parameters: Any) -> str | None:
+    """`modelConfig.modelName`, as its `-fast` variant when the selected model (the same one,
+    or the only one named) carries the parameter `{id: "fast", value: true | "true"}`."""
+    base = model if model and model != "default" else selected
+    if not base or base == "default" or selected not in (None, base) or base.endswith("-fast"):
+        return model
+    try:
+        params = json.loads(parameters) if isinstance(parameters, str) else None
+    except (ValueError, RecursionError):
+        return model
+    fast = isinstance(params, list) and any(
+        isinstance(p, dict) and p.get("id") == "fast" and p.get("value") in (True, "true")
+        for p in params
+    )
+    return f"{base}-fast" if fast else model
+
+
 def _take_data(comp: Composer, row: tuple[Any, ...]) -> None:
     (_, version, created, updated, total, context, model, external, fs_path, workspace_id,
-     repo, parent, state, encrypted) = row  # fmt: skip
+     repo, parent, selected, parameters, state, encrypted) = row  # fmt: skip
     comp.has_data = True
     comp.version = version if isinstance(version, int) and not isinstance(version, bool) else None
     comp.take_times(created, updated)
     comp.meter = _count(total) or _count(context)
-    comp.model = _text(model)
+    comp.model = fast_variant(_text(model), _text(selected), parameters)
     comp.state = state if isinstance(state, str) else None
     comp.encrypted = bool(encrypted)
     if comp.folder is None and (_text(external) or _text(fs_path)):

@@ -1,0 +1,132 @@
+"""Real files written by Cursor (tests/data/real-cursor, see its SOURCES.md) give the figures
+derived from them by hand: SQL over the copied databases, a per-section count of the transcript.
+Each runs the CLI at the sample's clock (tests/real_cursor.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from codeburn.providers.agent_stream import StreamWalker, content_chars, parse_record
+from codeburn.providers.composer_headers import fast_variant
+from tests.real_cursor import copy_sample, report
+
+
+def test_p01_prices_the_served_model_composer_2_5_fast(tmp_path: Path) -> None:
+    root = copy_sample("p01", tmp_path)
+    db = root / "User" / "globalStorage" / "state.vscdb"
+    out, _ = report("p01", tmp_path, "--provider", "cursor", db=db)
+    # SQL over the copy: the conversation 718f923a… has 34 bubbles; 8 assistant bubbles have
+    # text, sum((length(text)+3)/4) = 1014; composerData.contextTokensUsed = 36224 (the
+    # meter: one conversation-level record). 8 + 1 calls, created 2026-06-18T00:11:22Z.
+    totals = out["totals"]
+    assert (totals["calls"], totals["inputTokens"], totals["outputTokens"]) == (9, 36224, 1014)
+    # The served model: all 12 `redacted-reasoning` blocks of the joined agentKv JSON rows
+    # say providerOptions.cursor.modelName = composer-2.5-fast (bubbles and modelConfig
+    # select composer-2.5, with the parameter {id: fast, value: "true"}).
+    assert [(m["model"], m["calls"]) for m in out["models"]] == [("composer-2.5-fast", 9)]
+    # SPEC §3: composer-2.5-fast is $3 input / $15 output per million tokens.
+    assert totals["cost"] == pytest.approx(36224 * 3e-6 + 1014 * 15e-6)
+    assert [p["project"] for p in out["projects"]] == ["-home-johnas-.config-hypr"]
+    assert [d["date"] for d in out["days"]] == ["2026-06-18"]
+    assert out["warnings"] == []
+
+
+@pytest.mark.parametrize(
+    ("model", "selected", "parameters", "expected"),
+    [
+        ("composer-2.5", "composer-2.5", '[{"id": "fast", "value": "true"}]', "composer-2.5-fast"),
+        ("composer-2.5", "composer-2.5", '[{"id": "fast", "value": true}]', "composer-2.5-fast"),
+        ("composer-2.5", "composer-2.5", '[{"id": "fast", "value": false}]', "composer-2.5"),
+        ("composer-2.5", "gpt-5", '[{"id": "fast", "value": true}]', "composer-2.5"),
+        ("default", "default", '[{"id": "fast", "value": true}]', "default"),
+        (None, "composer-2", '[{"id": "fast", "value": true}]', "composer-2-fast"),
+        ("composer-2.5-fast", None, '[{"id": "fast", "value": true}]', "composer-2.5-fast"),
+        ("composer-2.5", None, "not json", "composer-2.5"),
+    ],
+)
+def test_the_fast_parameter_selects_the_fast_variant(
+    model: str | None, selected: str | None, parameters: str, expected: str | None
+) -> None:
+    assert fast_variant(model, selected, parameters) == expected
+
+
+def _c01_chars() -> dict[str, dict[str, int]]:
+    # SQL over each store (JSON blobs only, CAST(data AS TEXT)): per role, the length of a
+    # string `content`, else the sum over json_each(content) of length($.result) for
+    # `tool-result` blocks, else length($.text).
+    return {
+        "d4bdc11a": {"system": 14069, "user": 4141, "tool": 459698, "assistant": 64883},
+        "dd3957b4": {"system": 14069, "user": 2206, "tool": 326, "assistant": 22970},
+    }
+
+
+def test_c01_counts_what_the_model_read_from_its_tool_results(tmp_path: Path) -> None:
+    home = copy_sample("c01", tmp_path) / "home" / ".cursor"
+    out, _ = report("c01", tmp_path, "--provider", "cursor-agent", home=home)
+    totals = out["totals"]
+    chars = _c01_chars()
+    # SPEC §2.4: input = ceil((user + context chars) / 4) per turn, context = system + tool
+    # results; output = ceil(assistant chars / 4) per turn. Rounding up per turn adds less
+    # than one token per call to the whole-store figure.
+    low_in = sum(math.ceil((c["system"] + c["user"] + c["tool"]) / 4) for c in chars.values())
+    low_out = sum(math.ceil(c["assistant"] / 4) for c in chars.values())
+    assert low_in == 123_628
+    assert low_in <= totals["inputTokens"] < low_in + totals["calls"]
+    assert low_out <= totals["outputTokens"] < low_out + totals["calls"]
+    # The tool results alone are 460,024 characters (≈ 115K tokens) of it.
+    assert totals["inputTokens"] > 115_000
+    assert [m["model"] for m in out["models"]] == ["gpt-5"]  # meta.lastUsedModel
+    assert [d["date"] for d in out["days"]] == ["2025-08-08", "2025-08-10"]  # meta.createdAt
+
+
+# The shapes the real files show, on their own (synthetic rows of the real shape).
+READ_RESULT = "x" * 14066  # p01's first `Read` result: 14,066 characters
+
+
+def _row(role: str, content: object, **cursor: str) -> str:
+    record: dict[str, object] = {"role": role, "content": content}
+    if cursor:
+        record["providerOptions"] = {"cursor": cursor}
+    return json.dumps(record)
+
+
+def test_a_tool_result_counts_its_result_once_as_context() -> None:
+    both = {"type": "tool-result", "toolName": "Read", "result": READ_RESULT,
+            "experimental_content": [{"type": "text", "text": READ_RESULT}]}  # fmt: skip
+    only_blocks = {"type": "tool-result", "experimental_content": [{"type": "text", "text": "ab"}]}
+    assert content_chars([both]) == 14066
+    assert content_chars([only_blocks]) == 2
+    assert content_chars([{"type": "tool-result", "result": {"k": 1}}]) == len('{"k": 1}')
+    walker = StreamWalker()
+    walker.feed_records(
+        r
+        for r in map(parse_record, [
+            _row("user", [{"type": "text", "text": "hello"}], requestId="r1"),
+            _row("assistant", [{"type": "tool-call", "toolName": "Read", "args": {}}]),
+            _row("tool", [both]),
+        ])
+        if r is not None
+    )  # fmt: skip
+    request = walker.requests["r1"]
+    assert (request.user_chars, request.context_chars) == (5, 14066)
+    assert request.input_tokens == math.ceil((5 + 14066) / 4)
+
+
+def test_the_model_named_in_a_content_block_is_the_served_one() -> None:
+    reasoning = {"type": "redacted-reasoning", "data": "…",
+                 "providerOptions": {"cursor": {"modelName": "composer-2.5-fast"}}}  # fmt: skip
+    walker = StreamWalker()
+    walker.feed_records(
+        r
+        for r in map(parse_record, [
+            _row("user", "q", requestId="r1", modelName="composer-2.5"),
+            _row("assistant", [reasoning, {"type": "text", "text": "a"}]),
+        ])
+        if r is not None
+    )  # fmt: skip
+    request = walker.requests["r1"]
+    assert (request.model, request.served) == ("composer-2.5", "composer-2.5-fast")
