@@ -83,6 +83,23 @@ def test_c01_counts_what_the_model_read_from_its_tool_results(tmp_path: Path) ->
     assert [d["date"] for d in out["days"]] == ["2025-08-08", "2025-08-10"]  # meta.createdAt
 
 
+def test_t01_sections_split_at_assistant_too(tmp_path: Path) -> None:
+    home = copy_sample("t01", tmp_path) / "home" / ".cursor"
+    out, _ = report("t01", tmp_path, home=home)
+    totals = out["totals"]
+    # By hand over the transcript (awk-like: a line starting `user:` opens a turn and the user
+    # section, `assistant:`, `A:` or `[Thinking]` the assistant section, `[Tool call]` a tool
+    # section, `[Tool result]` a result section; each non-empty line counts its characters
+    # without its marker): 32 turns, user 52,855, tool results 2,064, assistant 114,200.
+    assert totals["calls"] == 32
+    low_in, low_out = math.ceil((52_855 + 2_064) / 4), math.ceil(114_200 / 4)
+    assert low_in <= totals["inputTokens"] < low_in + 32
+    assert low_out <= totals["outputTokens"] < low_out + 32
+    # Dated by the file's time (2026-01-25T12:00Z), the project from the folder name.
+    assert [d["date"] for d in out["days"]] == ["2026-01-25"]
+    assert [p["project"] for p in out["projects"]] == ["-home-liam"]
+
+
 # The shapes the real files show, on their own (synthetic rows of the real shape).
 READ_RESULT = "x" * 14066  # p01's first `Read` result: 14,066 characters
 
