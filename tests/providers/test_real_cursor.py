@@ -4,12 +4,15 @@ Each runs the CLI at the sample's clock (tests/real_cursor.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from pathlib import Path
 
 import pytest
 
+from codeburn.providers import protobuf_wire as pb
+from codeburn.providers.agent_graph import decode_root
 from codeburn.providers.agent_stream import StreamWalker, content_chars, parse_record
 from codeburn.providers.composer_headers import fast_variant
 from tests.real_cursor import copy_sample, report
@@ -73,10 +76,15 @@ def test_c01_counts_what_the_model_read_from_its_tool_results(tmp_path: Path) ->
     # results; output = ceil(assistant chars / 4) per turn. Rounding up per turn adds less
     # than one token per call to the whole-store figure.
     low_in = sum(math.ceil((c["system"] + c["user"] + c["tool"]) / 4) for c in chars.values())
-    low_out = sum(math.ceil(c["assistant"] / 4) for c in chars.values())
+    low_out = sum(math.ceil(c["assistant"] / 4) for c in chars.values())  # text + reasoning
     assert low_in == 123_628
     assert low_in <= totals["inputTokens"] < low_in + totals["calls"]
-    assert low_out <= totals["outputTokens"] < low_out + totals["calls"]
+    # The turns are root field 2 (no field 8): 14 + 17 turn blobs `{1 user, 2* steps}`. A
+    # schema-less protobuf dump of each turn's steps, summing ceil(len(step 1.1 text) / 4) per
+    # turn (assistant text; thinking steps, field 3, count in no graph turn): 6,362 + 3,658.
+    assert (totals["calls"], totals["outputTokens"]) == (14 + 17, 6_362 + 3_658)
+    # (The JSON history alone, read before, gave its assistant text and reasoning instead.)
+    assert low_out == 16_221 + 5_743
     # The tool results alone are 460,024 characters (≈ 115K tokens) of it.
     assert totals["inputTokens"] > 115_000
     assert [m["model"] for m in out["models"]] == ["gpt-5"]  # meta.lastUsedModel
@@ -147,3 +155,19 @@ def test_the_model_named_in_a_content_block_is_the_served_one() -> None:
     )  # fmt: skip
     request = walker.requests["r1"]
     assert (request.model, request.served) == ("composer-2.5", "composer-2.5-fast")
+
+
+def _ref(blobs: dict[str, bytes], data: bytes) -> bytes:
+    digest = hashlib.sha256(data).digest()
+    blobs[digest.hex()] = data
+    return digest
+
+
+def test_an_aug_2025_cli_root_keeps_its_turns_in_field_2() -> None:
+    blobs: dict[str, bytes] = {}
+    user = _ref(blobs, pb.message(pb.bytes_field(1, "hello"), pb.bytes_field(2, "uuid")))
+    step = _ref(blobs, pb.bytes_field(1, pb.bytes_field(1, "answer!")))
+    turn = _ref(blobs, pb.message(pb.bytes_field(1, user), pb.bytes_field(2, step)))
+    graph = decode_root(pb.bytes_field(2, turn), blobs.get)
+    assert [(t.user_chars, t.assistant_chars) for t in graph.turns] == [(5, 7)]
+    assert graph.skipped_blobs == 0
