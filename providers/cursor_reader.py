@@ -97,6 +97,7 @@ class ReadResult:
     metas: dict[str, ConversationMeta] = field(default_factory=dict)
     unreadable: dict[str, int] = field(default_factory=dict)
     unreadable_ids: dict[str, str] = field(default_factory=dict)
+    inferred_dates: int = 0  # messages dated from their conversation's times (SPEC §2.2)
 
 
 class CursorReader:
@@ -171,6 +172,7 @@ class CursorReader:
             warnings=self.warnings(),
             skipped_subcomposer=self._skipped_sub,
             skipped_undated=sum(c.undated for c in self._convs.values()),
+            inferred_dates=sum(c.inferred for c in self._convs.values()),
             budget_hit=self._cutoff is not None,
             full=full,
             first_seen=dict(self.first_seen),
@@ -274,9 +276,13 @@ class CursorReader:
                 aside.cancel()
         self._walker.touched.clear()
         self._load_projects()
+        if acc.pending:
+            acc.date_undated(scan.composer_times(conn, list(acc.pending)))
         meta = scan.composer_meta(conn, list(acc.bubbles))
         for composer, unkept in acc.unkept.items():
             self._convs[composer] = ConvState(unkept=unkept, undated=acc.undated.get(composer, 0))
+        for composer, count in acc.inferred.items():
+            self._convs.setdefault(composer, ConvState()).inferred = count
         bubbles_of = acc.bubbles
         for composer in list(bubbles_of):
             # Popping frees each conversation's rows as soon as its calls exist.
@@ -598,12 +604,15 @@ class CursorReader:
                 lost += sum(1 for r in seen if r <= self._last_rowid and r not in now)
         if lost != disappeared:
             return False
+        if acc.pending:
+            acc.date_undated(scan.composer_times(conn, list(acc.pending)))
         self._other_requests |= acc.other_requests
         meta = scan.composer_meta(conn, [c for c in changed if c in acc.bubbles])
         for composer in changed:
             state = self._convs.setdefault(composer, ConvState())
             state.unkept = acc.unkept.get(composer, array("q"))
             state.undated = acc.undated.get(composer, 0)
+            state.inferred = acc.inferred.get(composer, 0)
             self._install(composer, acc.bubbles.get(composer, []), meta.get(composer))
         return True
 

@@ -54,6 +54,11 @@ def local_notices(result: ReadResult | None, unreadable: dict[str, int]) -> list
         )
     if result.skipped_undated:
         notes.append(f"skipped {result.skipped_undated} Cursor messages without a usable date")
+    if result.inferred_dates:
+        notes.append(
+            f"dated {result.inferred_dates} Cursor messages of older builds from their"
+            " conversation's start and last update (they carry no time of their own)"
+        )
     return notes
 
 
