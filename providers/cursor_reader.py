@@ -40,8 +40,10 @@ from codeburn.providers.cursor_emit import (
     display_model,
     emit_conversation,
 )
+from codeburn.providers.cursor_inline import NO_DATE, inline_rows, workspace_db_message
 from codeburn.providers.cursor_layout3 import (
     BUBBLES,
+    UNREADABLE,
     Layout3,
     any_json_rows,
     layout3_present,
@@ -144,6 +146,7 @@ class CursorReader:
         self._projects_fp = ""
         self._projects: dict[str, str] = {}
         self._l3 = Layout3()
+        self._inline = False
 
     # -- public -----------------------------------------------------------------------------
 
@@ -155,8 +158,13 @@ class CursorReader:
             with gc_paused(), open_readonly(self.db_path) as conn:
                 if not scan.has_cursor_table(conn):
                     raise DatabaseUnrecognizedError(
-                        f"Cursor storage format not recognized: {self.db_path}"
+                        workspace_db_message(conn, self.db_path)
+                        or f"Cursor storage format not recognized: {self.db_path}"
                     )
+                if not scan.has_rows(conn):  # an empty global database is no data, but
+                    message = workspace_db_message(conn, self.db_path)  # not a workspace's
+                    if message is not None:
+                        raise DatabaseUnrecognizedError(message)
                 if not full:
                     full = not self._refresh(conn, now_ms)
                 if full:
@@ -217,6 +225,8 @@ class CursorReader:
     def _incremental_possible(self) -> bool:
         if not self._ready or time.monotonic() - self._full_at > FULL_PARSE_MAX_AGE_S:
             return False
+        if self._inline:  # inline composers change in place: no new rows to refresh from
+            return False
         try:
             ino, size = self._stat()
         except OSError:
@@ -276,8 +286,14 @@ class CursorReader:
                 aside.cancel()
         self._walker.touched.clear()
         self._load_projects()
+        inline = inline_rows(conn)
+        self._inline = bool(inline)
+        if inline:
+            acc.add(inline)
         if acc.pending:
             acc.date_undated(scan.composer_times(conn, list(acc.pending)))
+        if inline:
+            self._undatable_inline(acc, inline)
         meta = scan.composer_meta(conn, list(acc.bubbles))
         for composer, unkept in acc.unkept.items():
             self._convs[composer] = ConvState(unkept=unkept, undated=acc.undated.get(composer, 0))
@@ -293,6 +309,19 @@ class CursorReader:
         # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
         # the report that follows, or a server's next hour) from walking them again.
         gc.freeze()
+
+    def _undatable_inline(self, acc: BubbleScan, inline: list[Any]) -> None:
+        """An inline composer (0.44–0.45) none of whose messages could be dated is unreadable
+        ("no date"), not a conversation of skipped messages."""
+        keys = (row[1][len(scan.CALL_KEY_PREFIX) :] for row in inline)
+        for composer in dict.fromkeys(map(composer_of, keys)):
+            if composer is None or composer in acc.bubbles or not acc.undated.get(composer):
+                continue
+            acc.undated.pop(composer)
+            acc.unkept.pop(composer, None)
+            self._l3.conversations[composer] = UNREADABLE
+            self._l3.unreadable[NO_DATE] = self._l3.unreadable.get(NO_DATE, 0) + 1
+            self._l3.unreadable_ids[composer] = NO_DATE
 
     def _cold_side_work(self, send: Callable[[object], None]) -> None:
         """What `_ColdSide` does in its process (on its own connections): sends the JSON rows,

@@ -97,6 +97,10 @@ def has_cursor_table(conn: sqlite3.Connection) -> bool:
     return row is not None
 
 
+def has_rows(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM cursorDiskKV LIMIT 1").fetchone() is not None
+
+
 def bubble_batches(
     conn: sqlite3.Connection,
     below: int,

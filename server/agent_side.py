@@ -13,6 +13,7 @@ from codeburn.cache.agent_files import load_agent_files, save_agent_files
 from codeburn.cache.first_seen import load_first_seen, save_first_seen
 from codeburn.providers.agent_combine import NO_IDE, CallMemo, Combined, IdeSide, combine
 from codeburn.providers.cursor_agent import AgentRead, AgentReader, AgentSnapshot, take_snapshot
+from codeburn.providers.cursor_inline import NO_DATE
 from codeburn.providers.cursor_paths import canonical, cursor_home
 from codeburn.providers.cursor_reader import ReadResult
 from codeburn.providers.fork_aside import Aside, can_fork
@@ -33,10 +34,9 @@ def unreadable_warning(unreadable: dict[str, int]) -> str | None:
         return None
     reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(unreadable.items()))
     noun = "conversation" if total == 1 else "conversations"
-    return (
-        f"{total} {noun} in a newer Cursor format could not be read ({reasons}) "
-        "— sync or import for exact figures"
-    )
+    # Only "no date" (inline composers of 0.44–0.45 with no time at all) is an older format.
+    where = " in a newer Cursor format" if set(unreadable) - {NO_DATE} else ""
+    return f"{total} {noun}{where} could not be read ({reasons}) — sync or import for exact figures"
 
 
 def local_notices(result: ReadResult | None, unreadable: dict[str, int]) -> list[str]:

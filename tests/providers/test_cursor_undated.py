@@ -56,3 +56,39 @@ def test_a_spread_date_before_the_floor_is_not_kept(tmp_path: Path) -> None:
         db = p.db_path
     result = read(db)
     assert (result.calls, result.inferred_dates, result.skipped_undated) == ([], 0, 0)
+
+
+def _inline(bubble: str, typ: int, text: str, rpc: int | None = None) -> dict[str, object]:
+    message: dict[str, object] = {"type": typ, "bubbleId": bubble, "text": text}
+    if rpc is not None:
+        message["timingInfo"] = {"clientRpcSendTime": rpc}
+    return message
+
+
+def test_inline_conversations_of_0_44_are_read_by_the_same_rules(tmp_path: Path) -> None:
+    # Builds 0.44–0.45: the messages inline in composerData.conversation[], no bubble rows.
+    with profile(tmp_path) as p:
+        conversation = [
+            _inline("u1", 1, "x" * 40, rpc=T0 + 1000),
+            _inline("a1", 2, "y" * 400),
+            _inline("u2", 1, "z" * 8),
+        ]
+        p.composer(
+            "inl", created_at_ms=T0, extra={"lastUpdatedAt": T1, "conversation": conversation}
+        )
+        p.composer("nodate", extra={"conversation": [_inline("u3", 1, "w" * 40)]})
+        db = p.db_path
+    result = read(db)
+    calls = {c.key: (c.timestamp_ms, c.input_tokens, c.output_tokens) for c in result.calls}
+    # Source text (SPEC §2.4): user text ÷ 4 per message, assistant text ÷ 4; u1 dated by its
+    # clientRpcSendTime, a1 and u2 spread from createdAt (T0) to lastUpdatedAt (T1).
+    assert calls == {
+        "cursor:bubble:bubbleId:inl:u1": (T0 + 1000, 10, 0),
+        "cursor:bubble:bubbleId:inl:a1": (T0, 0, 100),
+        "cursor:bubble:bubbleId:inl:u2": (T1, 2, 0),
+    }
+    assert {c.session for c in result.calls} == {"inl"}
+    # A composer none of whose messages has a time is unreadable ("no date"), not skipped rows.
+    assert result.unreadable == {"no date": 1}
+    assert result.conversations == {"inl": "bubbles", "nodate": "unreadable"}
+    assert (result.inferred_dates, result.skipped_undated) == (2, 0)

@@ -171,3 +171,31 @@ def test_an_aug_2025_cli_root_keeps_its_turns_in_field_2() -> None:
     graph = decode_root(pb.bytes_field(2, turn), blobs.get)
     assert [(t.user_chars, t.assistant_chars) for t in graph.turns] == [(5, 7)]
     assert graph.skipped_blobs == 0
+
+
+def test_p11_a_workspace_database_given_as_the_database_is_named_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # p11 holds no cursorDiskKV; its ItemTable has composer.composerData (26 inline composers
+    # of ~0.42) and aichat.chatdata: a workspace database, although the repo put it elsewhere.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    db = copy_sample("p11", tmp_path) / "User" / "globalStorage" / "state.vscdb"
+    out, _ = report("p11", tmp_path, "--provider", "cursor", db=db)
+    expected = tmp_path / "xdg" / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+    assert out["warnings"] == [
+        f"Cursor storage format not recognized: {db} is a workspace database (one folder's"
+        f" state); use the global database {expected}"
+    ]
+    assert out["totals"]["calls"] == 0
+
+
+def test_p01_its_workspace_database_names_the_global_one_beside_it(tmp_path: Path) -> None:
+    # Cursor 3.7.36's workspace database has an empty cursorDiskKV (SQL: count(*) = 0).
+    user = copy_sample("p01", tmp_path) / "User"
+    db = user / "workspaceStorage" / "c173a3bcfe6dee08c7a295ba14e5bd69" / "state.vscdb"
+    out, _ = report("p01", tmp_path, "--provider", "cursor", db=db)
+    assert out["warnings"] == [
+        f"Cursor storage format not recognized: {db} is a workspace database (one folder's"
+        f" state); use the global database {user / 'globalStorage' / 'state.vscdb'}"
+    ]
