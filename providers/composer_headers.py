@@ -183,13 +183,35 @@ def _item_headers(conn: sqlite3.Connection, memo: ComposerRows) -> list[Any]:
 
 
 def has_index(conn: sqlite3.Connection) -> bool:
-    """A `composerHeaders` table or global ItemTable headers (Cursor 3.0 and later)."""
+    """A `composerHeaders` table or global ItemTable headers (Cursor 3.0 and later), or a
+    conversation graph without either: Cursor 3.7 writes `conversationState` roots at
+    `_v` 16, and a root is read whether or not a header lists it."""
     if _table_exists(conn, "composerHeaders"):
         return True
-    if not _table_exists(conn, "ItemTable"):
+    if _table_exists(conn, "ItemTable"):
+        row = conn.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerHeaders'")
+        if row.fetchone() is not None:
+            return True
+    return _has_root(conn)
+
+
+def _has_root(conn: sqlite3.Connection) -> bool:
+    """Some composerData holds a non-empty `conversationState` (a root needs blobs: only a
+    database with agentKv blobs pays for looking at its composerData rows)."""
+    if not _table_exists(conn, "cursorDiskKV"):
         return False
-    row = conn.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerHeaders'")
-    return row.fetchone() is not None
+    blob = conn.execute(
+        "SELECT 1 FROM cursorDiskKV WHERE key >= ? AND key < ? LIMIT 1",
+        (scan.AGENT_LO, scan.AGENT_HI),
+    ).fetchone()
+    if blob is None:
+        return False
+    row = conn.execute(
+        "SELECT 1 FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'"
+        ' AND instr(value, \'"conversationState":"\') > 0'
+        ' AND instr(value, \'"conversationState":"~"\') = 0 LIMIT 1'
+    ).fetchone()
+    return row is not None
 
 
 def _in_rowids(sql: str, rowids: list[int]) -> str:
