@@ -426,7 +426,7 @@ def root_fields(root: bytes) -> RootFields:
         if not turn_refs and 2 in msg:  # Aug 2025 CLI stores: no field 8, turns in field 2
             turn_refs, turn_role = pb.all_bytes(msg, 2), FLAT_TURN
         pb.all_bytes(msg, 5)
-        uris = tuple(u.decode("utf-8", "replace") for u in pb.all_bytes(msg, 9) if u)
+        uris = tuple(filter(None, map(_workspace_uri, pb.all_bytes(msg, 9))))
         raw_timings = pb.all_bytes(msg, 14)
         started = valid_ms(pb.first_int(msg, 26))
     except pb.WireError as exc:
@@ -434,6 +434,18 @@ def root_fields(root: bytes) -> RootFields:
     return RootFields(
         prompt_refs, turn_refs, _used_tokens(msg), _timings(raw_timings), uris, started, turn_role
     )
+
+
+def _workspace_uri(raw: bytes) -> str | None:
+    """A root field 9 value as a workspace URI or path, decided by its content: a value of 32
+    bytes is the length of a blob reference, and a real 3.7 URI is 32 bytes too."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text.isprintable() or not ("://" in text or text.startswith("/") or text[1:3] == ":\\"):
+        return None
+    return text
 
 
 def _used_tokens(msg: dict[int, list[pb.Value]]) -> int:

@@ -150,6 +150,8 @@ def session_json(session: CliSession) -> dict[str, Any]:
         "model": session.model,
         "workspace": session.workspace,
         "unreadable": session.unreadable,
+        "prompt_workspace": session.prompt_workspace,
+        "folder": session.folder,
         "graph": None
         if graph is None
         else {
@@ -180,6 +182,8 @@ def session_from_json(raw: dict[str, Any]) -> CliSession:
         workspace=_opt_str(raw["workspace"]),
         graph=graph,
         unreadable=_opt_str(raw["unreadable"]),
+        prompt_workspace=_opt_str(raw.get("prompt_workspace")),
+        folder=_opt_str(raw.get("folder")),
     )
 
 

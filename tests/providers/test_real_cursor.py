@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from codeburn.providers import agent_combine
 from codeburn.providers import protobuf_wire as pb
-from codeburn.providers.agent_graph import decode_root
+from codeburn.providers.agent_graph import decode_root, root_fields
 from codeburn.providers.agent_stream import StreamWalker, content_chars, parse_record
 from codeburn.providers.composer_headers import fast_variant
+from codeburn.providers.cursor_cli import CliSession
 from tests.real_cursor import copy_sample, report
 
 
@@ -88,6 +90,9 @@ def test_c01_counts_what_the_model_read_from_its_tool_results(tmp_path: Path) ->
     # The tool results alone are 460,024 characters (≈ 115K tokens) of it.
     assert totals["inputTokens"] > 115_000
     assert [m["model"] for m in out["models"]] == ["gpt-5"]  # meta.lastUsedModel
+    # The system prompt says `Working directory: /root`, and md5("/root") =
+    # 887904812217cca9bc2b9adb875daf42 names the stores' chats/ folder (the meta names none).
+    assert [p["project"] for p in out["projects"]] == ["-root"]
     assert [d["date"] for d in out["days"]] == ["2025-08-08", "2025-08-10"]  # meta.createdAt
 
 
@@ -199,3 +204,24 @@ def test_p01_its_workspace_database_names_the_global_one_beside_it(tmp_path: Pat
         f"Cursor storage format not recognized: {db} is a workspace database (one folder's"
         f" state); use the global database {user / 'globalStorage' / 'state.vscdb'}"
     ]
+
+
+def test_the_workspace_whose_md5_names_the_chats_folder_wins() -> None:
+    folder = hashlib.md5(b"/home/me/b", usedforsecurity=False).hexdigest()
+    session = CliSession("s", None, None, "/home/me/a", None, None, "/home/me/b", folder)
+    assert agent_combine._session_project(session) == "-home-me-b"
+    elsewhere = CliSession("s", None, None, "/home/me/a", None, None, "/home/me/b", "0" * 32)
+    assert agent_combine._session_project(elsewhere) == "-home-me-a"  # the meta's, as before
+    only_prompt = CliSession("s", None, None, None, None, None, "/home/me/b", "0" * 32)
+    assert agent_combine._session_project(only_prompt) == "-home-me-b"
+    assert agent_combine._session_project(CliSession("s", None, None, None, None)) is None
+
+
+def test_root_field_9_is_a_uri_by_its_content_never_by_its_length() -> None:
+    # p01's root (protobuf dump): field 9 = b"file:///home/johnas/.config/hypr", 32 bytes long,
+    # the length of a blob reference.
+    uri = b"file:///home/johnas/.config/hypr"
+    ref = hashlib.sha256(b"some blob").digest()
+    assert len(uri) == len(ref) == 32
+    root = pb.message(pb.bytes_field(9, uri), pb.bytes_field(9, ref))
+    assert root_fields(root).workspace_uris == (uri.decode(),)
