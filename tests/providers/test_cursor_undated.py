@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from codeburn.providers.cursor_reader import ReadResult
 from codeburn.providers.sample_profile import ProfileWriter
+from codeburn.server.agent_side import local_notices
 from tests.cursor_fixtures import NOW_MS, profile, read
 
 T0 = NOW_MS - 3_600_000  # the conversation started an hour before the test
@@ -92,3 +94,13 @@ def test_inline_conversations_of_0_44_are_read_by_the_same_rules(tmp_path: Path)
     assert result.unreadable == {"no date": 1}
     assert result.conversations == {"inl": "bubbles", "nodate": "unreadable"}
     assert (result.inferred_dates, result.skipped_undated) == (2, 0)
+
+
+def test_inferred_dates_and_undatable_inline_composers_are_said_in_the_notices() -> None:
+    result = ReadResult([], [], 0, 1, False, True, {}, inferred_dates=3)
+    assert local_notices(result, {"no date": 1}) == [
+        "1 conversation could not be read (1 no date) — sync or import for exact figures",
+        "skipped 1 Cursor messages without a usable date",
+        "dated 3 Cursor messages of older builds from their conversation's start and last"
+        " update (they carry no time of their own)",
+    ]
