@@ -11,6 +11,7 @@ from pathlib import Path
 from codeburn.providers.cursor_reader import ReadResult
 from codeburn.providers.sample_profile import ProfileWriter
 from codeburn.server.agent_side import local_notices
+from codeburn.server.text_output import unreadable_line
 from tests.cursor_fixtures import NOW_MS, profile, read
 
 T0 = NOW_MS - 3_600_000  # the conversation started an hour before the test
@@ -104,3 +105,10 @@ def test_inferred_dates_and_undatable_inline_composers_are_said_in_the_notices()
         "dated 3 Cursor messages of older builds from their conversation's start and last"
         " update (they carry no time of their own)",
     ]
+
+
+def test_the_status_line_does_not_call_an_undatable_inline_composer_a_newer_format() -> None:
+    line = unreadable_line({"unreadable": {"count": 1, "reasons": {"no date": 1}}})
+    assert line == "1 conversation could not be read — sync or import for exact figures"
+    newer = unreadable_line({"unreadable": {"count": 2, "reasons": {"no date": 1, "encrypted": 1}}})
+    assert newer is not None and "in a newer Cursor format" in newer
