@@ -4,6 +4,8 @@ Version 2: Cursor 3.x conversations are read (issue 8), so days sealed by a vers
 hold wrong figures. A v1 file is migrated once: its sealed days before the 6-month floor are kept
 (their source aged out of every scan, only this file still knows them), the days from the floor on
 are dropped and re-derived. The v1 file itself is swept later with our other old versions.
+Version 3: the rules of issue 16 (served model, tool output, undated and inline messages) change
+past figures; a v2 file is migrated the same way.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from codeburn.cache.files import FileMemo, loads_json, locked, read_json, write_
 from codeburn.cache.usage_slices import DaySlices, Slice
 from codeburn.providers import six_month_floor
 
-VERSION: Final = 2  # 2: Cursor 3.x conversations (issue 8)
+VERSION: Final = 3  # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16)
 FILE: Final = f"daily.v{VERSION}.json"
 V1: Final = 1
 V1_FILE: Final = f"daily.v{V1}.json"
+# Older versions migrated once, newest first: v2 → v3 like v1 → v2 (issue 16 changed the rules).
+OLDER: Final = (2, V1)
 ONE_DAY = timedelta(days=1)
 
 
@@ -245,7 +249,11 @@ def _migrate_v1(cache_dir: Path, floor: date | None) -> None:
     path = daily_path(cache_dir)
     if path.exists():
         return
-    old = DailyCache.load(read_json(cache_dir / V1_FILE), V1)
+    old = None
+    for version in OLDER:
+        old = DailyCache.load(read_json(cache_dir / f"daily.v{version}.json"), version)
+        if old is not None:
+            break
     if old is None:
         return
     old.keep_before(floor or six_month_floor())

@@ -12,7 +12,7 @@ from typing import Any, Final
 from codeburn.cache.files import EncodedItems, FileMemo, json_with, locked, write_cache_text
 from codeburn.providers import Call
 
-VERSION: Final = 2  # 2: Cursor 3.x conversations (issue 8)
+VERSION: Final = 3  # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16)
 FILE: Final = f"cursor-results.v{VERSION}.json"
 _CALL_TEXTS: Final = EncodedItems(Call.to_row)
 

@@ -23,6 +23,7 @@ from codeburn.providers.exports import (
     row_to_call,
 )
 from codeburn.providers.ide import (
+    NO_DATE,
     CursorToken,
     canonical,
     load_token,
@@ -66,6 +67,7 @@ __all__ = [
     "DAY",
     "EPOCH",
     "GROKBOT",
+    "NO_DATE",
     "PROVIDER_NAMES",
     "SNAPSHOT_PREFIX",
     "USER_API_KEY",

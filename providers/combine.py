@@ -6,11 +6,13 @@ the IDE's context meter alone. Never two representations of one id added togethe
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol
+from urllib.parse import unquote
 
 from codeburn.providers.agent import Graph, graph_calls
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, UNMAPPED_PROJECT, Call
@@ -68,10 +70,25 @@ def _path_project(path: str) -> str:
     return project_name(path) if "://" in path else path_project(path)
 
 
+def _as_path(candidate: str) -> str:
+    if candidate.startswith("file://"):
+        return unquote(candidate.removeprefix("file://"))
+    return candidate
+
+
 def _session_project(session: CliSession) -> str | None:
+    """A CLI session's project: the known workspace path whose md5 names its `chats/` folder,
+    else the root's or meta's workspace, else the path its system prompt names."""
     uris = session.graph.workspace_uris if session.graph is not None else ()
-    for candidate in (*uris, session.workspace or ""):
-        project = _path_project(candidate) if candidate else None
+    known = [c for c in (*uris, session.workspace, session.prompt_workspace) if c]
+    folder = session.folder
+    if folder:
+        for candidate in known:
+            path = _as_path(candidate).encode("utf-8", "replace")
+            if hashlib.md5(path, usedforsecurity=False).hexdigest() == folder:
+                return _path_project(candidate) or None
+    for candidate in known:
+        project = _path_project(candidate)
         if project:
             return project
     return None

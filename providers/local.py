@@ -19,6 +19,7 @@ from codeburn.providers.combine import NO_IDE, CallMemo, Combined, IdeSide, comb
 from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
 from codeburn.providers.home import AgentRead, AgentReader, AgentSnapshot, take_snapshot
 from codeburn.providers.ide import (
+    NO_DATE,
     CursorReader,
     ReadResult,
     canonical,
@@ -68,10 +69,9 @@ def unreadable_warning(unreadable: dict[str, int]) -> str | None:
         return None
     reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(unreadable.items()))
     noun = "conversation" if total == 1 else "conversations"
-    return (
-        f"{total} {noun} in a newer Cursor format could not be read ({reasons}) "
-        "— sync or import for exact figures"
-    )
+    # Only "no date" (inline composers of 0.44–0.45 with no time at all) is an older format.
+    where = " in a newer Cursor format" if set(unreadable) - {NO_DATE} else ""
+    return f"{total} {noun}{where} could not be read ({reasons}) — sync or import for exact figures"
 
 
 def skipped_cli_gauges(agent: AgentRead) -> int:
@@ -103,6 +103,11 @@ def local_notices(
         )
     if result.skipped_undated:
         notes.append(f"skipped {result.skipped_undated} Cursor messages without a usable date")
+    if result.inferred_dates:
+        notes.append(
+            f"dated {result.inferred_dates} Cursor messages of older builds from their"
+            " conversation's start and last update (they carry no time of their own)"
+        )
     return notes
 
 

@@ -2,6 +2,7 @@
 
 from codeburn.providers.agent.graph import (
     BAD,
+    FLAT_TURN,
     PROMPT,
     ROLES,
     STEP,
@@ -34,6 +35,7 @@ from codeburn.providers.agent.stream import (
 
 __all__ = [
     "BAD",
+    "FLAT_TURN",
     "PROMPT",
     "ROLES",
     "STEP",

@@ -5,8 +5,9 @@ Shared by the IDE database (root in `composerData.conversationState`, blobs in
 numbers come from public decompiled descriptors (docs/cursor-3-layout.md); none are official.
 
 Root: 1 prompt-history blob refs (JSON `{role, content, providerOptions}`), 5 token details
-(1 = used tokens), 8 turn blob refs, 9 workspace URIs, 14 turn timings (2 = timestamp ms),
-26 conversation start (ms). Turn blob: 1 = agent turn {1 user blob ref, 2 step blob refs}.
+(1 = used tokens), 8 turn blob refs (Aug 2025 CLI stores: 2, each `{1 user, 2* steps}`),
+9 workspace URIs, 14 turn timings (2 = timestamp ms), 26 conversation start (ms), 27 IANA
+time zone. Turn blob: 1 = agent turn {1 user blob ref, 2 step blob refs}.
 User blob: 1 text, 5 simulated, 18 text blob ref, 25 timestamp ms. Step blob: 1 = assistant
 {1 text, 2 timestamp ms}, 2 tool call, 3 thinking. A blob ref is a raw 32-byte sha256.
 """
@@ -35,7 +36,8 @@ TURN: Final = 2  # a turn (root field 8)
 USER: Final = 4  # a turn's user message
 STEP: Final = 8  # an assistant step
 TEXT: Final = 16  # a user message's text (field 18)
-ROLES: Final = (PROMPT, TURN, USER, STEP, TEXT)
+FLAT_TURN: Final = 32  # a turn of an Aug 2025 CLI store (root field 2): `{1 user, 2* steps}`
+ROLES: Final = (PROMPT, TURN, USER, STEP, TEXT, FLAT_TURN)
 
 
 class Bad:
@@ -85,6 +87,14 @@ def _turn_part(data: bytes) -> TurnPart | Bad:
         agent_raw = pb.first_bytes(turn, 1)
         agent = pb.nested(agent_raw, 2) if agent_raw is not None else {}
         return pb.first_bytes(agent, 1), pb.all_bytes(agent, 2)
+    except pb.WireError:
+        return BAD
+
+
+def _flat_turn_part(data: bytes) -> TurnPart | Bad:
+    try:
+        turn = pb.nested(data, 1)
+        return pb.first_bytes(turn, 1), pb.all_bytes(turn, 2)
     except pb.WireError:
         return BAD
 
@@ -172,6 +182,8 @@ def part_of(data: bytes, role: int) -> Part:
         return BAD if record is None else record
     if role == TURN:
         return _turn_part(data)
+    if role == FLAT_TURN:
+        return _flat_turn_part(data)
     if role == USER:
         return _user_part(data)
     if role == STEP:
@@ -218,6 +230,7 @@ class GraphTurn:
     model: str | None  # providerOptions.cursor.modelName of the turn's assistant blobs
     tools: tuple[str, ...]
     commands: tuple[str, ...]
+    served: str | None = None  # the model named inside the turn's content blocks (it wins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,7 +321,7 @@ def _segments(walk: _Walk, refs: list[bytes]) -> tuple[int, list[StreamRequest],
         record: Record | None = walk.fetch(ref, PROMPT)
         if record is None:
             continue
-        role, chars, request_id, model, tools, created_ms = record
+        role, chars, request_id, model, tools, created_ms, served = record
         if request_id is not None:
             walk.request_ids.add(request_id)
         if role == "user" and answered:
@@ -333,14 +346,16 @@ def _segments(walk: _Walk, refs: list[bytes]) -> tuple[int, list[StreamRequest],
                 current.add_tool(name, command)
             if model is not None and not current.model:
                 current.model = model
+            if served is not None:
+                current.served = served
             if times[-1] is None and created_ms is not None:
                 times[-1] = created_ms
     return before, turns, times
 
 
-def _turn_blobs(walk: _Walk, turn_refs: list[bytes]) -> list[_TurnBlob | None]:
+def _turn_blobs(walk: _Walk, turn_refs: list[bytes], role: int = TURN) -> list[_TurnBlob | None]:
     """Every turn, one level of blobs at a time (a lookup may fetch a level in one read)."""
-    refs: list[TurnPart | None] = [walk.fetch(ref, TURN) for ref in turn_refs]
+    refs: list[TurnPart | None] = [walk.fetch(ref, role) for ref in turn_refs]
     walk.prefetch([t[0] for t in refs if t is not None and t[0] is not None], USER)
     walk.prefetch([r for t in refs if t is not None for r in t[1]], STEP)
     users: list[UserPart | None] = [
@@ -399,6 +414,7 @@ class RootFields:
     timings: list[int | None]
     workspace_uris: tuple[str, ...]
     started_ms: int | None
+    turn_role: int = TURN  # FLAT_TURN: the turns of an Aug 2025 CLI store (root field 2)
 
 
 def root_fields(root: bytes) -> RootFields:
@@ -406,15 +422,30 @@ def root_fields(root: bytes) -> RootFields:
     try:
         msg = pb.parse(root)
         prompt_refs, turn_refs = pb.all_bytes(msg, 1), pb.all_bytes(msg, 8)
+        turn_role = TURN
+        if not turn_refs and 2 in msg:  # Aug 2025 CLI stores: no field 8, turns in field 2
+            turn_refs, turn_role = pb.all_bytes(msg, 2), FLAT_TURN
         pb.all_bytes(msg, 5)
-        uris = tuple(u.decode("utf-8", "replace") for u in pb.all_bytes(msg, 9) if u)
+        uris = tuple(filter(None, map(_workspace_uri, pb.all_bytes(msg, 9))))
         raw_timings = pb.all_bytes(msg, 14)
         started = valid_ms(pb.first_int(msg, 26))
     except pb.WireError as exc:
         raise GraphUnreadable("undecodable") from exc
     return RootFields(
-        prompt_refs, turn_refs, _used_tokens(msg), _timings(raw_timings), uris, started
+        prompt_refs, turn_refs, _used_tokens(msg), _timings(raw_timings), uris, started, turn_role
     )
+
+
+def _workspace_uri(raw: bytes) -> str | None:
+    """A root field 9 value as a workspace URI or path, decided by its content: a value of 32
+    bytes is the length of a blob reference, and a real 3.7 URI is 32 bytes too."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text.isprintable() or not ("://" in text or text.startswith("/") or text[1:3] == ":\\"):
+        return None
+    return text
 
 
 def _used_tokens(msg: dict[int, list[pb.Value]]) -> int:
@@ -451,9 +482,9 @@ def decode_parts(root: bytes | RootFields, parts: Parts) -> Graph:
     walk = _Walk(parts)
     prompt_refs, turn_refs = fields.prompt_refs, fields.turn_refs
     walk.prefetch(prompt_refs, PROMPT)
-    walk.prefetch(turn_refs, TURN)
+    walk.prefetch(turn_refs, fields.turn_role)
     before, segments, segment_ms = _segments(walk, prompt_refs)
-    blobs = _turn_blobs(walk, turn_refs)
+    blobs = _turn_blobs(walk, turn_refs, fields.turn_role)
     referenced = len(prompt_refs) + len(turn_refs)
     if referenced and not segments and not any(blobs):
         reason = "encrypted" if walk.unreadable else "missing-blobs"
@@ -480,6 +511,7 @@ def decode_parts(root: bytes | RootFields, parts: Parts) -> Graph:
                 model=seg.model if seg else None,
                 tools=tuple(seg.tools) if seg else (),
                 commands=tuple(seg.commands) if seg else (),
+                served=seg.served if seg else None,
             )
         )
     return Graph(
@@ -571,14 +603,16 @@ def graph_calls(
         out = estimate_tokens(turn.assistant_chars)
         if ts is None or not (inp or out):
             continue
-        model = canonical_model(turn.model or fallback_model)
+        model = canonical_model(turn.served or turn.model or fallback_model)
         key = f"{key_prefix}{conversation_id}:{i}"
         calls.append(_call(key, model, inp, out, ts, where, turn.tools, turn.commands))
     dated = [t for t in times if t is not None]
     meter_ts = lo if lo is not None else dated[0] if dated else hi
     if meter and meter_ts is not None:
+        # One record for the whole conversation: the latest served model, else the first named.
+        served = next((t.served for t in reversed(graph.turns) if t.served), None)
         first = next((t.model for t in graph.turns if t.model), None)
-        model = canonical_model(first or fallback_model)
+        model = canonical_model(served or first or fallback_model)
         key = f"{key_prefix}{conversation_id}:input"
         calls.append(_call(key, model, meter, 0, meter_ts, where))
     return calls

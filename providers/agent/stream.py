@@ -24,7 +24,9 @@ def estimate_tokens(chars: int) -> int:
 
 
 def content_chars(content: Any) -> int:
-    """Characters of a message: blocks count only their `text` (or `content`) strings."""
+    """Characters of a message: blocks count only their `text` (or `content`) strings; a
+    `tool-result` block counts what the model read: its `result` text, else the text of its
+    `experimental_content` (the same text again as blocks, so never both)."""
     if content is None:
         return 0
     if isinstance(content, str):
@@ -36,6 +38,9 @@ def content_chars(content: Any) -> int:
         for block in content:
             if not isinstance(block, dict):
                 continue
+            if block.get("type") == "tool-result":
+                total += _tool_result_chars(block)
+                continue
             text = block.get("text")
             if not isinstance(text, str):
                 text = block.get("content")
@@ -43,6 +48,30 @@ def content_chars(content: Any) -> int:
                 total += len(text)
         return total
     return len(json.dumps(content))
+
+
+def _tool_result_chars(block: dict[str, Any]) -> int:
+    result = block.get("result")
+    if isinstance(result, str):
+        return len(result)
+    extra = block.get("experimental_content")
+    if extra is not None:
+        return content_chars(extra)
+    return 0 if result is None else len(json.dumps(result))
+
+
+def served_model(content: Any) -> str | None:
+    """The model that served a message: `providerOptions.cursor.modelName` inside one of its
+    content blocks (Cursor 3.7 puts it on `redacted-reasoning` blocks)."""
+    if type(content) is not list:
+        return None
+    for block in content:
+        options = block.get("providerOptions") if type(block) is dict else None
+        cursor = options.get("cursor") if type(options) is dict else None
+        name = cursor.get("modelName") if type(cursor) is dict else None
+        if type(name) is str and name:
+            return name
+    return None
 
 
 @lru_cache(maxsize=4096)
@@ -69,6 +98,7 @@ class StreamRequest:
     model: str | None = None
     tools: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
+    served: str | None = None  # the latest model named inside a content block (SPEC §2.5)
 
     @property
     def input_tokens(self) -> int:
@@ -87,6 +117,7 @@ class StreamRequest:
             self.model,
             tuple(self.tools),
             tuple(self.commands),
+            self.served,
         )
 
     def add_tool(self, name: str, command: str | None) -> None:
@@ -117,10 +148,11 @@ def tool_calls(content: Any) -> list[tuple[str, str | None]]:
 # What the walks use of one JSON record (`{role, content, providerOptions.cursor…}`):
 # (role, characters of `content` (content_chars), providerOptions.cursor.requestId,
 # providerOptions.cursor.modelName, the tool calls of an assistant message, its createdAt in
-# epoch ms). A plain tuple: a NamedTuple costs a Python call to make and ~10 µs more to
+# epoch ms, the served model named inside its content blocks). A plain tuple: a NamedTuple
+# costs a Python call to make and ~10 µs more to
 # pickle and unpickle (a cold parse sends ~56,000 of them from its second process).
 ToolCalls = tuple[tuple[str, str | None], ...]  # (tool name, shell command) of each call
-Record = tuple[str | None, int, str | None, str | None, ToolCalls, int | None]
+Record = tuple[str | None, int, str | None, str | None, ToolCalls, int | None, str | None]
 
 
 def parse_record(text: str) -> Record | None:
@@ -145,13 +177,15 @@ def parse_record(text: str) -> Record | None:
     role, content = value.get("role"), value.get("content")
     chars = len(content) if type(content) is str else content_chars(content)
     tools: ToolCalls = ()
-    created_ms = None
+    created_ms = served = None
     if role == "assistant":
         tools = tuple(tool_calls(content)) if type(content) is list else ()
         created = value.get("createdAt")
         if created is not None:
             created_ms = valid_ms(parse_iso_ms(created) if type(created) is str else created)
-    return (role if type(role) is str else None, chars, request_id, model, tools, created_ms)
+        served = served_model(content)
+    role = role if type(role) is str else None
+    return (role, chars, request_id, model, tools, created_ms, served)
 
 
 def record_of(raw: Any) -> Record | None:
@@ -200,7 +234,7 @@ class StreamWalker:
 
     def _apply(self, record: Record) -> None:
         """One record (the hot loop of the walk, see SPEC §2.6)."""
-        role, chars, request_id, model, tools, _created = record
+        role, chars, request_id, model, tools, _created, served = record
         if request_id is not None:
             self._open(request_id)
         current = self.current
@@ -209,6 +243,8 @@ class StreamWalker:
             self.touched.add(request.request_id)
             if model is not None and not request.model:
                 request.model = model
+            if served is not None:
+                request.served = served
         if role == "system":
             self.pending_context += chars
             self.current = None

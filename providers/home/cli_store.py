@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from codeburn.providers.agent import Graph, GraphUnreadable, decode_root
+from codeburn.providers.agent import Graph, GraphUnreadable, blob_id, decode_root, root_fields
 from codeburn.providers.sqlite_ro import (
     CursorDbError,
     DatabaseLockedError,
@@ -25,6 +26,13 @@ from codeburn.providers.sqlite_ro import (
 )
 
 CHATS_DIR: Final = "chats"
+# How a Cursor Agent system prompt names the folder it runs in (`<env>` block, Aug 2025).
+_WORKSPACE_LINE: Final = re.compile(
+    r"^\s*(?:Working directory|Workspace Path|Workspace path|Current working directory):"
+    r"\s*(\S.*?)\s*$",
+    re.MULTILINE,
+)
+_PROMPTS_LOOKED_AT: Final = 8  # the system prompt opens the history
 STORE_NAME: Final = "store.db"
 META_KEY: Final = "0"
 
@@ -39,6 +47,8 @@ class CliSession:
     workspace: str | None  # a path or URI, when the store names one
     graph: Graph | None
     unreadable: str | None = None  # the reason, when the conversation exists but is unreadable
+    prompt_workspace: str | None = None  # the workspace path the system prompt names
+    folder: str | None = None  # `chats/<md5(cwd)>`: the folder the store is in
 
 
 class StoreBusy(Exception):
@@ -115,6 +125,38 @@ def _blob_reader(conn: sqlite3.Connection) -> Any:
     return blob
 
 
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.get("text") for b in content if isinstance(b, dict)]
+        return "\n".join(t for t in texts if isinstance(t, str))
+    return ""
+
+
+def prompt_workspace(root: bytes, blob: Any) -> str | None:
+    """The workspace path a system prompt of the history names (`Working directory: /root`)."""
+    try:
+        refs = root_fields(root).prompt_refs[:_PROMPTS_LOOKED_AT]
+    except GraphUnreadable:
+        return None
+    for ref in refs:
+        key = blob_id(ref)
+        data = blob(key) if key is not None else None
+        if not data or data[:1] != b"{":
+            continue
+        try:
+            record = json.loads(data.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict) or record.get("role") != "system":
+            continue
+        found = _WORKSPACE_LINE.search(_text_of(record.get("content")))
+        if found is not None:
+            return found.group(1)
+    return None
+
+
 def read_store(path: Path) -> CliSession | None:
     """The session in one store.db; None when it holds no CLI session meta.
 
@@ -142,6 +184,7 @@ def read_store(path: Path) -> CliSession | None:
                 graph = decode_root(root, blob)
             except GraphUnreadable as exc:
                 return CliSession(session_id, created, model, workspace, None, exc.reason)
+            named = prompt_workspace(root, blob)
     except DatabaseLockedError as exc:
         raise StoreBusy(str(exc)) from exc
     except sqlite3.Error as exc:
@@ -152,4 +195,6 @@ def read_store(path: Path) -> CliSession | None:
         return CliSession(fallback_id, None, None, None, None, "unreadable-store")
     except CursorDbError:
         return CliSession(fallback_id, None, None, None, None, "unreadable-store")
-    return CliSession(session_id, created, model, workspace, graph)
+    return CliSession(
+        session_id, created, model, workspace, graph, None, named, path.parent.parent.name
+    )

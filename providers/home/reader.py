@@ -116,6 +116,7 @@ def turn_row(turn: GraphTurn) -> list[Any]:
         turn.model,
         list(turn.tools),
         list(turn.commands),
+        turn.served,
     ]
 
 
@@ -128,7 +129,7 @@ def _opt_str(value: Any) -> str | None:
 
 
 def turn_from_row(row: list[Any]) -> GraphTurn:
-    ts, user, context, assistant, model, tools, commands = row
+    ts, user, context, assistant, model, tools, commands, served = row
     return GraphTurn(
         _opt_int(ts),
         int(user),
@@ -137,6 +138,7 @@ def turn_from_row(row: list[Any]) -> GraphTurn:
         _opt_str(model),
         tuple(str(t) for t in tools),
         tuple(str(c) for c in commands),
+        _opt_str(served),
     )
 
 
@@ -148,6 +150,8 @@ def session_json(session: CliSession) -> dict[str, Any]:
         "model": session.model,
         "workspace": session.workspace,
         "unreadable": session.unreadable,
+        "prompt_workspace": session.prompt_workspace,
+        "folder": session.folder,
         "graph": None
         if graph is None
         else {
@@ -178,6 +182,8 @@ def session_from_json(raw: dict[str, Any]) -> CliSession:
         workspace=_opt_str(raw["workspace"]),
         graph=graph,
         unreadable=_opt_str(raw["unreadable"]),
+        prompt_workspace=_opt_str(raw.get("prompt_workspace")),
+        folder=_opt_str(raw.get("folder")),
     )
 
 

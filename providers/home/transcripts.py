@@ -257,6 +257,7 @@ def parse_jsonl(data: bytes) -> tuple[GraphTurn, ...]:
 
 _TXT_MARKERS: Final = (
     ("user:", "user"),
+    ("assistant:", "assistant"),  # what the IDE wrote in Jan 2026 (real transcripts)
     ("A:", "assistant"),
     ("[Thinking]", "assistant"),
     ("[Tool call]", "tool"),
@@ -272,7 +273,8 @@ def _marker(line: str) -> tuple[str | None, str]:
 
 
 def parse_txt(data: bytes) -> tuple[GraphTurn, ...]:
-    """Turns of a legacy `.txt` transcript (`user:`, `A:`, `[Thinking]`, `[Tool call]` lines).
+    """Turns of a legacy `.txt` transcript (`user:`, `assistant:` or `A:`, `[Thinking]`,
+    `[Tool call]` lines).
 
     A section's characters are those of its lines, without line ends and markers; a
     `[Tool call] Shell` section's `command:` line names the commands run.

@@ -7,6 +7,7 @@ from codeburn.providers.ide.auth import (
     signed_in_email,
     token_from_string,
 )
+from codeburn.providers.ide.inline import NO_DATE
 from codeburn.providers.ide.layout3 import path_project
 from codeburn.providers.ide.paths import (
     canonical,
@@ -18,6 +19,7 @@ from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.ide.workspaces import project_name, storage_fingerprint
 
 __all__ = [
+    "NO_DATE",
     "CursorReader",
     "CursorToken",
     "ReadResult",

@@ -174,15 +174,46 @@ def _bubble_calls(conv: Conversation, fallback: str, text_source: bool) -> list[
     return calls
 
 
+def _served_bubbles(conv: Conversation) -> list[Bubble]:
+    """The bubbles with the model that served them where a local file names it (SPEC §2.5):
+    the model inside the content blocks of the joined request a bubble belongs to (the latest
+    request id seen in ROWID order), else the `-fast` variant of a bubble's selected model when
+    the composer's model config selects it with the `fast` parameter."""
+    served = {r.request_id: r.served for r in conv.stream if r.served}
+    fallback = conv.fallback_model
+    fast = fallback if fallback and fallback.endswith("-fast") else None
+    if not served and fast is None:
+        return conv.bubbles
+    out: list[Bubble] = []
+    current: str | None = None
+    for bubble in conv.bubbles:
+        request = bubble[B_REQ]
+        if request is not None:
+            current = request
+        name = (served.get(current) if current is not None else None) or bubble[B_MODEL]
+        if fast is not None and name is not None and f"{name}-fast" == fast:
+            name = fast
+        if name != bubble[B_MODEL]:
+            bubble = (*bubble[:B_MODEL], name, *bubble[B_MODEL + 1 :])  # noqa: PLW2901
+        out.append(bubble)
+    return out
+
+
 def emit_conversation(conv: Conversation) -> list[Call]:
     """Calls of one conversation: per bubble, plus one conversation-level input record."""
     source, credited_input = choose_source(conv)
+    bubbles = _served_bubbles(conv)
+    if bubbles is not conv.bubbles:
+        conv = replace(conv, bubbles=bubbles)
     first_model = next(filter(None, map(_MODEL_OF, conv.bubbles)), None)
     stream_model = next((r.model for r in conv.stream if r.model), None) or conv.fallback_model
+    latest_served = next((r.served for r in reversed(conv.stream) if r.served), None)
     calls = _bubble_calls(conv, canonical_model(first_model or stream_model), source == SOURCE_TEXT)
     tools, commands = _stream_tools(conv)
     if source in (SOURCE_METER, SOURCE_STREAM):
-        record = _conversation_record(conv, credited_input, first_model or stream_model)
+        # One record for the whole conversation: the latest served model wins.
+        model = latest_served or first_model or stream_model
+        record = _conversation_record(conv, credited_input, model)
         if record is not None:
             calls.append(_with_tools(record, tools, commands) if tools or commands else record)
     elif calls and (tools or commands):

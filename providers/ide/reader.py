@@ -33,8 +33,10 @@ from codeburn.providers.ide.emit import (
     emit_conversation,
     skips_a_gauge,
 )
+from codeburn.providers.ide.inline import NO_DATE, inline_rows, workspace_db_message
 from codeburn.providers.ide.layout3 import (
     BUBBLES,
+    UNREADABLE,
     ConversationMeta,
     JsonRecords,
     Layout3,
@@ -94,6 +96,7 @@ class ReadResult:
     unreadable: dict[str, int] = field(default_factory=dict)
     unreadable_ids: dict[str, str] = field(default_factory=dict)
     skipped_gauges: int = 0  # conversations whose meter is above the gauge bound
+    inferred_dates: int = 0  # messages dated from their conversation's times (SPEC §2.2)
 
 
 class CursorReader:
@@ -140,6 +143,7 @@ class CursorReader:
         self._projects_fp = ""
         self._projects: dict[str, str] = {}
         self._l3 = Layout3()
+        self._inline = False
 
     # -- public -----------------------------------------------------------------------------
 
@@ -151,8 +155,13 @@ class CursorReader:
             with gc_paused(), open_readonly(self.db_path) as conn:
                 if not scan.has_cursor_table(conn):
                     raise DatabaseUnrecognizedError(
-                        f"Cursor storage format not recognized: {self.db_path}"
+                        workspace_db_message(conn, self.db_path)
+                        or f"Cursor storage format not recognized: {self.db_path}"
                     )
+                if not scan.has_rows(conn):  # an empty global database is no data, but
+                    message = workspace_db_message(conn, self.db_path)  # not a workspace's
+                    if message is not None:
+                        raise DatabaseUnrecognizedError(message)
                 if not full:
                     full = not self._refresh(conn, now_ms)
                 if full:
@@ -168,6 +177,7 @@ class CursorReader:
             warnings=self.warnings(),
             skipped_subcomposer=self._skipped_sub,
             skipped_undated=sum(c.undated for c in self._convs.values()),
+            inferred_dates=sum(c.inferred for c in self._convs.values()),
             budget_hit=self._cutoff is not None,
             full=full,
             first_seen=dict(self.first_seen),
@@ -213,6 +223,8 @@ class CursorReader:
 
     def _incremental_possible(self) -> bool:
         if not self._ready or time.monotonic() - self._full_at > FULL_PARSE_MAX_AGE_S:
+            return False
+        if self._inline:  # inline composers change in place: no new rows to refresh from
             return False
         try:
             ino, size = self._stat()
@@ -286,14 +298,37 @@ class CursorReader:
     def _install_scan(self, conn: sqlite3.Connection, acc: BubbleScan) -> None:
         """Every scanned conversation's calls, then the stream-only requests'."""
         self._load_projects()
+        inline = inline_rows(conn)
+        self._inline = bool(inline)
+        if inline:
+            acc.add(inline)
+        if acc.pending:
+            acc.date_undated(scan.composer_times(conn, list(acc.pending)))
+        if inline:
+            self._undatable_inline(acc, inline)
         meta = scan.composer_meta(conn, list(acc.bubbles))
         for composer, unkept in acc.unkept.items():
             self._convs[composer] = ConvState(unkept=unkept, undated=acc.undated.get(composer, 0))
+        for composer, count in acc.inferred.items():
+            self._convs.setdefault(composer, ConvState()).inferred = count
         bubbles_of = acc.bubbles
         for composer in list(bubbles_of):
             # Popping frees each conversation's rows as soon as its calls exist.
             self._install(composer, bubbles_of.pop(composer), meta.get(composer))
         self._rebuild_stream_calls(conn)
+
+    def _undatable_inline(self, acc: BubbleScan, inline: list[Any]) -> None:
+        """An inline composer (0.44–0.45) none of whose messages could be dated is unreadable
+        ("no date"), not a conversation of skipped messages."""
+        keys = (row[1][len(scan.CALL_KEY_PREFIX) :] for row in inline)
+        for composer in dict.fromkeys(map(composer_of, keys)):
+            if composer is None or composer in acc.bubbles or not acc.undated.get(composer):
+                continue
+            acc.undated.pop(composer)
+            acc.unkept.pop(composer, None)
+            self._l3.conversations[composer] = UNREADABLE
+            self._l3.unreadable[NO_DATE] = self._l3.unreadable.get(NO_DATE, 0) + 1
+            self._l3.unreadable_ids[composer] = NO_DATE
 
     def _cold_side_work(self, send: Callable[[object], None]) -> None:
         """What `_ColdSide` does in its process (on its own connections): sends the JSON rows,
@@ -607,12 +642,15 @@ class CursorReader:
                 lost += sum(1 for r in seen if r <= self._last_rowid and r not in now)
         if lost != disappeared:
             return False
+        if acc.pending:
+            acc.date_undated(scan.composer_times(conn, list(acc.pending)))
         self._other_requests |= acc.other_requests
         meta = scan.composer_meta(conn, [c for c in changed if c in acc.bubbles])
         for composer in changed:
             state = self._convs.setdefault(composer, ConvState())
             state.unkept = acc.unkept.get(composer, array("q"))
             state.undated = acc.undated.get(composer, 0)
+            state.inferred = acc.inferred.get(composer, 0)
             self._install(composer, acc.bubbles.get(composer, []), meta.get(composer))
         return True
 

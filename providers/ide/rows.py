@@ -14,7 +14,7 @@ from typing import Any, Final
 from codeburn.providers.calls import Call
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import Bubble
-from codeburn.providers.localtime import LATEST_MS
+from codeburn.providers.localtime import LATEST_MS, parse_iso_ms, valid_ms
 
 DEFAULT_BUDGET: Final = 250_000
 _COMPOSER_AT: Final = len(scan.CALL_KEY_PREFIX + scan.BUBBLE_LO)
@@ -50,6 +50,7 @@ class ConvState:
     newest_ms: int = 0
     undated: int = 0
     skipped_gauge: bool = False  # its meter is above the gauge bound
+    inferred: int = 0  # kept bubbles dated from the conversation's times (SPEC §2.2)
 
 
 @dataclass(slots=True)
@@ -62,6 +63,10 @@ class BubbleScan:
     bubbles: dict[str, list[Bubble]] = field(default_factory=dict)
     unkept: dict[str, array[int]] = field(default_factory=dict)  # seen but not kept
     undated: dict[str, int] = field(default_factory=dict)
+    # Undated bubbles (no createdAt, no clientRpcSendTime) until their conversation's times
+    # date them (`date_undated`), newest first like the rest.
+    pending: dict[str, list[Bubble]] = field(default_factory=dict)
+    inferred: dict[str, int] = field(default_factory=dict)
     other_requests: set[str] = field(default_factory=set)
     subcomposer: int = 0
     kept: int = 0
@@ -88,6 +93,9 @@ class BubbleScan:
             else:
                 if type(created) is not str or ts is None or not 0 <= ts < LATEST_MS:
                     undated[composer] = undated.get(composer, 0) + 1
+                    if created is None and ts is None:  # no time at all: maybe inferred
+                        self._pend(composer, rowid, key, typ, req, tin, tout, model, text, langs)
+                        continue
                 elif created < floor_iso:
                     before += 1
                 elif budget_hit or rowid < low:
@@ -130,3 +138,54 @@ class BubbleScan:
         self.kept += kept
         self.budget_hit = budget_hit
         return kept, before
+
+    def _pend(self, composer: str, *row: Any) -> None:
+        rowid, key, typ, req, tin, tout, model, text, langs = row
+        chars = len(text.decode("utf-8", "replace")) if type(text) is bytes else 0
+        bubble: Bubble = (
+            rowid, key, typ, 0,
+            tin if type(tin) is int and tin > 0 else 0,
+            tout if type(tout) is int and tout > 0 else 0,
+            model if type(model) is str and model else None,
+            chars, langs, req if type(req) is str and req else None,
+        )  # fmt: skip
+        self.pending.setdefault(composer, []).append(bubble)
+
+    def date_undated(self, times: dict[str, tuple[Any, Any]]) -> None:
+        """Date each conversation's undated bubbles from its composerData times: spread evenly
+        from `createdAt` to `lastUpdatedAt` in ROWID order, else all at `createdAt` (SPEC
+        §2.2); they are then kept like dated ones (floor, budget). A conversation without a
+        usable `createdAt` keeps them undated."""
+        floor_ms = parse_iso_ms(self.floor_iso) or 0
+        for composer, rows in self.pending.items():
+            created, updated = times.get(composer, (None, None))
+            lo, hi = valid_ms(created), valid_ms(updated)
+            rows.sort()
+            n = len(rows)
+            spread = lo is not None and hi is not None and hi > lo and n > 1
+            for i, bubble in enumerate(rows):
+                if lo is None:  # nothing dates it: stays undated (counted in `add`)
+                    self._unkeep(composer, bubble)
+                    continue
+                ts = lo + (hi - lo) * i // (n - 1) if spread and hi is not None else lo
+                self.undated[composer] -= 1
+                room = self.budget is None or self.kept < self.budget
+                if (
+                    ts < floor_ms
+                    or not room
+                    or (self.cutoff is not None and bubble[0] < self.cutoff)
+                ):
+                    self._unkeep(composer, bubble)
+                    continue
+                self.kept += 1
+                self.inferred[composer] = self.inferred.get(composer, 0) + 1
+                dated: Bubble = (*bubble[:3], ts, *bubble[4:])
+                self.bubbles.setdefault(composer, []).append(dated)
+            if not self.undated[composer]:
+                del self.undated[composer]
+        self.pending.clear()
+
+    def _unkeep(self, composer: str, bubble: Bubble) -> None:
+        self.unkept.setdefault(composer, array("q")).append(bubble[0])
+        if bubble[9] is not None:
+            self.other_requests.add(bubble[9])

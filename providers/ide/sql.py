@@ -36,12 +36,20 @@ def _lang(i: int) -> str:
     return f"CASE WHEN json_type(value, {block}) = 'text' THEN json_extract(value, {block}) END"
 
 
+# A bubble without `createdAt` (builds <= 1.5.5, 0.50.x) is dated by its
+# `timingInfo.clientRpcSendTime` (epoch ms), as an ISO string like `createdAt`'s (SPEC §2.2).
+_RPC_MS = "json_extract(value, '$.timingInfo.clientRpcSendTime')"
 BUBBLE_COLUMNS: Final = f"""
     rowid, '{CALL_KEY_PREFIX}' || key,
     json_extract(value, '$.type'),
-    json_extract(value, '$.createdAt'),
-    CAST(round((julianday(json_extract(value, '$.createdAt')) - 2440587.5) * 86400000.0)
-         AS INTEGER),
+    coalesce(json_extract(value, '$.createdAt'),
+             strftime('%Y-%m-%dT%H:%M:%fZ', {_RPC_MS} / 1000.0, 'unixepoch')),
+    coalesce(
+      CAST(round((julianday(json_extract(value, '$.createdAt')) - 2440587.5) * 86400000.0)
+           AS INTEGER),
+      CASE WHEN json_extract(value, '$.createdAt') IS NULL
+           AND json_type(value, '$.timingInfo.clientRpcSendTime') IN ('integer', 'real')
+      THEN CAST({_RPC_MS} AS INTEGER) END),
     json_extract(value, '$.requestId'),
     json_extract(value, '$.tokenCount.inputTokens'),
     json_extract(value, '$.tokenCount.outputTokens'),
@@ -87,6 +95,10 @@ def has_cursor_table(conn: sqlite3.Connection) -> bool:
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cursorDiskKV'"
     ).fetchone()
     return row is not None
+
+
+def has_rows(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM cursorDiskKV LIMIT 1").fetchone() is not None
 
 
 def bubble_batches(
@@ -169,6 +181,27 @@ def bubble_rows_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> lis
         " ORDER BY rowid DESC",
         list(rowids),
     )
+
+
+def composer_times(
+    conn: sqlite3.Connection, composer_ids: Sequence[str]
+) -> dict[str, tuple[Any, Any]]:
+    """composerId → (createdAt, lastUpdatedAt) for the given ids."""
+    found: dict[str, tuple[Any, Any]] = {}
+    ids = list(composer_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = fetch(
+            conn,
+            "SELECT substr(key, 14), json_extract(value, '$.createdAt'),"
+            " json_extract(value, '$.lastUpdatedAt')"
+            f" FROM cursorDiskKV WHERE key IN ({marks}) AND json_valid(value)",
+            [COMPOSER_PREFIX + cid for cid in chunk],
+        )
+        for cid, created, updated in rows:
+            found[cid] = (created, updated)
+    return found
 
 
 def composer_meta(

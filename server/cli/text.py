@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from codeburn.providers import now_ms, parse_iso_ms
+from codeburn.providers import NO_DATE, now_ms, parse_iso_ms
 from codeburn.server.service import format_money, format_tokens, local_estimate_note
 from codeburn.server.service import plain as inert
 
@@ -180,14 +180,15 @@ def budget_line(status: dict[str, Any]) -> str | None:
 
 def unreadable_line(status: dict[str, Any]) -> str | None:
     """Conversations that exist but could not be read: said, never a silent $0."""
-    count = int((status.get("unreadable") or {}).get("count") or 0)
+    unreadable = status.get("unreadable") or {}
+    count = int(unreadable.get("count") or 0)
     if count <= 0:
         return None
     noun = "conversation" if count == 1 else "conversations"
-    return (
-        f"{count} {noun} in a newer Cursor format could not be read "
-        "— sync or import for exact figures"
-    )
+    # "no date" (inline composers of 0.44–0.45 with no time) is an older format, not a newer.
+    reasons = set(unreadable.get("reasons") or {"?": 1})
+    where = " in a newer Cursor format" if reasons - {NO_DATE} else ""
+    return f"{count} {noun}{where} could not be read — sync or import for exact figures"
 
 
 def print_status(status: dict[str, Any], console: Console | None = None) -> None:

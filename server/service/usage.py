@@ -185,9 +185,7 @@ class UsageService:
         if isinstance(exc, DatabaseLockedError):
             state = LocalState("db-locked", "Cursor database busy, retrying")
         elif isinstance(exc, DatabaseUnrecognizedError):
-            state = LocalState(
-                "db-unrecognized", f"Cursor storage format not recognized: {self.db_path}"
-            )
+            state = LocalState("db-unrecognized", str(exc))
         else:
             state = LocalState("error", str(exc))
         log.warning("reading %s failed: %s", self.db_path, state.message)

@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from codeburn.cache.daily_cache import V1_FILE, daily_path, load_daily, update_daily
+from codeburn.cache.daily_cache import V1_FILE, VERSION, daily_path, load_daily, update_daily
 from codeburn.cache.results_cache import sweep_old_versions
 
 ZONE = "Europe/Berlin"
@@ -26,11 +26,13 @@ def _slice(cost: float, calls: int) -> dict[str, Any]:
     }
 
 
-def _write_v1(cache: Path, *, sealed_from: str, watermark: str, days: dict[str, float]) -> Path:
+def _write_v1(
+    cache: Path, *, sealed_from: str, watermark: str, days: dict[str, float], version: int = 1
+) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
-    path = cache / V1_FILE
+    path = cache / f"daily.v{version}.json"
     doc = {
-        "version": 1,
+        "version": version,
         "timezone": ZONE,
         "dbPath": DB,
         "sealedFrom": sealed_from,
@@ -61,10 +63,22 @@ def test_v1_keeps_only_its_sealed_days_before_the_floor(tmp_path: Path) -> None:
     sweep_old_versions(cache)
     assert not (cache / V1_FILE).exists()
     doc = json.loads(daily_path(cache).read_text())
-    assert daily_path(cache).name == "daily.v2.json" and doc["version"] == 2
+    assert daily_path(cache).name == "daily.v3.json" and doc["version"] == 3
     assert list(doc["days"]) == ["2026-05-25", "2026-05-31"]
     again = load_daily(cache, timezone=ZONE, db_path=DB, floor=date(2026, 7, 1))
     assert sorted(again.days) == [date(2026, 5, 25), date(2026, 5, 31)]  # migrated once
+
+
+def test_a_v2_file_is_migrated_like_a_v1_file(tmp_path: Path) -> None:
+    # Version 3 (issue 16) changes figures of past days: sealed days from the floor on are
+    # derived again, those before it (no scan reads their source any more) are kept.
+    cache = tmp_path / "cache"
+    days = {"2026-05-25": 1.5, "2026-06-05": 7.0}
+    _write_v1(cache, sealed_from="2026-05-20", watermark="2026-06-10", days=days, version=2)
+    _write_v1(cache, sealed_from="2026-05-20", watermark="2026-06-10", days={"2026-05-21": 4.0})
+    daily = load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR)
+    assert sorted(daily.days) == [date(2026, 5, 25)]  # the v2 file's, not the older v1's
+    assert daily.watermark == date(2026, 5, 31)
 
 
 def test_v1_sealed_only_from_the_floor_on_keeps_nothing(tmp_path: Path) -> None:
@@ -171,7 +185,7 @@ def test_import_marks_and_first_seen_times_survive_a_reload(tmp_path: Path) -> N
 
 def test_a_file_without_import_marks_is_cleaned_from_the_floor_on(tmp_path: Path) -> None:
     doc = {
-        "version": 2,
+        "version": VERSION,
         "timezone": ZONE,
         "dbPath": DB,
         "sealedFrom": "2026-05-01",

@@ -6,6 +6,7 @@ The figures of the mixed database were computed by hand before the reader was wr
 from __future__ import annotations
 
 import base64
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -385,15 +386,28 @@ def test_cursor_3_0_database_lists_conversations_in_the_item_table_only(tmp_path
     ]
 
 
-def test_without_a_conversation_index_the_database_is_an_older_builds(tmp_path: Path) -> None:
-    # Every Cursor 3.x database has a header index; without one nothing new is read.
+def test_a_root_without_a_conversation_index_is_read(tmp_path: Path) -> None:
+    # Real 3.7.36 files: roots at `_v` 16, headers only in the ItemTable; a root that no
+    # header lists is read all the same (issue 16 item 7), never silently ignored.
     with ProfileWriter(tmp_path / "Cursor") as p:
         p.put_item("other", {"x": 1})
         w = Cursor3Writer(p, header_columns=None)
-        _root_18(w)
+        _root_18(w, version=16)
     result = read(p.db_path)
-    # Its JSON blobs are read as the agent stream of SPEC §2.6, as before Cursor 3.
-    assert {c.key for c in result.calls} == {"cursor:agentKv:req-18a", "cursor:agentKv:req-18b"}
+    # Its JSON blobs belong to the decoded root: no agent-stream-only requests.
+    assert {c.key for c in result.calls} == {"cursor:root:c-18:0", "cursor:root:c-18:1"}
+    assert result.conversations == {"c-18": "root"}
+
+
+def test_without_an_index_or_a_root_the_database_is_an_older_builds(tmp_path: Path) -> None:
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        p.put_item("other", {"x": 1})
+        w = Cursor3Writer(p, header_columns=None)
+        w.blobs({"b1": json.dumps(json_message("user", "hi", request_id="req-1")).encode()})
+        w.composer("c-2x", version=10, state="~")
+    result = read(p.db_path)
+    # The JSON blob is read as the agent stream of SPEC §2.6, as before Cursor 3.
+    assert {c.key for c in result.calls} == {"cursor:agentKv:req-1"}
     assert result.conversations == {} and result.metas == {}
 
 

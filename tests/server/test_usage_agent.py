@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from codeburn.cache.agent_files import VERSION as AGENT_FILES_VERSION
 from codeburn.cache.agent_files import agent_files_path
 from codeburn.providers import local as agent_side
 from codeburn.providers import runtime as fork_aside
@@ -170,7 +171,7 @@ def test_unchanged_files_are_not_parsed_again_and_a_corrupt_cache_is_rebuilt(
     upto_today = Period("custom", machine.d1, today())
     first = machine.service().report(upto_today, sync=False)
     cache_file = agent_files_path(machine.env.cache)
-    assert json.loads(cache_file.read_bytes())["version"] == 1
+    assert json.loads(cache_file.read_bytes())["version"] == AGENT_FILES_VERSION
     parsed: list[str] = []
     real = cursor_agent.parse_transcript
 
@@ -187,7 +188,7 @@ def test_unchanged_files_are_not_parsed_again_and_a_corrupt_cache_is_rebuilt(
     machine.home.transcript("t3", exchange(4, 4))
     third = machine.service().report(upto_today, sync=False)
     assert third["totals"]["calls"] == first["totals"]["calls"] + 2
-    assert json.loads(cache_file.read_bytes())["version"] == 1
+    assert json.loads(cache_file.read_bytes())["version"] == AGENT_FILES_VERSION
 
 
 def test_a_transcript_of_a_bubble_conversation_is_counted_once(

@@ -4,6 +4,7 @@ from codeburn.providers.ide.layout3.blob_scan import JsonRecords, json_records
 from codeburn.providers.ide.layout3.headers import ConversationMeta, path_project
 from codeburn.providers.ide.layout3.reader import (
     BUBBLES,
+    UNREADABLE,
     Layout3,
     any_json_rows,
     layout3_present,
@@ -12,6 +13,7 @@ from codeburn.providers.ide.layout3.reader import (
 
 __all__ = [
     "BUBBLES",
+    "UNREADABLE",
     "ConversationMeta",
     "JsonRecords",
     "Layout3",

@@ -18,6 +18,7 @@ from typing import Final, cast
 
 from codeburn.providers.agent import (
     BAD,
+    FLAT_TURN,
     PROMPT,
     ROLES,
     STEP,
@@ -105,7 +106,7 @@ class ScannedParts:
             for ref in fields.prompt_refs:
                 self._want_ref(ref, PROMPT)
             for ref in fields.turn_refs:
-                self._want_ref(ref, TURN)
+                self._want_ref(ref, fields.turn_role)
         aside = self.json_aside is not None
         for rows in _pages(self.conn, upto, _VALUE_UNLESS_TEXT if aside else _VALUE):
             for rowid, key, value, is_text in rows:
@@ -166,7 +167,7 @@ class ScannedParts:
             else:
                 found = part_of(value, role)
             self._parts[role][key] = found
-            if role == TURN and found is not BAD:
+            if role & (TURN | FLAT_TURN) and found is not BAD:
                 user_ref, step_refs = cast(TurnPart, found)
                 if user_ref is not None:
                     self._want_ref(user_ref, USER)

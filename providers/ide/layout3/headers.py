@@ -32,6 +32,7 @@ _DATA_FIELDS: Final = (
     "$.contextTokensUsed", "$.modelConfig.modelName", "$.workspaceIdentifier.uri.external",
     "$.workspaceIdentifier.uri.fsPath", "$.workspaceIdentifier.id",
     "$.trackedGitRepos[0].repoPath", "$.subagentInfo.parentComposerId",
+    "$.modelConfig.selectedModels[0].modelId", "$.modelConfig.selectedModels[0].parameters",
 )  # fmt: skip
 _DATA_FAMILY: Final = "FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'"
 _DATA_SQL: Final = (
@@ -184,13 +185,35 @@ def _item_headers(conn: sqlite3.Connection, memo: ComposerRows) -> list[Any]:
 
 
 def has_index(conn: sqlite3.Connection) -> bool:
-    """A `composerHeaders` table or global ItemTable headers (Cursor 3.0 and later)."""
+    """A `composerHeaders` table or global ItemTable headers (Cursor 3.0 and later), or a
+    conversation graph without either: Cursor 3.7 writes `conversationState` roots at
+    `_v` 16, and a root is read whether or not a header lists it."""
     if _table_exists(conn, "composerHeaders"):
         return True
-    if not _table_exists(conn, "ItemTable"):
+    if _table_exists(conn, "ItemTable"):
+        row = conn.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerHeaders'")
+        if row.fetchone() is not None:
+            return True
+    return _has_root(conn)
+
+
+def _has_root(conn: sqlite3.Connection) -> bool:
+    """Some composerData holds a non-empty `conversationState` (a root needs blobs: only a
+    database with agentKv blobs pays for looking at its composerData rows)."""
+    if not _table_exists(conn, "cursorDiskKV"):
         return False
-    row = conn.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerHeaders'")
-    return row.fetchone() is not None
+    blob = conn.execute(
+        "SELECT 1 FROM cursorDiskKV WHERE key >= ? AND key < ? LIMIT 1",
+        (scan.AGENT_LO, scan.AGENT_HI),
+    ).fetchone()
+    if blob is None:
+        return False
+    row = conn.execute(
+        "SELECT 1 FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'"
+        ' AND instr(value, \'"conversationState":"\') > 0'
+        ' AND instr(value, \'"conversationState":"~"\') = 0 LIMIT 1'
+    ).fetchone()
+    return row is not None
 
 
 def _in_rowids(sql: str, rowids: list[int]) -> str:
@@ -297,14 +320,31 @@ def read_composers(
     return found, bool(headers or items)
 
 
+def fast_variant(model: str | None, selected: str | None, parameters: Any) -> str | None:
+    """`modelConfig.modelName`, as its `-fast` variant when the selected model (the same one,
+    or the only one named) carries the parameter `{id: "fast", value: true | "true"}`."""
+    base = model if model and model != "default" else selected
+    if not base or base == "default" or selected not in (None, base) or base.endswith("-fast"):
+        return model
+    try:
+        params = json.loads(parameters) if isinstance(parameters, str) else None
+    except (ValueError, RecursionError):
+        return model
+    fast = isinstance(params, list) and any(
+        isinstance(p, dict) and p.get("id") == "fast" and p.get("value") in (True, "true")
+        for p in params
+    )
+    return f"{base}-fast" if fast else model
+
+
 def _take_data(comp: Composer, row: tuple[Any, ...]) -> None:
     (_, version, created, updated, total, context, model, external, fs_path, workspace_id,
-     repo, parent, state, encrypted) = row  # fmt: skip
+     repo, parent, selected, parameters, state, encrypted) = row  # fmt: skip
     comp.has_data = True
     comp.version = version if isinstance(version, int) and not isinstance(version, bool) else None
     comp.take_times(created, updated)
     comp.meter, comp.skipped_gauge = first_gauge(_count(total), _count(context))
-    comp.model = _text(model)
+    comp.model = fast_variant(_text(model), _text(selected), parameters)
     comp.state = state if isinstance(state, str) else None
     comp.encrypted = bool(encrypted)
     if comp.folder is None and (_text(external) or _text(fs_path)):
