@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -15,6 +16,7 @@ from typing import Any, Final
 
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT
 from codeburn.providers.cursor_csv import UsageRow, billed_amount, identity, normalise_model
+from codeburn.providers.cursor_events import EventDetail
 from codeburn.providers.localtime import (
     EPOCH,
     day_end_ms,
@@ -24,8 +26,12 @@ from codeburn.providers.localtime import (
     parse_iso_ms,
 )
 
-VERSION: Final = 2
+VERSION: Final = 3
+V2: Final = 2
 V1: Final = 1
+# Where a stored event's export cells come from: the usage export, or a JSON usage event alone.
+CELLS_CSV: Final = "csv"
+CELLS_JSON: Final = "json"
 SOURCE_IMPORT: Final = "import"
 SOURCE_SYNC: Final = "sync"
 REMOVE_FIX: Final = "codeburn import cursor --remove"
@@ -64,15 +70,22 @@ class Range:
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
-    """A stored row; `exported_at_ms` (when its export was made) decides which rendering wins."""
+    """A stored row; `exported_at_ms` (when its export was made) decides which rendering wins.
+
+    `detail` is what the same event's JSON usage event added (conversation, kind, charge, fee);
+    `cells` says whether `row` holds an export's cells or ones made from the JSON event alone.
+    """
 
     row: UsageRow
     source: str
     account: str | None = None
     exported_at_ms: int | None = None
+    detail: EventDetail | None = None
+    cells: str = CELLS_CSV
 
     def to_json(self) -> dict[str, Any]:
         r = self.row
+        d = self.detail
         return {
             "time": iso_utc(r.timestamp_ms),
             "date": r.date,
@@ -93,6 +106,15 @@ class StoredEvent:
             "source": self.source,
             "account": self.account,
             "exportedAt": _iso(self.exported_at_ms),
+            "cells": self.cells,
+            "usageEvent": None
+            if d is None
+            else {
+                "kind": d.kind,
+                "conversationId": d.conversation_id,
+                "chargedCents": d.charged_cents,
+                "cursorTokenFee": d.cursor_fee_cents,
+            },
         }
 
 
@@ -197,6 +219,7 @@ class CoverageIndex:
 def decode_store(raw: bytes, version: int = VERSION) -> ImportSnapshot:
     """Parse the store's bytes; ValueError/TypeError/KeyError/... when they are not one.
 
+    A version 2 store (before the JSON usage events) reads as version 3 events with no detail.
     A version 1 store (events keyed by a hash of every cell) is read into version 2 events:
     each gets its identity, and v1 events that are one event re-rendered become one (`merge_v1`).
     """
@@ -207,7 +230,7 @@ def decode_store(raw: bytes, version: int = VERSION) -> ImportSnapshot:
     if version == V1:
         events = merge_v1(_event_from(item, v1=True) for item in _list(doc["events"]))
     else:
-        events = tuple(_event_from(item) for item in _list(doc["events"]))
+        events = tuple(_event_from(item, v2=version == V2) for item in _list(doc["events"]))
     return ImportSnapshot(exists=True, ranges=ranges, events=events)
 
 
@@ -287,7 +310,7 @@ def _bool(item: dict[str, Any], key: str) -> bool:
     return value
 
 
-def _event_from(item: Any, *, v1: bool = False) -> StoredEvent:
+def _event_from(item: Any, *, v1: bool = False, v2: bool = False) -> StoredEvent:
     source, account = _source(item)
     row = UsageRow(
         date=_str(item, "date"),
@@ -316,7 +339,34 @@ def _event_from(item: Any, *, v1: bool = False) -> StoredEvent:
         )
     exported = item["exportedAt"]
     exported_ms = None if exported is None else _time(item, "exportedAt")
-    return StoredEvent(row, source, account, exported_ms)
+    if v2:
+        return StoredEvent(row, source, account, exported_ms)
+    cells = _str(item, "cells")
+    if cells not in (CELLS_CSV, CELLS_JSON):
+        raise ValueError("cells is neither csv nor json")
+    return StoredEvent(row, source, account, exported_ms, _detail_from(item["usageEvent"]), cells)
+
+
+def _detail_from(value: Any) -> EventDetail | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError("usageEvent is not an object")
+    return EventDetail(
+        kind=_str(value, "kind"),
+        conversation_id=_str(value, "conversationId"),
+        charged_cents=_cents(value, "chargedCents"),
+        cursor_fee_cents=_cents(value, "cursorTokenFee"),
+    )
+
+
+def _cents(item: dict[str, Any], key: str) -> float | None:
+    value = item[key]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+        raise ValueError(f"{key} is not an amount")
+    return float(value)
 
 
 # --- coverage ----------------------------------------------------------------------------------

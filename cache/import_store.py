@@ -1,36 +1,42 @@
-"""The store of imported and synced Cursor usage: `<cache>/imports/cursor-usage.v2.json`.
+"""The store of imported and synced Cursor usage: `<cache>/imports/cursor-usage.v3.json`.
 
 Manual imports and the sync client both write here, always under the store's lock around the whole
 read-modify-write; the usage service reads a snapshot and serves the events as calls. The store is
-never swept and never silently replaced: a file we cannot read is an `ImportStoreError`. A version 1
-store is migrated on first read (its file kept as `cursor-usage.v1.migrated.json`).
+never swept and never silently replaced: a file we cannot read is an `ImportStoreError`. A version 2
+or 1 store is migrated on first read (its file kept as `cursor-usage.v2.migrated.json` /
+`cursor-usage.v1.migrated.json`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
 from codeburn.cache.dirs import imports_dir
 from codeburn.cache.files import LockTimeoutError, locked, write_json_atomic
 from codeburn.cache.import_merge import (
+    enriched,
     event_set,
     heal,
     import_coverage,
+    keeps_detail,
     keeps_stored,
     refuse_outside,
     replaced_by_sync,
     split_future,
+    with_json,
 )
 from codeburn.cache.import_records import (
     ACCOUNT_PATTERN,
+    CELLS_JSON,
     REMOVE_FIX,
     SOURCE_IMPORT,
     SOURCE_SYNC,
     V1,
+    V2,
     VERSION,
     CoverageError,
     CoverageIndex,
@@ -49,12 +55,17 @@ from codeburn.cache.import_records import (
 )
 from codeburn.providers.calls import Call
 from codeburn.providers.cursor_csv import UsageRow, is_user_api_key, parse_csv, row_to_call
+from codeburn.providers.cursor_events import EventDetail
 from codeburn.providers.export_file import read_export
 from codeburn.providers.localtime import now_ms
 
-STORE_FILE: Final = "cursor-usage.v2.json"
+STORE_FILE: Final = "cursor-usage.v3.json"
+V2_FILE: Final = "cursor-usage.v2.json"
 V1_FILE: Final = "cursor-usage.v1.json"
+MIGRATED_V2_FILE: Final = "cursor-usage.v2.migrated.json"
 MIGRATED_V1_FILE: Final = "cursor-usage.v1.migrated.json"
+# Older stores, newest first: read (and migrated) when the current one does not exist yet.
+_LEGACY: Final = ((V2_FILE, V2, MIGRATED_V2_FILE), (V1_FILE, V1, MIGRATED_V1_FILE))
 
 
 def store_path() -> Path:
@@ -62,9 +73,10 @@ def store_path() -> Path:
 
 
 def fingerprint(path: Path | None = None) -> tuple[int, int] | None:
-    """(mtime_ns, size) of the store (or of a v1 store not migrated yet); None when none."""
+    """(mtime_ns, size) of the store (or of an older store not migrated yet); None when none."""
     store = path or store_path()
-    for candidate in (store, store.with_name(V1_FILE)):
+    older = (store.with_name(name) for name, _, _ in _LEGACY)
+    for candidate in (store, *(o for o in older if o != store)):
         try:
             st = candidate.stat()
         except OSError:
@@ -89,7 +101,7 @@ def load(path: Path | None = None) -> ImportSnapshot:
 
 
 def events_as_calls(snapshot: ImportSnapshot) -> list[Call]:
-    return [row_to_call(e.row) for e in snapshot.events]
+    return [row_to_call(e.row, e.detail) for e in snapshot.events]
 
 
 def newest_synced_ms(account: str, path: Path | None = None) -> int | None:
@@ -110,8 +122,9 @@ def other_accounts_coverage_end(account: str, path: Path | None = None) -> int |
 
 
 def _read(path: Path) -> ImportSnapshot:
-    """The v2 store, else a v1 store read into v2 events, else an empty snapshot."""
-    for candidate, version in ((path, VERSION), (path.with_name(V1_FILE), V1)):
+    """The v3 store, else an older store read into v3 events, else an empty snapshot."""
+    older = ((path.with_name(name), version) for name, version, _ in _LEGACY)
+    for candidate, version in ((path, VERSION), *(o for o in older if o[0] != path)):
         try:
             raw = candidate.read_bytes()
         except FileNotFoundError:
@@ -134,10 +147,11 @@ def _unreadable(path: Path, why: str) -> ImportStoreError:
 
 def _write(path: Path, ranges: Sequence[Range], events: Iterable[StoredEvent]) -> None:
     write_json_atomic(path, encode_store(ranges, events))
-    legacy = path.with_name(V1_FILE)
-    if legacy.exists():
-        # Kept, not deleted: the migration must never be the reason a row is gone.
-        os.replace(legacy, path.with_name(MIGRATED_V1_FILE))
+    for name, _, migrated in _LEGACY:
+        legacy = path.with_name(name)
+        if legacy != path and legacy.exists():
+            # Kept, not deleted: the migration must never be the reason a row is gone.
+            os.replace(legacy, path.with_name(migrated))
 
 
 def import_file(
@@ -190,7 +204,7 @@ def import_rows(
         bumped = False
         for row in rows:
             old = events.get(row.hash)
-            new = StoredEvent(row, SOURCE_IMPORT, None, exported)
+            new = keeps_detail(old, StoredEvent(row, SOURCE_IMPORT, None, exported))
             if old is None:
                 added += 1
             else:
@@ -231,12 +245,16 @@ def apply_sync(
     window_start_ms: int,
     window_end_ms: int,
     *,
+    details: Mapping[str, EventDetail] | None = None,
     path: Path | None = None,
 ) -> ImportSummary:
     """Store one sync of `account`: its synced events from the window start on are replaced.
 
     The window end is the sync's own time: rows after it + 1 day are refused (counted in
     `future`), coverage never ends after it, and a store damaged by such rows heals.
+    `details` (row identity → detail) makes this a sync of JSON usage events: their detail is
+    added to a stored export row of the same event (a manual one included, whose source and cells
+    stay), and the cells of an export row they replace are kept.
     """
     if not ACCOUNT_PATTERN.fullmatch(account):
         raise ValueError("account must be 16 lowercase hex digits")
@@ -255,11 +273,21 @@ def apply_sync(
         events = {e.row.hash: e for e in kept}
         added = skipped = 0
         for row in in_window:
-            if manual.covers_time(row.timestamp_ms) or row.hash in events:
+            detail = details.get(row.hash) if details is not None else None
+            stored = events.get(row.hash)
+            if manual.covers_time(row.timestamp_ms) or stored is not None:
                 skipped += 1
+                if detail is not None and stored is not None and stored.source == SOURCE_IMPORT:
+                    events[row.hash] = enriched(stored, detail)
                 continue
-            events[row.hash] = StoredEvent(row, SOURCE_SYNC, account, window_end_ms)
-            if row.hash in dropped:
+            previous = dropped.get(row.hash)
+            if details is None:
+                new = StoredEvent(row, SOURCE_SYNC, account, window_end_ms)
+                events[row.hash] = keeps_detail(previous, new)
+            else:
+                new = StoredEvent(row, SOURCE_SYNC, account, window_end_ms, detail, CELLS_JSON)
+                events[row.hash] = new if previous is None else with_json(previous, new)
+            if previous is not None:
                 skipped += 1
             else:
                 added += 1
@@ -306,7 +334,9 @@ def remove(path: Path | None = None) -> RemoveResult:
             snap = _read(store)
         except ImportStoreError:
             snap = ImportSnapshot(exists=True)
-        files = [store, store.with_name(V1_FILE), store.with_name(MIGRATED_V1_FILE)]
+        files = [store] + [
+            store.with_name(name) for legacy, _, migrated in _LEGACY for name in (legacy, migrated)
+        ]
         existed = any(f.exists() for f in files)
         for f in files:
             with contextlib.suppress(FileNotFoundError):

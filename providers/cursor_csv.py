@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from codeburn.providers import pricing
 from codeburn.providers.calls import (
@@ -26,6 +26,9 @@ from codeburn.providers.calls import (
     Call,
 )
 from codeburn.providers.localtime import EPOCH, local_day, local_midnight_ms
+
+if TYPE_CHECKING:
+    from codeburn.providers.cursor_events import EventDetail
 
 DATE: Final = "Date"
 USER: Final = "User"
@@ -345,14 +348,26 @@ def session_id(row: UsageRow, provider: str, day: date) -> str:
     return agent or f"{KEY_PREFIX}{provider}:{day.isoformat()}"
 
 
-def row_to_call(row: UsageRow) -> Call:
+def row_to_call(row: UsageRow, detail: EventDetail | None = None) -> Call:
     """The call an exported row stands for: $0 when not charged, billed when Cost is an amount,
-    else priced at API rates; a User API Key row belongs to the `user-api-key` pseudo-provider."""
+    else priced at API rates; a User API Key row belongs to the `user-api-key` pseudo-provider.
+
+    `detail` (the same event's JSON usage event) decides the class when its kind is known, and a
+    usage-based event's billed cost is its `chargedCents` (Cursor's token fee included)."""
     provider, model = normalise_model(row.model)
-    not_charged = is_not_charged(row.kind, row.cost or row.requests)
-    if is_user_api_key(row.kind):
+    billing = detail.billing if detail is not None else None
+    if billing is None:
+        not_charged = is_not_charged(row.kind, row.cost or row.requests)
+        api_key = is_user_api_key(row.kind)
+        billed = None if not_charged else billed_amount(row.cost)
+    else:
+        not_charged = billing == "not-charged"
+        api_key = billing == "user-api-key"
+        billed = detail.billed_dollars if detail is not None else None
+        if billing == "billed" and billed is None:
+            billed = billed_amount(row.cost)  # no chargedCents: the export's Cost stays billed
+    if api_key:
         provider = USER_API_KEY
-    billed = None if not_charged else billed_amount(row.cost)
     if not_charged:
         cost, priced, estimated = 0.0, True, False
     elif billed is not None:

@@ -91,7 +91,7 @@ def test_team_export_needs_user_and_never_sums_several_people(
     code, summary, _ = _import(capsys, str(team), "--user", "BOB@example.com")
     assert code == 0 and summary is not None
     assert (summary["added"], summary["tokens"]) == (4, 494_961 + 133_727 + 48_854 + 61_587)
-    stored = (env.cache / "imports" / "cursor-usage.v2.json").read_text()
+    stored = (env.cache / "imports" / "cursor-usage.v3.json").read_text()
     assert "example.com" not in stored
 
 
@@ -116,7 +116,7 @@ def test_files_that_are_not_exports_are_refused_in_one_line(
         assert code == 1
         assert err.startswith("codeburn import cursor: ") and err.count("\n") == 1
         assert message in err and "Traceback" not in err
-    assert not (env.cache / "imports" / "cursor-usage.v2.json").exists()
+    assert not (env.cache / "imports" / "cursor-usage.v3.json").exists()
 
 
 def test_rows_dated_after_tomorrow_are_refused_and_counted(
@@ -130,7 +130,7 @@ def test_rows_dated_after_tomorrow_are_refused_and_counted(
     code, summary, _ = _import(capsys, str(write_export(tmp_path / "f.csv", rows)))
     assert code == 0 and summary is not None
     assert (summary["added"], summary["future"], summary["total"]) == (1, 1, 1)
-    doc = json.loads((env.cache / "imports" / "cursor-usage.v2.json").read_text())
+    doc = json.loads((env.cache / "imports" / "cursor-usage.v3.json").read_text())
     assert [e["date"] for e in doc["events"]] == [rows[0].date]
     assert all(r["end"] < "2099" for r in doc["ranges"])
 

@@ -161,7 +161,7 @@ async def test_import_errors_are_actionable(server_env: ServerEnv) -> None:
         error = await failure(s, IMPORT, "a.csv", "b.csv")
         assert error.code == INVALID_PARAMS
         assert s.client.messages == []  # the command's caller shows the error, not the server
-    assert not (server_env.cache / "imports" / "cursor-usage.v2.json").exists()
+    assert not (server_env.cache / "imports" / "cursor-usage.v3.json").exists()
 
 
 async def test_report_arguments(server_env: ServerEnv) -> None:

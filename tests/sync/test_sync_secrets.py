@@ -44,7 +44,7 @@ def test_no_secret_in_files_logs_or_errors(
 
     files = _every_file(sync_env.cache_dir, sync_env.config_dir)
     names = {p.name for p in files}
-    assert {"cursor-sync.v1.json", "cursor-usage.v2.json", "cursor-quota.v1.json"} <= names
+    assert {"cursor-sync.v1.json", "cursor-usage.v3.json", "cursor-quota.v1.json"} <= names
     assert "config.json" in names
     secrets = {
         "token": sync_env.token.encode(),
