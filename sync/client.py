@@ -179,7 +179,7 @@ class CursorClient:
         *,
         budget_s: float,
         deadline: float | None = None,
-        page_size: int = EVENTS_PAGE_SIZE,
+        page_size: int | None = None,
     ) -> list[Any]:
         """Every JSON usage event of [start_ms, end_ms], page after page within one budget.
 
@@ -188,6 +188,8 @@ class CursorClient:
         export, and ("export") a page larger than asked or a count that changes between pages."""
         if deadline is None:
             deadline = time.monotonic() + budget_s
+        if page_size is None:
+            page_size = EVENTS_PAGE_SIZE
         events: list[Any] = []
         total = 0
         pages = 1
