@@ -9,10 +9,10 @@ import bisect
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, GROKBOT
 from codeburn.providers.cursor_csv import UsageRow, billed_amount, identity, normalise_model
@@ -230,7 +230,11 @@ def decode_store(raw: bytes, version: int = VERSION) -> ImportSnapshot:
     if version == V1:
         events = merge_v1(_event_from(item, v1=True) for item in _list(doc["events"]))
     else:
-        events = tuple(_event_from(item, v2=version == V2) for item in _list(doc["events"]))
+        # Cells that repeat (kind, model, cost, export time, ...) are one object each: a large
+        # store holds hundreds of thousands of events.
+        memo: dict[Any, Any] = {}
+        items = _list(doc["events"])
+        events = tuple(_event_from(item, v2=version == V2, share=memo.setdefault) for item in items)
     return ImportSnapshot(exists=True, ranges=ranges, events=events)
 
 
@@ -256,6 +260,51 @@ def encode_store(ranges: Sequence[Range], events: Iterable[StoredEvent]) -> dict
         "ranges": [r.to_json() for r in ranges],
         "events": [e.to_json() for e in ordered],
     }
+
+
+def encode_store_lines(ranges: Sequence[Range], events: Iterable[StoredEvent]) -> Iterator[bytes]:
+    """`encode_store` as JSON text made piece by piece, one event a line (`decode_store_file`
+    reads it back line by line): a large store is never one string in memory."""
+    ordered = sorted(events, key=lambda e: (e.row.timestamp_ms, e.row.hash))
+    head = json.dumps({"version": VERSION, "ranges": [r.to_json() for r in ranges]}, **_COMPACT)
+    yield (head[:-1] + ',"events":[\n').encode()
+    last = len(ordered) - 1
+    for n, event in enumerate(ordered):
+        line = json.dumps(event.to_json(), **_COMPACT)
+        yield (line + (",\n" if n < last else "\n")).encode()
+    yield b"]}"
+
+
+def decode_store_file(handle: BinaryIO, version: int = VERSION) -> ImportSnapshot:
+    """`decode_store` of an open store file; the layout `encode_store_lines` writes is read line
+    by line (never all of it in memory), any other valid JSON as a whole."""
+    first = handle.readline()
+    if version != VERSION or not first.endswith(b',"events":[\n'):
+        return decode_store(first + handle.read(), version)
+    head = json.loads(first[:-1] + b"]}")
+    if not isinstance(head, dict) or head.get("version") != version or set(head) != _KEYS:
+        raise ValueError(f"not a version {version} store")
+    ranges = tuple(_range_from(item) for item in _list(head["ranges"]))
+    memo: dict[Any, Any] = {}
+    events: list[StoredEvent] = []
+    more = True
+    for line in handle:
+        if not more:
+            if line != b"]}":
+                raise ValueError("text after the last event")
+            return ImportSnapshot(exists=True, ranges=ranges, events=tuple(events))
+        if line == b"]}" and not events:
+            return ImportSnapshot(exists=True, ranges=ranges, events=())
+        if not line.endswith(b"\n"):
+            raise ValueError("the store ends inside an event")
+        text = line[:-1]
+        more = text.endswith(b",")
+        events.append(_event_from(json.loads(text[:-1] if more else text), share=memo.setdefault))
+    raise ValueError("the store ends before its last event")
+
+
+_COMPACT: Final[dict[str, Any]] = {"separators": (",", ":")}
+_KEYS: Final = frozenset({"version", "ranges", "events"})
 
 
 def _list(value: Any) -> list[Any]:
@@ -310,24 +359,36 @@ def _bool(item: dict[str, Any], key: str) -> bool:
     return value
 
 
-def _event_from(item: Any, *, v1: bool = False, v2: bool = False) -> StoredEvent:
+def _same(value: Any, _default: Any = None) -> Any:
+    return value
+
+
+def _event_from(
+    item: Any, *, v1: bool = False, v2: bool = False, share: Callable[[Any, Any], Any] = _same
+) -> StoredEvent:
     source, account = _source(item)
+    source, account = share(source, source), share(account, account)
+
+    def shared(key: str) -> str:
+        value = _str(item, key)
+        return str(share(value, value))
+
     row = UsageRow(
         date=_str(item, "date"),
         timestamp_ms=_time(item, "time"),
-        cloud_agent_id=_str(item, "cloudAgentId"),
-        automation_id=_str(item, "automationId"),
-        kind=_str(item, "kind"),
-        model=_str(item, "model"),
-        max_mode=_str(item, "maxMode"),
+        cloud_agent_id=shared("cloudAgentId"),
+        automation_id=shared("automationId"),
+        kind=shared("kind"),
+        model=shared("model"),
+        max_mode=shared("maxMode"),
         cache_write=_int(item, "cacheWrite"),
         input=_int(item, "input"),
         cache_read=_int(item, "cacheRead"),
         output=_int(item, "output"),
         total=_int(item, "totalTokens"),
-        cost=_str(item, "cost"),
+        cost=shared("cost"),
         hash=_str(item, "hash"),
-        requests="" if v1 else _str(item, "requests"),
+        requests="" if v1 else shared("requests"),
         tokens_only=False if v1 else _bool(item, "tokensOnly"),
     )
     if not _HASH.fullmatch(row.hash):
@@ -339,9 +400,10 @@ def _event_from(item: Any, *, v1: bool = False, v2: bool = False) -> StoredEvent
         )
     exported = item["exportedAt"]
     exported_ms = None if exported is None else _time(item, "exportedAt")
+    exported_ms = share(exported_ms, exported_ms)
     if v2:
         return StoredEvent(row, source, account, exported_ms)
-    cells = _str(item, "cells")
+    cells = shared("cells")
     if cells not in (CELLS_CSV, CELLS_JSON):
         raise ValueError("cells is neither csv nor json")
     return StoredEvent(row, source, account, exported_ms, _detail_from(item["usageEvent"]), cells)

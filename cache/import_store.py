@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
 from codeburn.cache.dirs import imports_dir
-from codeburn.cache.files import LockTimeoutError, locked, write_json_atomic
+from codeburn.cache.files import LockTimeoutError, locked, write_chunks_atomic
 from codeburn.cache.import_merge import (
     enriched,
     event_set,
@@ -47,8 +47,8 @@ from codeburn.cache.import_records import (
     RemoveResult,
     StoredEvent,
     days_of,
-    decode_store,
-    encode_store,
+    decode_store_file,
+    encode_store_lines,
     merge_ranges,
     parse_boundary,
     replaced_providers,
@@ -101,7 +101,13 @@ def load(path: Path | None = None) -> ImportSnapshot:
 
 
 def events_as_calls(snapshot: ImportSnapshot) -> list[Call]:
-    return [row_to_call(e.row, e.detail) for e in snapshot.events]
+    return list(iter_calls(snapshot))
+
+
+def iter_calls(snapshot: ImportSnapshot) -> Iterator[Call]:
+    """The stored events as calls, one at a time (a report sums them; it need not hold them)."""
+    for e in snapshot.events:
+        yield row_to_call(e.row, e.detail)
 
 
 def newest_synced_ms(account: str, path: Path | None = None) -> int | None:
@@ -126,13 +132,16 @@ def _read(path: Path) -> ImportSnapshot:
     older = ((path.with_name(name), version) for name, version, _ in _LEGACY)
     for candidate, version in ((path, VERSION), *(o for o in older if o[0] != path)):
         try:
-            raw = candidate.read_bytes()
+            handle = candidate.open("rb")
         except FileNotFoundError:
             continue
         except OSError as exc:
             raise _unreadable(candidate, exc.strerror or "cannot be opened") from exc
         try:
-            return decode_store(raw, version)
+            with handle:
+                return decode_store_file(handle, version)
+        except OSError as exc:
+            raise _unreadable(candidate, exc.strerror or "cannot be read") from exc
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             raise _unreadable(candidate, "it is damaged or from another version") from exc
     return ImportSnapshot(exists=False)
@@ -146,7 +155,7 @@ def _unreadable(path: Path, why: str) -> ImportStoreError:
 
 
 def _write(path: Path, ranges: Sequence[Range], events: Iterable[StoredEvent]) -> None:
-    write_json_atomic(path, encode_store(ranges, events))
+    write_chunks_atomic(path, encode_store_lines(ranges, events))
     for name, _, migrated in _LEGACY:
         legacy = path.with_name(name)
         if legacy != path and legacy.exists():
@@ -368,6 +377,7 @@ __all__ = [
     "fingerprint",
     "import_file",
     "import_rows",
+    "iter_calls",
     "load",
     "merge_ranges",
     "newest_synced_ms",

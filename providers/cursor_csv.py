@@ -72,6 +72,9 @@ CURSOR_AUTO: Final = "cursor-auto"
 # Models the export names without saying which model served them: priced, but estimated.
 UNNAMED_MODELS: Final = frozenset({CURSOR_AUTO, "agent_review"})
 
+_REPEATED_COLUMNS: Final = frozenset(
+    {CLOUD_AGENT_ID, AUTOMATION_ID, KIND, MODEL, MAX_MODE, COST, REQUESTS, USER}
+)
 _EXPORT_HINT = "export it at cursor.com/dashboard → Usage → Export CSV"
 _MAX_TOKEN_DIGITS = 15
 _EARLIEST_YEAR = 2000
@@ -229,6 +232,10 @@ def _rows(text: str) -> Iterator[UsageRow]:
     width = len(columns)
     last_line = reader.line_num
     seen: dict[str, int] = {}
+    # Cells that repeat row after row are kept as one object each (a large export has
+    # hundreds of thousands of rows, each with the same few kinds, models and costs).
+    repeated = [n for n, name in enumerate(columns) if name in _REPEATED_COLUMNS]
+    memo: dict[str, str] = {}
     for cells in reader:
         line = last_line + 1
         last_line = reader.line_num
@@ -240,6 +247,8 @@ def _rows(text: str) -> Iterator[UsageRow]:
                 "the file looks cut short or damaged, nothing was imported",
                 line,
             )
+        for n in repeated:
+            cells[n] = memo.setdefault(cells[n], cells[n])
         row = _row(dict(zip(columns, cells, strict=True)), line)
         occurrence = seen[row.hash] = seen.get(row.hash, 0) + 1
         if occurrence > 1:

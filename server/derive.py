@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Any
 
-from codeburn.cache.import_store import CoverageIndex, ImportSnapshot, events_as_calls
+from codeburn.cache.import_store import CoverageIndex, ImportSnapshot, iter_calls
 from codeburn.cache.usage_slices import DaySlices, Slice
 from codeburn.providers.calls import Call
 from codeburn.providers.cursor_rows import gc_paused
@@ -84,7 +84,7 @@ def derive_days(
     with gc_paused():
         _group(groups, local_calls, index, first, last, coverage or None, True)
         if snapshot is not None:
-            _group(groups, events_as_calls(snapshot), index, first, last, None, False)
+            _group(groups, iter_calls(snapshot), index, first, last, None, False)
     days: dict[date, DaySlices] = {}
     for (
         day,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.cache.import_store import events_as_calls, load, store_path
+from codeburn.cache.import_records import decode_store, encode_store
+from codeburn.cache.import_store import ImportStoreError, events_as_calls, load, store_path
 
 # Written by the code at d68fe15 (store v2): three real exports imported by hand and one sync.
 DATA = Path(__file__).resolve().parent.parent / "data" / "store-v2"
@@ -38,9 +39,7 @@ def test_a_v2_store_reads_back_completely_and_migrates(imports: Path) -> None:
     # Migrated once: the v3 file holds the same, the v2 file is kept byte for byte aside.
     v3 = json.loads((imports / "cursor-usage.v3.json").read_bytes())
     assert v3["version"] == 3 and v3["ranges"] == v2["ranges"]
-    assert [{k: v for k, v in e.items() if k not in V3_ONLY} for e in v3["events"]] == v2[
-        "events"
-    ]
+    assert [{k: v for k, v in e.items() if k not in V3_ONLY} for e in v3["events"]] == v2["events"]
     assert not (imports / "cursor-usage.v2.json").exists()
     assert (imports / "cursor-usage.v2.migrated.json").read_bytes() == original
     assert load() == snap
@@ -58,3 +57,39 @@ def test_a_v2_store_serves_the_same_calls(imports: Path) -> None:
 
     assert [shape(r) for r in after] == [shape(r) for r in before]
     assert sum(1 for r in after if r[12]) == sum(1 for r in before if r[12]) > 0
+
+
+def _v3_store(imports: Path) -> Path:
+    load()  # migrates the v2 fixture
+    return imports / "cursor-usage.v3.json"
+
+
+def test_the_store_is_json_with_one_event_a_line(imports: Path) -> None:
+    store = _v3_store(imports)
+    raw = store.read_bytes()
+    lines = raw.split(b"\n")
+    assert len(lines) == 353 + 2 and lines[-1] == b"]}"
+    assert all(json.loads(line.rstrip(b",")) for line in lines[1:-1])
+    doc = json.loads(raw)
+    assert doc == encode_store(load().ranges, load().events)
+    # The same JSON in any other layout (one line, indented) reads the same.
+    for text in (json.dumps(doc), json.dumps(doc, indent=2)):
+        store.write_text(text)
+        assert load().events == decode_store(raw).events
+
+
+@pytest.mark.parametrize("cut", ["mid-event", "after-comma", "before-end", "comma-at-end"])
+def test_a_store_cut_short_is_unreadable_never_shorter(imports: Path, cut: str) -> None:
+    store = _v3_store(imports)
+    raw = store.read_bytes()
+    body = raw[: -len(b"\n]}")]  # ends with the last event (no comma)
+    damaged = {
+        "mid-event": raw[: len(raw) // 2],
+        "after-comma": raw[: raw.rindex(b",\n") + 2],
+        "before-end": body + b"\n",
+        "comma-at-end": body + b",\n]}",
+    }[cut]
+    store.write_bytes(damaged)
+    with pytest.raises(ImportStoreError, match="--remove"):
+        load()
+    assert store.read_bytes() == damaged
