@@ -8,8 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.cache.import_records import decode_store, encode_store
+from codeburn.cache.import_records import (
+    PackedEvents,
+    StoredEvent,
+    decode_store,
+    encode_store,
+)
 from codeburn.cache.import_store import ImportStoreError, events_as_calls, load, store_path
+from codeburn.providers.cursor_csv import parse_csv
+from codeburn.providers.cursor_events import EventDetail
+from codeburn.providers.localtime import iso_utc
+from tests.csv_fixtures import ExportRow, export_bytes
 
 # Written by the code at d68fe15 (store v2): three real exports imported by hand and one sync.
 DATA = Path(__file__).resolve().parent.parent / "data" / "store-v2"
@@ -93,3 +102,30 @@ def test_a_store_cut_short_is_unreadable_never_shorter(imports: Path, cut: str) 
     with pytest.raises(ImportStoreError, match="--remove"):
         load()
     assert store.read_bytes() == damaged
+
+
+def test_packed_events_give_back_every_event_as_it_was(tmp_path: Path) -> None:
+    ms = 1_795_000_000_123
+    rows = parse_csv(
+        export_bytes(
+            [
+                ExportRow(iso_utc(ms), "gpt-5", input=5, cost="$0.19", kind="On-Demand"),
+                ExportRow("2026-11-18", "auto", cache_read=7),  # a date only: local midnight
+                ExportRow("2026-11-18 10:00:00", "gpt-5", output=3, cloud_agent_id="bc-1"),
+                ExportRow("2026-11-18T10:00:00+00:00", "gpt-5", output=4),
+                ExportRow("2026-11-18T10:00:00.5Z", "gpt-5", output=5),
+            ]
+        )
+    )
+    detail = EventDetail("USAGE_EVENT_KIND_USAGE_BASED", "conv-1", 204.688495, 39.0061)
+    events = [
+        StoredEvent(rows[0], "sync", "0123456789abcdef", ms, detail, "json"),
+        *(StoredEvent(r, "import", None, None if n else ms) for n, r in enumerate(rows[1:])),
+    ]
+    packed = PackedEvents(events)
+    assert len(packed) == 5 and list(packed) == events and packed == tuple(events)
+    assert packed[-1] == events[-1] and packed[1:3] == tuple(events[1:3])
+    assert packed.models() == {"gpt-5", "auto"}
+    assert [e.row.date for e in packed] == [r.date for r in rows]
+    with pytest.raises(IndexError):
+        packed[5]
