@@ -176,7 +176,10 @@ def import_file(
     from codeburn.providers.team_export import one_persons_rows  # noqa: PLC0415
 
     data, mtime_ms = read_export(csv_path)
-    rows = one_persons_rows(parse_csv(data), user=user, signed_in=signed_in)
+    parsed = parse_csv(data)
+    del data  # the merge below need not hold the file's bytes too
+    rows = one_persons_rows(parsed, user=user, signed_in=signed_in)
+    del parsed
     return import_rows(rows, mtime_ms=mtime_ms, start=start, end=end, path=path)
 
 

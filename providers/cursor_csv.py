@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TextIO
 
 from codeburn.providers import pricing
 from codeburn.providers.calls import (
@@ -213,21 +213,22 @@ def billed_amount(cost: str) -> float | None:
 
 
 def parse_csv(data: bytes) -> list[UsageRow]:
-    """Every row of an export, or CsvFormatError naming the first problem (and its line)."""
+    """Every row of an export, or CsvFormatError naming the first problem (and its line).
+
+    The bytes are decoded as they are read (a large export is never also held as text)."""
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
     try:
-        text = data.decode("utf-8-sig")
+        return list(_rows(text))
     except UnicodeDecodeError as exc:
         raise CsvFormatError(
             f"not a Cursor usage export: the file is not UTF-8 text; {_EXPORT_HINT}"
         ) from exc
-    try:
-        return list(_rows(text))
     except csv.Error as exc:
         raise CsvFormatError(f"not a readable CSV file ({exc}); {_EXPORT_HINT}") from exc
 
 
-def _rows(text: str) -> Iterator[UsageRow]:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=False)
+def _rows(text: TextIO) -> Iterator[UsageRow]:
+    reader = csv.reader(text, strict=False)
     columns = _header(reader)
     width = len(columns)
     last_line = reader.line_num
