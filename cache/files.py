@@ -101,6 +101,23 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def write_chunks_atomic(path: Path, chunks: Iterable[bytes]) -> None:
+    """`write_bytes_atomic` of data made piece by piece (never all in memory at once)."""
+    private_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def write_json_atomic(path: Path, obj: Any) -> None:
     write_bytes_atomic(path, json.dumps(obj, separators=(",", ":")).encode("utf-8"))
 

@@ -39,6 +39,7 @@ class Credentials:
     cookie: str = field(repr=False)
     account: str
     exp: int | None
+    user_id: str = field(default="", repr=False)  # to pick one's events of a team account
 
 
 def credentials_for(token: CursorToken) -> Credentials | None:
@@ -48,5 +49,8 @@ def credentials_for(token: CursorToken) -> Credentials | None:
     if user_id is None or not _HEADER_SAFE.fullmatch(token.token):
         return None
     return Credentials(
-        cookie=session_cookie(user_id, token.token), account=account_of(token.sub), exp=token.exp
+        cookie=session_cookie(user_id, token.token),
+        account=account_of(token.sub),
+        exp=token.exp,
+        user_id=user_id,
     )

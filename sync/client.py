@@ -1,4 +1,5 @@
-"""The two cursor.com calls we make: the usage export (CSV) and the usage summary (JSON).
+"""The cursor.com calls we make: the usage events (JSON, paged), the usage export (CSV) and the
+usage summary (JSON).
 
 Errors carry our own words only; a response body is never put into a message or a log.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import math
 import os
 import threading
 import time
@@ -25,6 +27,9 @@ BASE_URL_ENV = "CODEBURN_CURSOR_BASE_URL"
 ORIGIN = "https://cursor.com"
 EXPORT_PATH = "/api/dashboard/export-usage-events-csv"
 SUMMARY_PATH = "/api/usage-summary"
+EVENTS_PATH = "/api/dashboard/get-filtered-usage-events"
+EVENTS_PAGE_SIZE = 500
+MAX_EVENT_PAGES = 400  # 200,000 events in one window: far beyond a month of heavy use
 USER_AGENT = "codeburn"
 MAX_BODY_BYTES = 256 * 1024 * 1024
 SUMMARY_BUDGET_S = 10.0
@@ -52,6 +57,11 @@ class RequestFailed(Exception):
         self.kind: FailureKind = kind
         self.status = status
         self.retry_after_s = retry_after_s
+
+
+class EventsUnavailable(Exception):
+    """The JSON usage events are not there (HTTP 404/405) or came in a shape we do not know:
+    the sync falls back to the usage export (CSV). The answer's text is never kept."""
 
 
 def _is_loopback(host: str) -> bool:
@@ -126,6 +136,7 @@ class _Request:
     deadline: float
     budget_s: float
     what: str
+    body: dict[str, Any] | None = None  # a JSON body: POST instead of GET
 
 
 @dataclass(slots=True)
@@ -152,11 +163,77 @@ class CursorClient:
     def base(self) -> str:
         return self._base
 
-    def export_csv(self, start_ms: int, end_ms: int, *, budget_s: float) -> bytes:
-        """The usage export for [start_ms, end_ms]; raises RequestFailed. Never exceeds budget_s."""
+    def export_csv(
+        self, start_ms: int, end_ms: int, *, budget_s: float, deadline: float | None = None
+    ) -> bytes:
+        """The usage export for [start_ms, end_ms]; raises RequestFailed. Never exceeds budget_s
+        (or `deadline`, a time.monotonic() the budget of a whole sync ends at)."""
         params = {"startDate": str(start_ms), "endDate": str(end_ms), "strategy": "tokens"}
-        body = self._get(EXPORT_PATH, params, "text/csv", budget_s, "the usage export")
-        return body
+        return self._get(
+            EXPORT_PATH, params, "text/csv", budget_s, "the usage export", deadline=deadline
+        )
+
+    def usage_events(
+        self,
+        start_ms: int,
+        end_ms: int,
+        *,
+        budget_s: float,
+        deadline: float | None = None,
+        page_size: int | None = None,
+    ) -> list[Any]:
+        """Every JSON usage event of [start_ms, end_ms], page after page within one budget.
+
+        Raises EventsUnavailable (fall back to the CSV export) for HTTP 404/405 or an answer of
+        unknown shape, RequestFailed for every other failure: HTTP and network trouble as for the
+        export, and ("export") a page larger than asked or a count that changes between pages."""
+        if deadline is None:
+            deadline = time.monotonic() + budget_s
+        if page_size is None:
+            page_size = EVENTS_PAGE_SIZE
+        events: list[Any] = []
+        total = 0
+        pages = 1
+        page = 1
+        while page <= pages:
+            body = {
+                "teamId": 0,
+                "startDate": str(start_ms),
+                "endDate": str(end_ms),
+                "page": page,
+                "pageSize": page_size,
+            }
+            raw = self._get(
+                EVENTS_PATH, {}, "application/json", budget_s, "the usage events",
+                body=body, deadline=deadline,
+            )  # fmt: skip
+            count, items = _events_page(raw)
+            if page == 1:
+                if items is None and count:
+                    raise EventsUnavailable  # a count of events but no events
+                total = count or 0
+                pages = math.ceil(total / page_size)
+                if pages > MAX_EVENT_PAGES:
+                    raise RequestFailed(
+                        "export",
+                        f"cursor.com reported {total} usage events, more than one sync reads",
+                    )
+            elif count is None:
+                raise EventsUnavailable
+            elif count != total:
+                raise RequestFailed(
+                    "export", "the usage events changed while they were read; nothing was stored"
+                )
+            items = items or []
+            if len(items) > page_size or len(events) + len(items) > total:
+                raise RequestFailed(
+                    "export", "cursor.com sent more usage events than asked for; nothing was stored"
+                )
+            events.extend(items)
+            if len(events) >= total:
+                break
+            page += 1  # a short page is not the end: Cursor may leave events out of a page
+        return events
 
     def usage_summary(self, *, budget_s: float = SUMMARY_BUDGET_S) -> Any:
         """The parsed usage-summary JSON; raises RequestFailed."""
@@ -167,12 +244,21 @@ class CursorClient:
             raise RequestFailed("export", "cursor.com did not return the usage summary") from exc
 
     def _get(
-        self, path: str, params: dict[str, str], accept: str, budget_s: float, what: str
+        self,
+        path: str,
+        params: dict[str, str],
+        accept: str,
+        budget_s: float,
+        what: str,
+        *,
+        body: dict[str, Any] | None = None,
+        deadline: float | None = None,
     ) -> bytes:
         # The request runs on a worker thread so that a server stalling mid-body cannot hold
         # the caller past the budget; the abandoned worker dies at its own read timeout.
         outcome = _Outcome()
-        request = _Request(path, params, accept, time.monotonic() + budget_s, budget_s, what)
+        until = time.monotonic() + budget_s if deadline is None else deadline
+        request = _Request(path, params, accept, until, budget_s, what, body)
         worker = threading.Thread(
             target=self._fetch,
             args=(request, outcome),
@@ -180,11 +266,11 @@ class CursorClient:
             daemon=True,
         )
         worker.start()
-        worker.join(max(0.0, budget_s))
+        worker.join(max(0.0, until - time.monotonic()))
         if worker.is_alive():
             raise RequestFailed("network", f"cursor.com did not answer within {budget_s:g} s")
         if outcome.error is not None:
-            if isinstance(outcome.error, RequestFailed):
+            if isinstance(outcome.error, RequestFailed | EventsUnavailable):
                 raise outcome.error
             raise RequestFailed("network", "could not reach cursor.com") from None
         assert outcome.body is not None
@@ -199,10 +285,14 @@ class CursorClient:
         }
 
     def _fetch(self, request: _Request, outcome: _Outcome) -> None:
-        remaining = max(0.1, request.deadline - time.monotonic())
+        remaining = request.deadline - time.monotonic()
+        too_slow = f"cursor.com did not answer within {request.budget_s:g} s"
+        if remaining <= 0:
+            outcome.error = RequestFailed("network", too_slow)
+            return
+        remaining = max(0.1, remaining)
         timeout = httpx.Timeout(remaining, connect=min(remaining, 10.0))
         loopback = _is_loopback(httpx.URL(self._base).host)
-        too_slow = f"cursor.com did not answer within {request.budget_s:g} s"
         try:
             with (
                 httpx.Client(
@@ -212,16 +302,21 @@ class CursorClient:
                     follow_redirects=False,
                 ) as client,
                 client.stream(
-                    "GET",
+                    "GET" if request.body is None else "POST",
                     self._base + request.path,
                     params=request.params,
                     headers=self._headers(request.accept),
+                    json=request.body,
                 ) as response,
             ):
+                if request.body is not None and (
+                    response.status_code in (404, 405) or 200 < response.status_code < 300
+                ):
+                    raise EventsUnavailable  # no such endpoint here, or an answer we do not know
                 if response.status_code != 200:
                     raise _status_failure(response, request.what)
                 outcome.body = self._read_body(response, request.deadline, too_slow)
-        except RequestFailed as exc:
+        except (RequestFailed, EventsUnavailable) as exc:
             outcome.error = exc
         except httpx.TimeoutException:
             outcome.error = RequestFailed("network", too_slow)
@@ -240,3 +335,34 @@ class CursorClient:
                 raise RequestFailed("network", too_slow)
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _events_page(body: bytes) -> tuple[int | None, list[Any] | None]:
+    """(totalUsageEventsCount, usageEventsDisplay) of one page, each None when absent.
+
+    EventsUnavailable for anything but that envelope: not JSON, not an object, an object with
+    neither key (an empty object is an empty window), a count or a list of another type."""
+    try:
+        doc = json.loads(body)
+    except (ValueError, RecursionError):
+        raise EventsUnavailable from None
+    if not isinstance(doc, dict):
+        raise EventsUnavailable
+    count_raw = doc.get("totalUsageEventsCount")
+    items = doc.get("usageEventsDisplay")
+    if doc and count_raw is None and items is None:
+        raise EventsUnavailable
+    count: int | None = None
+    if isinstance(count_raw, int) and not isinstance(count_raw, bool) and count_raw >= 0:
+        count = count_raw
+    elif isinstance(count_raw, str) and count_raw.isascii() and count_raw.isdigit():
+        if len(count_raw) > 12:
+            raise EventsUnavailable
+        count = int(count_raw)
+    elif count_raw is not None:
+        raise EventsUnavailable
+    if items is not None and not isinstance(items, list):
+        raise EventsUnavailable
+    if items is not None and count is None:
+        raise EventsUnavailable  # events without their count cannot be paged
+    return count, items

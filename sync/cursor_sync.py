@@ -1,13 +1,16 @@
-"""Automatic and forced sync of Cursor's usage export from cursor.com into the import store.
+"""Automatic and forced sync of Cursor's usage from cursor.com into the import store.
 
 Order of a sync: token → off switch → throttle/backoff (claimed under the state lock, before the
-request) → window → one GET → parse + store → state. Nothing here logs or stores a secret.
+request) → window → the JSON usage events, page by page (or, when cursor.com has none or sends a
+shape we do not know, once the usage export) → parse + store → state. Nothing here logs or
+stores a secret.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import time
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -26,7 +29,7 @@ from codeburn.providers import (
 from codeburn.providers import now_ms as clock_ms
 from codeburn.sync import store_bridge
 from codeburn.sync.auth import Credentials, credentials_for
-from codeburn.sync.state import ErrorCode, SyncState, load_state, update_state
+from codeburn.sync.state import ErrorCode, Source, SyncState, load_state, update_state
 
 if TYPE_CHECKING:
     from codeburn.sync.client import RequestFailed
@@ -201,23 +204,44 @@ def _run(
     budget = (
         budget_s if budget_s is not None else (FIRST_BUDGET_S if window.first else LATER_BUDGET_S)
     )
-    from codeburn.sync.client import CursorClient, RequestFailed  # noqa: PLC0415
+    from codeburn.sync.client import CursorClient, EventsUnavailable, RequestFailed  # noqa: PLC0415
 
     client = CursorClient(credentials, base=base)
+    deadline = time.monotonic() + budget  # one budget for every request of this sync
+    source: Source = "json"
     try:
-        body = client.export_csv(window.start_ms, window.end_ms, budget_s=budget)
-        summary = store_bridge.apply_export(
-            body, credentials.account, window.start_ms, window.end_ms, signed_in=signed_in
-        )
+        try:
+            items = client.usage_events(
+                window.start_ms, window.end_ms, budget_s=budget, deadline=deadline
+            )
+            summary = store_bridge.apply_events(
+                items,
+                credentials.account,
+                window.start_ms,
+                window.end_ms,
+                user_ids=(credentials.user_id, signed_in or ""),
+            )
+        except (EventsUnavailable, store_bridge.NotEvents):
+            source = "csv"  # no JSON events here, or not in a shape we know: the export, once
+            body = client.export_csv(
+                window.start_ms, window.end_ms, budget_s=budget, deadline=deadline
+            )
+            summary = store_bridge.apply_export(
+                body, credentials.account, window.start_ms, window.end_ms, signed_in=signed_in
+            )
     except RequestFailed as exc:
         return _failed(exc, credentials, now, force)
     except store_bridge.NotAnExport:
         failure = RequestFailed("export", "cursor.com did not return a usage export")
         return _failed(failure, credentials, now, force)
+    except store_bridge.NotOnePerson as exc:
+        return _failed(RequestFailed("export", str(exc)), credentials, now, force)
     except store_bridge.StoreUnreadable as exc:
         return _store_trouble(exc, force)
-    _record_success(credentials.account, summary.empty is True, now)
-    log.info("cursor.com sync: %d new, %d already stored", summary.added, summary.skipped)
+    _record_success(credentials.account, summary.empty is True, now, source)
+    log.info(
+        "cursor.com sync (%s): %d new, %d already stored", source, summary.added, summary.skipped
+    )
     days = (
         (summary.first_day, summary.last_day)
         if summary.first_day is not None and summary.last_day is not None
@@ -289,7 +313,7 @@ def _apply_failure(
         state.backoff_until_ms = max(state.backoff_until_ms or 0, now + backoff_ms)
 
 
-def _record_success(account: str, empty: bool, now: int) -> None:
+def _record_success(account: str, empty: bool, now: int, source: Source) -> None:
     try:
         newest = store_bridge.newest_synced_ms(account)
     except store_bridge.StoreUnreadable:
@@ -306,6 +330,7 @@ def _record_success(account: str, empty: bool, now: int) -> None:
             state.rejected_exp = None
             state.last_success_ms = now
             state.account = account
+            state.source = source
             if marks:
                 earlier = min(state.through.get(account, 0), now)
                 state.through[account] = min(max([*marks, earlier]), now)

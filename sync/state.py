@@ -15,6 +15,8 @@ from codeburn.providers import iso_utc, parse_iso_ms
 STATE_FILE = "cursor-sync.v1.json"
 ErrorCode = Literal["login", "network", "export"]
 ERROR_CODES: tuple[ErrorCode, ...] = ("login", "network", "export")
+Source = Literal["json", "csv"]
+SOURCES: tuple[Source, ...] = ("json", "csv")
 _ACCOUNT = re.compile(r"[0-9a-f]{16}")
 
 
@@ -36,6 +38,7 @@ class SyncState:
     account: str | None = None
     through: dict[str, int] = field(default_factory=dict)
     rejected_exp: int | None = None
+    source: Source | None = None  # which cursor.com answer served the last success
 
     def to_json(self) -> dict[str, Any]:
         """The file's exact fields (SPEC §6): ISO times, the account hash, never a secret."""
@@ -50,6 +53,7 @@ class SyncState:
             "account": self.account,
             "through": {account: iso_utc(ms) for account, ms in sorted(self.through.items())},
             "rejectedExp": self.rejected_exp,
+            "source": self.source,
         }
 
     @classmethod
@@ -67,6 +71,7 @@ class SyncState:
         error_code = data.get("errorCode")
         last_error = data.get("lastError")
         account = data.get("account")
+        source = data.get("source")
         return cls(
             last_attempt_ms=_ms(data.get("lastAttemptAt")),
             next_attempt_ms=_ms(data.get("nextAttemptAt")),
@@ -78,6 +83,7 @@ class SyncState:
             account=account if _is_account(account) else None,
             through=through,
             rejected_exp=_int(data.get("rejectedExp")),
+            source=cast(Source, source) if source in SOURCES else None,
         )
 
 

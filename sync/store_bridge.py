@@ -1,15 +1,38 @@
-"""The sync's view of the import store and the CSV parser (both owned by cache/ and providers/)."""
+"""The sync's view of the import store and the parsers (owned by cache/ and providers/)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from codeburn.cache import ImportStoreError, ImportSummary, apply_sync, store_fingerprint
 from codeburn.cache import newest_synced_ms as stored_newest_synced_ms
 from codeburn.cache import other_accounts_coverage_end as stored_others_coverage_end
-from codeburn.providers import CsvFormatError, one_persons_rows, parse_csv
+from codeburn.providers import (
+    CsvFormatError,
+    EventShapeError,
+    one_persons_events,
+    one_persons_rows,
+    parse_csv,
+    parse_events,
+)
+
+NOT_ONE_PERSON = (
+    "the usage events hold several people's usage and none of it is the signed-in "
+    "Cursor user's; nothing was stored"
+)
 
 
 class NotAnExport(Exception):
     """The body cursor.com sent is not a usage export (its text is never kept)."""
+
+
+class NotEvents(Exception):
+    """The JSON usage events hold an event we cannot read: the sync falls back to the export."""
+
+
+class NotOnePerson(Exception):
+    """A team account's events of several people, none the signed-in one: nothing is stored."""
 
 
 class StoreUnreadable(Exception):
@@ -52,5 +75,32 @@ def apply_export(
         raise NotAnExport from None
     try:
         return apply_sync(rows, account, window_start_ms, window_end_ms)
+    except ImportStoreError as exc:
+        raise StoreUnreadable(str(exc)) from None
+
+
+def apply_events(
+    items: Sequence[Any],
+    account: str,
+    window_start_ms: int,
+    window_end_ms: int,
+    *,
+    user_ids: Iterable[str] = (),
+) -> ImportSummary:
+    """Store the JSON usage events of one sync, all read first (a bad one stores nothing).
+
+    `user_ids` (the login's user id and e-mail) pick the signed-in person's events when the
+    events carry several `owningUser` values; when none is theirs nothing is stored."""
+    try:
+        events = parse_events(items)
+    except EventShapeError:
+        raise NotEvents from None
+    mine = one_persons_events(events, user_ids=user_ids)
+    if mine is None:
+        raise NotOnePerson(NOT_ONE_PERSON)
+    rows = [e.row for e in mine]
+    details = {e.row.hash: e.detail for e in mine}
+    try:
+        return apply_sync(rows, account, window_start_ms, window_end_ms, details=details)
     except ImportStoreError as exc:
         raise StoreUnreadable(str(exc)) from None

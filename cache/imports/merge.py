@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import Final
 
 from codeburn.cache.imports.records import (
+    CELLS_CSV,
     SOURCE_IMPORT,
     SOURCE_SYNC,
     CoverageError,
@@ -16,7 +18,7 @@ from codeburn.cache.imports.records import (
     StoredEvent,
     merge_ranges,
 )
-from codeburn.providers import DAY, UsageRow, day_end_ms, local_day, local_midnight_ms
+from codeburn.providers import DAY, EventDetail, UsageRow, day_end_ms, local_day, local_midnight_ms
 
 FUTURE_SLACK_MS: Final = DAY // timedelta(milliseconds=1)
 
@@ -63,6 +65,26 @@ def keeps_stored(old: StoredEvent, new: StoredEvent) -> StoredEvent | None:
     return old if content_key(old) >= content_key(new) else None
 
 
+def keeps_detail(old: StoredEvent | None, new: StoredEvent) -> StoredEvent:
+    """An export's rendering `new` of a stored event keeps what its JSON usage event added."""
+    if old is None or old.detail is None or new.detail is not None:
+        return new
+    return replace(new, detail=old.detail)
+
+
+def with_json(stored: StoredEvent, incoming: StoredEvent) -> StoredEvent:
+    """A JSON usage event `incoming` replacing the stored rendering of the same event: an
+    export's cells stay (they are what Cursor's export says), the detail is the JSON's."""
+    if stored.cells != CELLS_CSV:
+        return incoming
+    return replace(incoming, row=stored.row, cells=CELLS_CSV)
+
+
+def enriched(stored: StoredEvent, detail: EventDetail) -> StoredEvent:
+    """A stored event the sync may not replace (a manual row) with its JSON event's detail."""
+    return stored if stored.detail == detail else replace(stored, detail=detail)
+
+
 def content_key(event: StoredEvent) -> str:
     return json.dumps(event.to_json(), sort_keys=True)
 
@@ -104,5 +126,7 @@ def replaced_by_sync(event: StoredEvent, account: str, window_start_ms: int) -> 
     )
 
 
-def event_set(events: Iterable[StoredEvent]) -> set[tuple[UsageRow, str, str | None]]:
-    return {(e.row, e.source, e.account) for e in events}
+def event_set(
+    events: Iterable[StoredEvent],
+) -> set[tuple[UsageRow, str, str | None, EventDetail | None, str]]:
+    return {(e.row, e.source, e.account, e.detail, e.cells) for e in events}

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
-from collections.abc import Iterable, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Final
+from typing import Any, BinaryIO, Final, overload
 
 from codeburn.providers import (
     CURSOR,
@@ -19,6 +21,7 @@ from codeburn.providers import (
     EPOCH,
     GROKBOT,
     CodeBurnError,
+    EventDetail,
     UsageRow,
     billed_amount,
     day_end_ms,
@@ -30,14 +33,19 @@ from codeburn.providers import (
     parse_iso_ms,
 )
 
-VERSION: Final = 2
+VERSION: Final = 3
+V2: Final = 2
 V1: Final = 1
+# Where a stored event's export cells come from: the usage export, or a JSON usage event alone.
+CELLS_CSV: Final = "csv"
+CELLS_JSON: Final = "json"
 SOURCE_IMPORT: Final = "import"
 SOURCE_SYNC: Final = "sync"
 REMOVE_FIX: Final = "codeburn import cursor --remove"
 
 ACCOUNT_PATTERN: Final = re.compile(r"[0-9a-f]{16}")
 _HASH = re.compile(r"[0-9a-f]{32}")
+_ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _EPOCH_MS = re.compile(r"\d{12,14}")
 # Epoch-ms boundaries, the same 2000–2100 as dates (UTC, whatever the local zone).
@@ -73,15 +81,22 @@ class Range:
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
-    """A stored row; `exported_at_ms` (when its export was made) decides which rendering wins."""
+    """A stored row; `exported_at_ms` (when its export was made) decides which rendering wins.
+
+    `detail` is what the same event's JSON usage event added (conversation, kind, charge, fee);
+    `cells` says whether `row` holds an export's cells or ones made from the JSON event alone.
+    """
 
     row: UsageRow
     source: str
     account: str | None = None
     exported_at_ms: int | None = None
+    detail: EventDetail | None = None
+    cells: str = CELLS_CSV
 
     def to_json(self) -> dict[str, Any]:
         r = self.row
+        d = self.detail
         return {
             "time": iso_utc(r.timestamp_ms),
             "date": r.date,
@@ -102,7 +117,153 @@ class StoredEvent:
             "source": self.source,
             "account": self.account,
             "exportedAt": _iso(self.exported_at_ms),
+            "cells": self.cells,
+            "usageEvent": None
+            if d is None
+            else {
+                "kind": d.kind,
+                "conversationId": d.conversation_id,
+                "chargedCents": d.charged_cents,
+                "cursorTokenFee": d.cursor_fee_cents,
+            },
         }
+
+
+class PackedEvents(Sequence[StoredEvent]):
+    """Stored events held compactly (~120 bytes each instead of ~600 as objects): numbers in
+    arrays, repeated cells as indexes into one table, the identity as 16 bytes, and the Date cell
+    only when it is not the event's own ISO time. An event is made again when it is read."""
+
+    __slots__ = (
+        "_cells",
+        "_dates",
+        "_details",
+        "_flags",
+        "_hashes",
+        "_index",
+        "_numbers",
+        "_table",
+    )
+
+    _WIDTH: Final = 7  # time, cacheWrite, input, cacheRead, output, totalTokens, exportedAt
+    _CELLS: Final = 10  # cloudAgentId .. cells, see `append`
+
+    def __init__(self, events: Iterable[StoredEvent] = ()) -> None:
+        self._numbers = array("q")
+        self._cells = array("I")
+        self._hashes = bytearray()
+        self._flags = bytearray()
+        self._dates: list[str | None] = []
+        self._details: dict[int, EventDetail] = {}
+        self._table: list[str | None] = []
+        self._index: dict[str | None, int] = {}
+        for event in events:
+            self.append(event)
+
+    def _cell(self, value: str | None) -> int:
+        n = self._index.get(value)
+        if n is None:
+            n = self._index[value] = len(self._table)
+            self._table.append(value)
+        return n
+
+    def append(self, event: StoredEvent) -> None:
+        r = event.row
+        self.append_fields(
+            (r.timestamp_ms, r.cache_write, r.input, r.cache_read, r.output, r.total),
+            (
+                r.cloud_agent_id, r.automation_id, r.kind, r.model, r.max_mode, r.cost,
+                r.requests, event.source, event.account, event.cells,
+            ),
+            date=r.date, hash_=r.hash, tokens_only=r.tokens_only,
+            exported_ms=event.exported_at_ms, detail=event.detail,
+        )  # fmt: skip
+
+    def append_fields(
+        self,
+        numbers: tuple[int, int, int, int, int, int],
+        cells: tuple[str, str, str, str, str, str, str, str, str | None, str],
+        *,
+        date: str,
+        hash_: str,
+        tokens_only: bool,
+        exported_ms: int | None,
+        detail: EventDetail | None,
+        iso_time: str | None = None,
+    ) -> None:
+        """Add one event from its fields: `numbers` are the time and the five token counts,
+        `cells` the cloud agent id .. cells (as `_event` gives them back). `iso_time`, a text the
+        time was read from, spares computing `iso_utc` when it has `iso_utc`'s own shape (a
+        text of that shape is the only one for its time)."""
+        self._numbers.extend((*numbers, -1 if exported_ms is None else exported_ms))
+        cell = self._cell
+        self._cells.extend([cell(value) for value in cells])
+        self._hashes += bytes.fromhex(hash_)
+        self._flags.append(tokens_only)
+        if iso_time is None or not _ISO_UTC.fullmatch(iso_time):
+            iso_time = iso_utc(numbers[0])
+        self._dates.append(None if date == iso_time else date)
+        if detail is not None:
+            self._details[len(self._flags) - 1] = detail
+
+    def __len__(self) -> int:
+        return len(self._flags)
+
+    @overload
+    def __getitem__(self, index: int) -> StoredEvent: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[StoredEvent, ...]: ...
+    def __getitem__(self, index: int | slice) -> StoredEvent | tuple[StoredEvent, ...]:
+        if isinstance(index, slice):
+            return tuple(self._event(n) for n in range(len(self))[index])
+        n = range(len(self))[index]  # IndexError and negative indexes as for a tuple
+        return self._event(n)
+
+    def __iter__(self) -> Iterator[StoredEvent]:
+        for n in range(len(self)):
+            yield self._event(n)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def models(self) -> set[str]:
+        """The distinct Model cells, without making the events again."""
+        models = {self._cells[n * self._CELLS + 3] for n in range(len(self))}
+        return {str(self._table[m]) for m in models}
+
+    def _event(self, n: int) -> StoredEvent:
+        ts, cw, inp, cr, out, total, exported = self._numbers[
+            n * self._WIDTH : (n + 1) * self._WIDTH
+        ]
+        table = self._table
+        cloud, automation, kind, model, max_mode, cost, requests, source, account, cells = (
+            table[c] for c in self._cells[n * self._CELLS : (n + 1) * self._CELLS]
+        )
+        date = self._dates[n]
+        row = UsageRow(
+            date=iso_utc(ts) if date is None else date,
+            timestamp_ms=ts,
+            cloud_agent_id=str(cloud),
+            automation_id=str(automation),
+            kind=str(kind),
+            model=str(model),
+            max_mode=str(max_mode),
+            cache_write=cw,
+            input=inp,
+            cache_read=cr,
+            output=out,
+            total=total,
+            cost=str(cost),
+            hash=self._hashes[n * 16 : (n + 1) * 16].hex(),
+            requests=str(requests),
+            tokens_only=bool(self._flags[n]),
+        )
+        exported_ms = None if exported < 0 else exported
+        return StoredEvent(row, str(source), account, exported_ms, self._details.get(n), str(cells))
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +272,15 @@ class ImportSnapshot:
 
     exists: bool
     ranges: tuple[Range, ...] = ()
-    events: tuple[StoredEvent, ...] = ()
+    events: Sequence[StoredEvent] = ()
 
     @property
     def has_grokbot(self) -> bool:
-        return any(normalise_model(e.row.model)[0] == GROKBOT for e in self.events)
+        events = self.events
+        models = (
+            events.models() if isinstance(events, PackedEvents) else (e.row.model for e in events)
+        )
+        return any(normalise_model(model)[0] == GROKBOT for model in models)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +371,7 @@ class CoverageIndex:
 def decode_store(raw: bytes, version: int = VERSION) -> ImportSnapshot:
     """Parse the store's bytes; ValueError/TypeError/KeyError/... when they are not one.
 
+    A version 2 store (before the JSON usage events) reads as version 3 events with no detail.
     A version 1 store (events keyed by a hash of every cell) is read into version 2 events:
     each gets its identity, and v1 events that are one event re-rendered become one (`merge_v1`).
     """
@@ -216,7 +382,11 @@ def decode_store(raw: bytes, version: int = VERSION) -> ImportSnapshot:
     if version == V1:
         events = merge_v1(_event_from(item, v1=True) for item in _list(doc["events"]))
     else:
-        events = tuple(_event_from(item) for item in _list(doc["events"]))
+        # Cells that repeat (kind, model, cost, export time, ...) are one object each: a large
+        # store holds hundreds of thousands of events.
+        memo: dict[Any, Any] = {}
+        items = _list(doc["events"])
+        events = tuple(_event_from(item, v2=version == V2, share=memo.setdefault) for item in items)
     return ImportSnapshot(exists=True, ranges=ranges, events=events)
 
 
@@ -242,6 +412,50 @@ def encode_store(ranges: Sequence[Range], events: Iterable[StoredEvent]) -> dict
         "ranges": [r.to_json() for r in ranges],
         "events": [e.to_json() for e in ordered],
     }
+
+
+def encode_store_lines(ranges: Sequence[Range], events: Iterable[StoredEvent]) -> Iterator[bytes]:
+    """`encode_store` as JSON text made piece by piece, one event a line (`decode_store_file`
+    reads it back line by line): a large store is never one string in memory."""
+    ordered = sorted(events, key=lambda e: (e.row.timestamp_ms, e.row.hash))
+    head = json.dumps({"version": VERSION, "ranges": [r.to_json() for r in ranges]}, **_COMPACT)
+    yield (head[:-1] + ',"events":[\n').encode()
+    last = len(ordered) - 1
+    for n, event in enumerate(ordered):
+        line = json.dumps(event.to_json(), **_COMPACT)
+        yield (line + (",\n" if n < last else "\n")).encode()
+    yield b"]}"
+
+
+def decode_store_file(handle: BinaryIO, version: int = VERSION) -> ImportSnapshot:
+    """`decode_store` of an open store file; the layout `encode_store_lines` writes is read line
+    by line (never all of it in memory), any other valid JSON as a whole."""
+    first = handle.readline()
+    if version != VERSION or not first.endswith(b',"events":[\n'):
+        return decode_store(first + handle.read(), version)
+    head = json.loads(first[:-1] + b"]}")
+    if not isinstance(head, dict) or head.get("version") != version or set(head) != _KEYS:
+        raise ValueError(f"not a version {version} store")
+    ranges = tuple(_range_from(item) for item in _list(head["ranges"]))
+    events = PackedEvents()
+    more = True
+    for line in handle:
+        if not more:
+            if line != b"]}":
+                raise ValueError("text after the last event")
+            return ImportSnapshot(exists=True, ranges=ranges, events=events)
+        if line == b"]}" and not events:
+            return ImportSnapshot(exists=True, ranges=ranges, events=events)
+        if not line.endswith(b"\n"):
+            raise ValueError("the store ends inside an event")
+        text = line[:-1]
+        more = text.endswith(b",")
+        _pack(events, json.loads(text[:-1] if more else text))
+    raise ValueError("the store ends before its last event")
+
+
+_COMPACT: Final[dict[str, Any]] = {"separators": (",", ":")}
+_KEYS: Final = frozenset({"version", "ranges", "events"})
 
 
 def _list(value: Any) -> list[Any]:
@@ -296,24 +510,36 @@ def _bool(item: dict[str, Any], key: str) -> bool:
     return value
 
 
-def _event_from(item: Any, *, v1: bool = False) -> StoredEvent:
+def _same(value: Any, _default: Any = None) -> Any:
+    return value
+
+
+def _event_from(
+    item: Any, *, v1: bool = False, v2: bool = False, share: Callable[[Any, Any], Any] = _same
+) -> StoredEvent:
     source, account = _source(item)
+    source, account = share(source, source), share(account, account)
+
+    def shared(key: str) -> str:
+        value = _str(item, key)
+        return str(share(value, value))
+
     row = UsageRow(
         date=_str(item, "date"),
         timestamp_ms=_time(item, "time"),
-        cloud_agent_id=_str(item, "cloudAgentId"),
-        automation_id=_str(item, "automationId"),
-        kind=_str(item, "kind"),
-        model=_str(item, "model"),
-        max_mode=_str(item, "maxMode"),
+        cloud_agent_id=shared("cloudAgentId"),
+        automation_id=shared("automationId"),
+        kind=shared("kind"),
+        model=shared("model"),
+        max_mode=shared("maxMode"),
         cache_write=_int(item, "cacheWrite"),
         input=_int(item, "input"),
         cache_read=_int(item, "cacheRead"),
         output=_int(item, "output"),
         total=_int(item, "totalTokens"),
-        cost=_str(item, "cost"),
+        cost=shared("cost"),
         hash=_str(item, "hash"),
-        requests="" if v1 else _str(item, "requests"),
+        requests="" if v1 else shared("requests"),
         tokens_only=False if v1 else _bool(item, "tokensOnly"),
     )
     if not _HASH.fullmatch(row.hash):
@@ -325,7 +551,64 @@ def _event_from(item: Any, *, v1: bool = False) -> StoredEvent:
         )
     exported = item["exportedAt"]
     exported_ms = None if exported is None else _time(item, "exportedAt")
-    return StoredEvent(row, source, account, exported_ms)
+    exported_ms = share(exported_ms, exported_ms)
+    if v2:
+        return StoredEvent(row, source, account, exported_ms)
+    cells = shared("cells")
+    if cells not in (CELLS_CSV, CELLS_JSON):
+        raise ValueError("cells is neither csv nor json")
+    return StoredEvent(row, source, account, exported_ms, _detail_from(item["usageEvent"]), cells)
+
+
+def _pack(events: PackedEvents, item: Any) -> None:
+    """`_event_from` of a v3 event straight into `events` (no objects made for it)."""
+    source, account = _source(item)
+    hash_ = _str(item, "hash")
+    if not _HASH.fullmatch(hash_):
+        raise ValueError("hash is not 32 hex digits")
+    cells = _str(item, "cells")
+    if cells not in (CELLS_CSV, CELLS_JSON):
+        raise ValueError("cells is neither csv nor json")
+    exported_ms = None if item["exportedAt"] is None else _time(item, "exportedAt")
+    events.append_fields(
+        (
+            _time(item, "time"), _int(item, "cacheWrite"), _int(item, "input"),
+            _int(item, "cacheRead"), _int(item, "output"), _int(item, "totalTokens"),
+        ),
+        (
+            _str(item, "cloudAgentId"), _str(item, "automationId"), _str(item, "kind"),
+            _str(item, "model"), _str(item, "maxMode"), _str(item, "cost"),
+            _str(item, "requests"), source, account, cells,
+        ),
+        date=_str(item, "date"),
+        hash_=hash_,
+        tokens_only=_bool(item, "tokensOnly"),
+        exported_ms=exported_ms,
+        detail=_detail_from(item["usageEvent"]),
+        iso_time=item["time"],
+    )  # fmt: skip
+
+
+def _detail_from(value: Any) -> EventDetail | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError("usageEvent is not an object")
+    return EventDetail(
+        kind=_str(value, "kind"),
+        conversation_id=_str(value, "conversationId"),
+        charged_cents=_cents(value, "chargedCents"),
+        cursor_fee_cents=_cents(value, "cursorTokenFee"),
+    )
+
+
+def _cents(item: dict[str, Any], key: str) -> float | None:
+    value = item[key]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+        raise ValueError(f"{key} is not an amount")
+    return float(value)
 
 
 # --- coverage ----------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
-"""The store of imported and synced Cursor usage: `<cache>/imports/cursor-usage.v2.json`.
+"""The store of imported and synced Cursor usage: `<cache>/imports/cursor-usage.v3.json`.
 
 Manual imports and the sync client both write here, always under the store's lock around the whole
 read-modify-write; the usage service reads a snapshot and serves the events as calls. The store is
-never swept and never silently replaced: a file we cannot read is an `ImportStoreError`. A version 1
-store is migrated on first read (its file kept as `cursor-usage.v1.migrated.json`).
+never swept and never silently replaced: a file we cannot read is an `ImportStoreError`. A version 2
+or 1 store is migrated on first read (its file kept as `cursor-usage.v2.migrated.json` /
+`cursor-usage.v1.migrated.json`).
 """
 
 from __future__ import annotations
@@ -11,27 +12,32 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
 from codeburn.cache.dirs import imports_dir
-from codeburn.cache.files import LockTimeoutError, locked, require_folder, write_json_atomic
+from codeburn.cache.files import LockTimeoutError, locked, require_folder, write_chunks_atomic
 from codeburn.cache.imports.merge import (
+    enriched,
     event_set,
     heal,
     import_coverage,
+    keeps_detail,
     keeps_stored,
     refuse_outside,
     replaced_by_sync,
     split_future,
+    with_json,
 )
 from codeburn.cache.imports.records import (
     ACCOUNT_PATTERN,
+    CELLS_JSON,
     REMOVE_FIX,
     SOURCE_IMPORT,
     SOURCE_SYNC,
     V1,
+    V2,
     VERSION,
     CoverageError,
     CoverageIndex,
@@ -42,14 +48,15 @@ from codeburn.cache.imports.records import (
     RemoveResult,
     StoredEvent,
     days_of,
-    decode_store,
-    encode_store,
+    decode_store_file,
+    encode_store_lines,
     merge_ranges,
     parse_boundary,
     replaced_providers,
 )
 from codeburn.providers import (
     Call,
+    EventDetail,
     UsageRow,
     is_user_api_key,
     now_ms,
@@ -58,9 +65,13 @@ from codeburn.providers import (
     row_to_call,
 )
 
-STORE_FILE: Final = "cursor-usage.v2.json"
+STORE_FILE: Final = "cursor-usage.v3.json"
+V2_FILE: Final = "cursor-usage.v2.json"
 V1_FILE: Final = "cursor-usage.v1.json"
+MIGRATED_V2_FILE: Final = "cursor-usage.v2.migrated.json"
 MIGRATED_V1_FILE: Final = "cursor-usage.v1.migrated.json"
+# Older stores, newest first: read (and migrated) when the current one does not exist yet.
+_LEGACY: Final = ((V2_FILE, V2, MIGRATED_V2_FILE), (V1_FILE, V1, MIGRATED_V1_FILE))
 
 
 def store_path() -> Path:
@@ -68,9 +79,10 @@ def store_path() -> Path:
 
 
 def fingerprint(path: Path | None = None) -> tuple[int, int] | None:
-    """(mtime_ns, size) of the store (or of a v1 store not migrated yet); None when none."""
+    """(mtime_ns, size) of the store (or of an older store not migrated yet); None when none."""
     store = path or store_path()
-    for candidate in (store, store.with_name(V1_FILE)):
+    older = (store.with_name(name) for name, _, _ in _LEGACY)
+    for candidate in (store, *(o for o in older if o != store)):
         try:
             st = candidate.stat()
         except OSError:
@@ -108,7 +120,13 @@ def _healed(snap: ImportSnapshot, store: Path, now: int) -> ImportSnapshot:
 
 
 def events_as_calls(snapshot: ImportSnapshot) -> list[Call]:
-    return [row_to_call(e.row) for e in snapshot.events]
+    return list(iter_calls(snapshot))
+
+
+def iter_calls(snapshot: ImportSnapshot) -> Iterator[Call]:
+    """The stored events as calls, one at a time (a report sums them; it need not hold them)."""
+    for e in snapshot.events:
+        yield row_to_call(e.row, e.detail)
 
 
 def newest_synced_ms(account: str, path: Path | None = None) -> int | None:
@@ -129,16 +147,20 @@ def other_accounts_coverage_end(account: str, path: Path | None = None) -> int |
 
 
 def _read(path: Path) -> ImportSnapshot:
-    """The v2 store, else a v1 store read into v2 events, else an empty snapshot."""
-    for candidate, version in ((path, VERSION), (path.with_name(V1_FILE), V1)):
+    """The v3 store, else an older store read into v3 events, else an empty snapshot."""
+    older = ((path.with_name(name), version) for name, version, _ in _LEGACY)
+    for candidate, version in ((path, VERSION), *(o for o in older if o[0] != path)):
         try:
-            raw = candidate.read_bytes()
+            handle = candidate.open("rb")
         except (FileNotFoundError, NotADirectoryError):  # under a file: no store can be there
             continue
         except OSError as exc:
             raise _unreadable(candidate, exc.strerror or "cannot be opened") from exc
         try:
-            return decode_store(raw, version)
+            with handle:
+                return decode_store_file(handle, version)
+        except OSError as exc:
+            raise _unreadable(candidate, exc.strerror or "cannot be read") from exc
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             raise _unreadable(candidate, "it is damaged or from another version") from exc
     return ImportSnapshot(exists=False)
@@ -153,11 +175,12 @@ def _unreadable(path: Path, why: str) -> ImportStoreError:
 
 def _write(path: Path, ranges: Sequence[Range], events: Iterable[StoredEvent]) -> None:
     require_folder(path.parent)  # FolderUnusableError: one line, nothing stored
-    write_json_atomic(path, encode_store(ranges, events))
-    legacy = path.with_name(V1_FILE)
-    if legacy.exists():
-        # Kept, not deleted: the migration must never be the reason a row is gone.
-        os.replace(legacy, path.with_name(MIGRATED_V1_FILE))
+    write_chunks_atomic(path, encode_store_lines(ranges, events))
+    for name, _, migrated in _LEGACY:
+        legacy = path.with_name(name)
+        if legacy != path and legacy.exists():
+            # Kept, not deleted: the migration must never be the reason a row is gone.
+            os.replace(legacy, path.with_name(migrated))
 
 
 def import_file(
@@ -173,7 +196,10 @@ def import_file(
     from codeburn.providers import one_persons_rows  # noqa: PLC0415
 
     data, mtime_ms = read_export(csv_path)
-    rows = one_persons_rows(parse_csv(data), user=user, signed_in=signed_in)
+    parsed = parse_csv(data)
+    del data  # the merge below need not hold the file's bytes too
+    rows = one_persons_rows(parsed, user=user, signed_in=signed_in)
+    del parsed
     return import_rows(rows, mtime_ms=mtime_ms, start=start, end=end, path=path)
 
 
@@ -210,7 +236,7 @@ def import_rows(
         bumped = False
         for row in rows:
             old = events.get(row.hash)
-            new = StoredEvent(row, SOURCE_IMPORT, None, exported)
+            new = keeps_detail(old, StoredEvent(row, SOURCE_IMPORT, None, exported))
             if old is None:
                 added += 1
             else:
@@ -245,18 +271,55 @@ def import_rows(
     )
 
 
+def _merge_synced(
+    events: dict[str, StoredEvent],
+    rows: Sequence[UsageRow],
+    manual: CoverageIndex,
+    dropped: Mapping[str, StoredEvent],
+    details: Mapping[str, EventDetail] | None,
+    account: str,
+    window_end_ms: int,
+) -> tuple[int, int]:
+    """One sync's rows into `events` (row identity → stored event); (added, skipped)."""
+    added = skipped = 0
+    for row in rows:
+        detail = details.get(row.hash) if details is not None else None
+        stored = events.get(row.hash)
+        if manual.covers_time(row.timestamp_ms) or stored is not None:
+            skipped += 1
+            if detail is not None and stored is not None and stored.source == SOURCE_IMPORT:
+                events[row.hash] = enriched(stored, detail)
+            continue
+        previous = dropped.get(row.hash)
+        if details is None:
+            new = StoredEvent(row, SOURCE_SYNC, account, window_end_ms)
+            events[row.hash] = keeps_detail(previous, new)
+        else:
+            new = StoredEvent(row, SOURCE_SYNC, account, window_end_ms, detail, CELLS_JSON)
+            events[row.hash] = new if previous is None else with_json(previous, new)
+        if previous is not None:
+            skipped += 1
+        else:
+            added += 1
+    return added, skipped
+
+
 def apply_sync(
     rows: Sequence[UsageRow],
     account: str,
     window_start_ms: int,
     window_end_ms: int,
     *,
+    details: Mapping[str, EventDetail] | None = None,
     path: Path | None = None,
 ) -> ImportSummary:
     """Store one sync of `account`: its synced events from the window start on are replaced.
 
     The window end is the sync's own time: rows after it + 1 day are refused (counted in
     `future`), coverage never ends after it, and a store damaged by such rows heals.
+    `details` (row identity → detail) makes this a sync of JSON usage events: their detail is
+    added to a stored export row of the same event (a manual one included, whose source and cells
+    stay), and the cells of an export row they replace are kept.
     """
     if not ACCOUNT_PATTERN.fullmatch(account):
         raise ValueError("account must be 16 lowercase hex digits")
@@ -273,16 +336,9 @@ def apply_sync(
             e.row.hash: e for e in current.values() if replaced_by_sync(e, account, window_start_ms)
         }
         events = {e.row.hash: e for e in kept}
-        added = skipped = 0
-        for row in in_window:
-            if manual.covers_time(row.timestamp_ms) or row.hash in events:
-                skipped += 1
-                continue
-            events[row.hash] = StoredEvent(row, SOURCE_SYNC, account, window_end_ms)
-            if row.hash in dropped:
-                skipped += 1
-            else:
-                added += 1
+        added, skipped = _merge_synced(
+            events, in_window, manual, dropped, details, account, window_end_ms
+        )
         newest = max((r.timestamp_ms for r in in_window), default=None)
         if newest is not None:
             newest = min(newest, window_end_ms)
@@ -326,7 +382,9 @@ def remove_imported(path: Path | None = None) -> RemoveResult:
             snap = _read(store)
         except ImportStoreError:
             snap = ImportSnapshot(exists=True)
-        files = [store, store.with_name(V1_FILE), store.with_name(MIGRATED_V1_FILE)]
+        files = [store] + [
+            store.with_name(name) for legacy, _, migrated in _LEGACY for name in (legacy, migrated)
+        ]
         existed = any(f.exists() for f in files)
         for f in files:
             with contextlib.suppress(FileNotFoundError, NotADirectoryError):
@@ -358,6 +416,7 @@ __all__ = [
     "fingerprint",
     "import_file",
     "import_rows",
+    "iter_calls",
     "load",
     "merge_ranges",
     "newest_synced_ms",

@@ -12,17 +12,27 @@ from codeburn.providers.exports.usage_csv import (
     parse_csv,
     row_to_call,
 )
+from codeburn.providers.exports.usage_events import (
+    EventDetail,
+    EventShapeError,
+    one_persons_events,
+    parse_events,
+)
 
 __all__ = [
     "ChooseUserError",
     "CsvFormatError",
+    "EventDetail",
+    "EventShapeError",
     "UsageRow",
     "billed_amount",
     "identity",
     "is_user_api_key",
     "normalise_model",
+    "one_persons_events",
     "one_persons_rows",
     "parse_csv",
+    "parse_events",
     "read_export",
     "row_to_call",
 ]

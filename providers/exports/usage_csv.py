@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Final
+from typing import TYPE_CHECKING, Final, TextIO
 
 from codeburn.providers.calls import (
     CURSOR,
@@ -27,6 +27,9 @@ from codeburn.providers.calls import (
 from codeburn.providers.errors import CodeBurnError
 from codeburn.providers.localtime import EPOCH, local_day, local_midnight_ms
 from codeburn.providers.pricing import cost_of
+
+if TYPE_CHECKING:
+    from codeburn.providers.exports.usage_events import EventDetail
 
 DATE: Final = "Date"
 USER: Final = "User"
@@ -70,6 +73,9 @@ CURSOR_AUTO: Final = "cursor-auto"
 # Models the export names without saying which model served them: priced, but estimated.
 UNNAMED_MODELS: Final = frozenset({CURSOR_AUTO, "agent_review"})
 
+_REPEATED_COLUMNS: Final = frozenset(
+    {CLOUD_AGENT_ID, AUTOMATION_ID, KIND, MODEL, MAX_MODE, COST, REQUESTS, USER}
+)
 _EXPORT_HINT = "export it at cursor.com/dashboard → Usage → Export CSV"
 _MAX_TOKEN_DIGITS = 20  # characters, commas included: bounds int() before the checks below
 # What Cursor can bill for one request: real rows reach 75 M cache-read tokens and a few dollars,
@@ -213,28 +219,33 @@ def billed_amount(cost: str) -> float | None:
 
 
 def parse_csv(data: bytes) -> list[UsageRow]:
-    """Every row of an export, or CsvFormatError naming the first problem (and its line)."""
+    """Every row of an export, or CsvFormatError naming the first problem (and its line).
+
+    The bytes are decoded as they are read (a large export is never also held as text)."""
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
     try:
-        text = data.decode("utf-8-sig")
+        return list(_rows(text))
     except UnicodeDecodeError as exc:
         raise CsvFormatError(
             f"not a Cursor usage export: the file is not UTF-8 text; {_EXPORT_HINT}"
         ) from exc
-    try:
-        return list(_rows(text))
     except csv.Error as exc:
         raise CsvFormatError(f"not a readable CSV file ({exc}); {_EXPORT_HINT}") from exc
 
 
-def _rows(text: str) -> Iterator[UsageRow]:
+def _rows(text: TextIO) -> Iterator[UsageRow]:
     record: list[str] = []  # the physical lines of the record being read
-    reader = csv.reader(_remembered(io.StringIO(text, newline=""), record), strict=False)
+    reader = csv.reader(_remembered(text, record), strict=False)
     columns = _header(reader)
     width = len(columns)
     last_line = reader.line_num
     seen: dict[str, int] = {}
     raw: list[str] = []
     record.clear()
+    # Cells that repeat row after row are kept as one object each (a large export has
+    # hundreds of thousands of rows, each with the same few kinds, models and costs).
+    repeated = [n for n, name in enumerate(columns) if name in _REPEATED_COLUMNS]
+    memo: dict[str, str] = {}
     for cells in reader:
         line = last_line + 1
         last_line = reader.line_num
@@ -248,6 +259,8 @@ def _rows(text: str) -> Iterator[UsageRow]:
                 "the file looks cut short or damaged, nothing was imported",
                 line,
             )
+        for n in repeated:
+            cells[n] = memo.setdefault(cells[n], cells[n])
         row = _row(dict(zip(columns, cells, strict=True)), line)
         occurrence = seen[row.hash] = seen.get(row.hash, 0) + 1
         if occurrence > 1:
@@ -403,14 +416,26 @@ def session_id(row: UsageRow, provider: str, day: date) -> str:
     return agent or f"{KEY_PREFIX}{provider}:{day.isoformat()}"
 
 
-def row_to_call(row: UsageRow) -> Call:
+def row_to_call(row: UsageRow, detail: EventDetail | None = None) -> Call:
     """The call an exported row stands for: $0 when not charged, billed when Cost is an amount,
-    else priced at API rates; a User API Key row belongs to the `user-api-key` pseudo-provider."""
+    else priced at API rates; a User API Key row belongs to the `user-api-key` pseudo-provider.
+
+    `detail` (the same event's JSON usage event) decides the class when its kind is known, and a
+    usage-based event's billed cost is its `chargedCents` (Cursor's token fee included)."""
     provider, model = normalise_model(row.model)
-    not_charged = is_not_charged(row.kind, row.cost or row.requests)
-    if is_user_api_key(row.kind):
+    billing = detail.billing if detail is not None else None
+    if billing is None:
+        not_charged = is_not_charged(row.kind, row.cost or row.requests)
+        api_key = is_user_api_key(row.kind)
+        billed = None if not_charged else billed_amount(row.cost)
+    else:
+        not_charged = billing == "not-charged"
+        api_key = billing == "user-api-key"
+        billed = detail.billed_dollars if detail is not None else None
+        if billing == "billed" and billed is None:
+            billed = billed_amount(row.cost)  # no chargedCents: the export's Cost stays billed
+    if api_key:
         provider = USER_API_KEY
-    billed = None if not_charged else billed_amount(row.cost)
     if not_charged:
         cost, priced, estimated = 0.0, True, False
     elif billed is not None:

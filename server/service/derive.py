@@ -6,7 +6,14 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Any
 
-from codeburn.cache import CoverageIndex, DaySlices, ImportSnapshot, Slice, events_as_calls
+from codeburn.cache import (
+    CoverageIndex,
+    DaySlices,
+    ImportSnapshot,
+    Slice,
+    events_as_calls,
+    iter_calls,
+)
 from codeburn.providers import (
     CURSOR,
     CURSOR_AGENT,
@@ -89,7 +96,7 @@ def derive_days(
     with gc_paused():
         _group(groups, local_calls, index, first, last, coverage or None, True)
         if snapshot is not None:
-            _group(groups, events_as_calls(snapshot), index, first, last, None, False)
+            _group(groups, iter_calls(snapshot), index, first, last, None, False)
     days: dict[date, DaySlices] = {}
     for (
         day,

@@ -74,7 +74,7 @@ def test_exports_of_overlapping_slices_give_one_store_in_every_order(
     stores = []
     with TemporaryDirectory() as tmp:
         for k, order in enumerate(itertools.permutations(exports)):
-            store = Path(tmp) / str(k) / "cursor-usage.v2.json"
+            store = Path(tmp) / str(k) / "cursor-usage.v3.json"
             for rows, exported in order:
                 import_rows(rows, mtime_ms=exported, path=store, now=NOW)
             stores.append(store.read_bytes())
@@ -88,7 +88,7 @@ def test_exports_of_overlapping_slices_give_one_store_in_every_order(
 
 
 def test_a_manual_import_heals_a_store_damaged_by_future_rows(tmp_path: Path) -> None:
-    store = tmp_path / "imports" / "cursor-usage.v2.json"
+    store = tmp_path / "imports" / "cursor-usage.v3.json"
     good = ExportRow(iso_utc(NOW - 3_600_000), "gpt-5", input=5)
     import_rows(parse_csv(export_bytes([good])), mtime_ms=NOW, path=store, now=NOW)
     doc = json.loads(store.read_text())

@@ -51,7 +51,7 @@ DAY = timedelta(days=1)
 
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
-    return tmp_path / "cache" / "imports" / "cursor-usage.v2.json"
+    return tmp_path / "cache" / "imports" / "cursor-usage.v3.json"
 
 
 @pytest.fixture
@@ -154,7 +154,7 @@ def test_store_file_shape_keeps_no_personal_cells(tmp_path: Path, store: Path, d
     assert USER_EMAIL.encode() not in raw
     assert stat.S_IMODE(store.stat().st_mode) == 0o600
     doc = json.loads(raw)
-    assert doc["version"] == 2 and set(doc) == {"version", "ranges", "events"}
+    assert doc["version"] == 3 and set(doc) == {"version", "ranges", "events"}
     event = next(e for e in doc["events"] if e["model"] == "claude-opus-5-thinking-high")
     assert event["cost"] == "$1.25"
     assert (event["source"], event["account"]) == ("import", None)
@@ -449,7 +449,7 @@ def test_empty_sync_creates_a_possibly_empty_store(store: Path, day1: date) -> N
     assert fingerprint(store) is None
     summary = _sync(store, ACCOUNT_A, local_midnight_ms(day1))
     assert store.exists() and fingerprint(store) is not None
-    assert _doc(store) == {"version": 2, "ranges": [], "events": []}
+    assert _doc(store) == {"version": 3, "ranges": [], "events": []}
     assert summary.to_json()["empty"] is True
     assert (summary.added, summary.total, summary.changed) == (0, 0, False)
     assert summary.to_json()["coverage"] == {"start": None, "end": None, "inferred": False}
@@ -470,9 +470,9 @@ def test_sync_refuses_a_raw_subject_as_account(store: Path) -> None:
     "content",
     [
         b"{not json",
-        b'{"version": 3, "ranges": [], "events": []}',
-        b'{"version": 2, "ranges": [{"start": "x"}], "events": []}',
-        b'{"version": 2, "ranges": [], "events": [{"hash": 1}]}',
+        b'{"version": 4, "ranges": [], "events": []}',
+        b'{"version": 3, "ranges": [{"start": "x"}], "events": []}',
+        b'{"version": 3, "ranges": [], "events": [{"hash": 1}]}',
         b"[]",
         b"\xff\xfe",
     ],
@@ -518,7 +518,7 @@ def test_default_store_path_follows_the_cache_dir(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("CODEBURN_CACHE_DIR", str(tmp_path / "c"))
-    assert store_mod.store_path() == tmp_path / "c" / "imports" / "cursor-usage.v2.json"
+    assert store_mod.store_path() == tmp_path / "c" / "imports" / "cursor-usage.v3.json"
 
 
 # --- two processes at once ---------------------------------------------------------------------

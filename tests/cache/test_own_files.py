@@ -150,7 +150,7 @@ def test_leftovers_older_than_an_hour_are_swept(
     old_tmp.write_bytes(b"x" * 100)
     _aged(old_tmp, 2 * HOUR_MS)
     (env / "imports").mkdir()
-    nested_tmp = env / "imports" / ".cursor-usage.v2.json.zz.tmp"
+    nested_tmp = env / "imports" / ".cursor-usage.v3.json.zz.tmp"
     nested_tmp.write_bytes(b"y")
     _aged(nested_tmp, 2 * HOUR_MS)
     fresh_tmp = env / ".daily.v1.json.fresh.tmp"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.cache.imports.store import events_as_calls, import_file, import_rows, load
+from codeburn.cache.imports.store import STORE_FILE, events_as_calls, import_file, import_rows, load
 from codeburn.providers.calls import USER_API_KEY
 from codeburn.providers.exports.usage_csv import CsvFormatError, parse_csv
 
@@ -60,7 +60,7 @@ def test_every_real_sample_is_covered() -> None:
 
 @pytest.mark.parametrize("name", sorted(HAND_SUMS))
 def test_real_sample_imports_with_hand_summed_totals(name: str, tmp_path: Path) -> None:
-    store = tmp_path / "imports" / "cursor-usage.v2.json"
+    store = tmp_path / "imports" / "cursor-usage.v3.json"
     rows = parse_csv((REAL / name).read_bytes())
     if name in TEAM_USER:
         from codeburn.providers.exports.team import one_persons_rows  # noqa: PLC0415
@@ -129,7 +129,7 @@ def test_overlapping_re_exports_give_the_same_store_in_any_order(
     early, late, real_events = _exports(name, tmp_path)
     stores = []
     for order in ((early, late), (late, early)):
-        store = tmp_path / "-".join(p.stem for p in order) / "cursor-usage.v2.json"
+        store = tmp_path / "-".join(p.stem for p in order) / "cursor-usage.v3.json"
         for path in order:
             import_file(path, path=store)
         stores.append(store)
@@ -151,7 +151,7 @@ def test_overlapping_re_exports_give_the_same_store_in_any_order(
 
 def test_reimporting_the_later_export_again_changes_nothing(tmp_path: Path) -> None:
     early, late, real_events = _exports("10_kenichiro_old_usage-tokens_2025-08-22.csv", tmp_path)
-    store = tmp_path / "s" / "cursor-usage.v2.json"
+    store = tmp_path / "s" / "cursor-usage.v3.json"
     import_file(early, path=store)
     import_file(late, path=store)
     before = store.read_bytes()
@@ -220,14 +220,14 @@ def test_a_v1_store_migrates_without_losing_an_event(tmp_path: Path) -> None:
     folder.mkdir()
     legacy = folder / "cursor-usage.v1.json"
     legacy.write_text(json.dumps(v1), encoding="utf-8")
-    store = folder / "cursor-usage.v2.json"
+    store = folder / "cursor-usage.v3.json"
 
     snap = load(store)
 
     assert store.exists() and not legacy.exists()
     assert json.loads((folder / "cursor-usage.v1.migrated.json").read_text()) == v1
     doc = json.loads(store.read_text())
-    assert doc["version"] == 2 and doc["ranges"] == v1["ranges"]
+    assert doc["version"] == 3 and doc["ranges"] == v1["ranges"]
     assert len(snap.events) == 3
     by_time = {e.row.date: e for e in snap.events}
     assert set(by_time) == {included["date"], other["date"], synced["date"]}
@@ -251,7 +251,7 @@ def test_a_real_export_cut_inside_its_last_cell_is_refused(tmp_path: Path, cut: 
     assert data.endswith(b',"0.10"')
     path = tmp_path / "usage-events.csv"
     path.write_bytes(data[:-cut])
-    store = tmp_path / "imports" / "cursor-usage.v2.json"
+    store = tmp_path / "imports" / STORE_FILE
     with pytest.raises(CsvFormatError) as err:
         import_file(path, path=store)
     lines = data.count(b"\n") + 1

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from codeburn.cache.imports.store import STORE_FILE
 from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local, write_export
 from tests.usage_fixtures import days_ago, isolated_env
@@ -91,7 +92,7 @@ def test_team_export_needs_user_and_never_sums_several_people(
     code, summary, _ = _import(capsys, str(team), "--user", "BOB@example.com")
     assert code == 0 and summary is not None
     assert (summary["added"], summary["tokens"]) == (4, 494_961 + 133_727 + 48_854 + 61_587)
-    stored = (env.cache / "imports" / "cursor-usage.v2.json").read_text()
+    stored = (env.cache / "imports" / "cursor-usage.v3.json").read_text()
     assert "example.com" not in stored
 
 
@@ -116,7 +117,7 @@ def test_files_that_are_not_exports_are_refused_in_one_line(
         assert code == 1
         assert err.startswith("codeburn import cursor: ") and err.count("\n") == 1
         assert message in err and "Traceback" not in err
-    assert not (env.cache / "imports" / "cursor-usage.v2.json").exists()
+    assert not (env.cache / "imports" / "cursor-usage.v3.json").exists()
 
 
 def test_rows_dated_after_tomorrow_are_refused_and_counted(
@@ -130,7 +131,7 @@ def test_rows_dated_after_tomorrow_are_refused_and_counted(
     code, summary, _ = _import(capsys, str(write_export(tmp_path / "f.csv", rows)))
     assert code == 0 and summary is not None
     assert (summary["added"], summary["future"], summary["total"]) == (1, 1, 1)
-    doc = json.loads((env.cache / "imports" / "cursor-usage.v2.json").read_text())
+    doc = json.loads((env.cache / "imports" / "cursor-usage.v3.json").read_text())
     assert [e["date"] for e in doc["events"]] == [rows[0].date]
     assert all(r["end"] < "2099" for r in doc["ranges"])
 
@@ -183,7 +184,7 @@ def test_a_team_export_of_one_other_person_is_refused_with_the_list(
     assert err.startswith("codeburn import cursor: ") and err.count("\n") == 1
     assert "developer@jasonholtdigital.com" in err and "--user EMAIL" in err
     assert "ana@example.com" not in err
-    assert not (env.cache / "imports" / "cursor-usage.v2.json").exists()
+    assert not (env.cache / "imports" / STORE_FILE).exists()
     _signed_in_db(db, "Developer@JasonHoltDigital.com")
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["added"] == 8

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.providers.localtime import today
+from codeburn.providers.localtime import parse_iso_ms, today
 from codeburn.server.cli.main import main
+from codeburn.sync import client
 from tests.csv_fixtures import ExportRow, iso_local
 from tests.sync.fake_cursor import TEST_SUB, TEST_USER_ID, FakeCursor, SyncEnv, setup_sync_env
 
@@ -133,3 +134,61 @@ def test_text_status_says_when_it_synced(env: SyncEnv, capsys: pytest.CaptureFix
     env.fake.rows.extend(_rows())
     assert main(["status"]) == 0
     assert "Synced from cursor.com just now" in capsys.readouterr().out
+
+
+def _events() -> list[dict[str, object]]:
+    """The two rows of `_rows()` as JSON usage events; the second usage-based, fee included."""
+    day = today() - timedelta(days=1)
+    base = {"maxMode": False, "owningUser": TEST_USER_ID}
+    return [
+        {
+            **base,
+            "timestamp": str(_ms(iso_local(day, 10))),
+            "model": "claude-4.6-sonnet",
+            "kind": "USAGE_EVENT_KIND_INCLUDED_IN_PRO",
+            "tokenUsage": {"inputTokens": 1000, "cacheReadTokens": "20000", "outputTokens": 300},
+            "conversationId": "conv-a",
+        },
+        {
+            **base,
+            "timestamp": str(_ms(iso_local(day, 11))),
+            "model": "gpt-5",
+            "kind": "USAGE_EVENT_KIND_USAGE_BASED",
+            "tokenUsage": {"inputTokens": "400", "outputTokens": "100", "totalCents": "40"},
+            "chargedCents": "49.5",
+            "cursorTokenFee": "9.5",
+            "conversationId": "conv-b",
+        },
+    ]
+
+
+def _ms(text: str) -> int:
+    ms = parse_iso_ms(text)
+    assert ms is not None
+    return ms
+
+
+def test_forced_sync_reads_the_json_events_and_reports_their_charge(
+    env: SyncEnv, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env.fake.events = _events()
+    env.fake.rows.extend(_rows())  # the export says $0.40: the fee is not in it
+    summary = _json(capsys, ["import", "cursor", "--sync", "--format", "json"])
+    assert (summary["added"], summary["total"]) == (2, 2)
+    assert len(env.fake.events_requests()) == 1 and env.fake.export_requests() == []
+    report = _json(capsys, ["report", "--period", "week", "--format", "json", "--no-sync"])
+    assert report["totals"]["calls"] == 2
+    assert report["totals"]["billedCost"] == pytest.approx(0.495)
+
+
+def test_a_count_that_changes_mid_sync_is_one_line_and_exit_1(
+    env: SyncEnv, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(client, "EVENTS_PAGE_SIZE", 1)
+    env.fake.events, env.fake.events_mode = _events(), "count-changes"
+    assert main(["import", "cursor", "--sync"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("codeburn import cursor: ") and err.count("\n") == 1
+    assert "changed while they were read" in err
+    assert env.fake.export_requests() == []
+    assert not (env.cache_dir / "imports" / "cursor-usage.v3.json").exists()

@@ -14,6 +14,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from codeburn.cache.imports.store import STORE_FILE
 from codeburn.providers.localtime import today
 from tests.csv_fixtures import ExportRow, write_export
 from tests.server.conftest import (
@@ -161,7 +162,7 @@ async def test_import_errors_are_actionable(server_env: ServerEnv) -> None:
         error = await failure(s, IMPORT, "a.csv", "b.csv")
         assert error.code == INVALID_PARAMS
         assert s.client.messages == []  # the command's caller shows the error, not the server
-    assert not (server_env.cache / "imports" / "cursor-usage.v2.json").exists()
+    assert not (server_env.cache / "imports" / "cursor-usage.v3.json").exists()
 
 
 async def test_report_arguments(server_env: ServerEnv) -> None:
@@ -199,7 +200,7 @@ async def test_days_outside_2000_to_2100_are_one_line_errors(server_env: ServerE
         assert error.code == REQUEST_FAILED and "from 2000 to 2100" in error.message
         error = await failure(s, IMPORT, {"path": str(csv), "from": "000000000000"})
         assert error.code == REQUEST_FAILED and "from 2000 to 2100" in error.message
-    assert not (server_env.cache / "imports" / "cursor-usage.v2.json").exists()
+    assert not (server_env.cache / "imports" / STORE_FILE).exists()
 
 
 async def test_set_cursor_sync_writes_the_config(server_env: ServerEnv) -> None:

@@ -57,10 +57,10 @@ async def test_team_export_asks_whose_rows_then_imports_only_those(server_env: S
         await s.statuses.wait()
         ask = await s.command(IMPORT, {"path": str(csv)})
         assert ask == {"changed": False, "chooseUser": ["ana@example.com", "ben@example.com"]}
-        assert not (server_env.cache / "imports" / "cursor-usage.v2.json").exists()
+        assert not (server_env.cache / "imports" / "cursor-usage.v3.json").exists()
         summary = await s.command(IMPORT, {"path": str(csv), "user": "ben@example.com"})
         assert (summary["added"], summary["tokens"]) == (1, 2200)
-    store = (server_env.cache / "imports" / "cursor-usage.v2.json").read_text()
+    store = (server_env.cache / "imports" / "cursor-usage.v3.json").read_text()
     assert "example.com" not in store
 
 

@@ -230,7 +230,7 @@ def test_older_cache_versions_are_swept_but_never_the_import_store(
     (env / "imports").mkdir()
     old_results = env / "cursor-results.v0.json"
     old_daily = env / "daily.v0.json"
-    store = env / "imports" / "cursor-usage.v2.json"
+    store = env / "imports" / "cursor-usage.v3.json"
     for path in (old_results, old_daily, store):
         path.write_text("{}")
     _status(db)

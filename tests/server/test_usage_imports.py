@@ -95,7 +95,7 @@ def test_reimport_adds_nothing_and_keeps_the_store(
     first = capsys.readouterr().out
     assert "5 new events, 0 already imported; 5 stored in total." in first
     assert "Nothing was uploaded." in first
-    store = tmp_path / "cache" / "imports" / "cursor-usage.v2.json"
+    store = tmp_path / "cache" / "imports" / "cursor-usage.v3.json"
     mtime = os.stat(store).st_mtime_ns
     assert main(["import", "cursor", str(csv), "--cursor-db", str(db)]) == 0
     assert "0 new events, 5 already imported" in capsys.readouterr().out
@@ -136,7 +136,7 @@ def test_import_errors_are_one_line(
     assert main(args) == 1
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
-    assert not (tmp_path / "cache" / "imports" / "cursor-usage.v2.json").exists()
+    assert not (tmp_path / "cache" / "imports" / "cursor-usage.v3.json").exists()
 
 
 def test_a_broken_row_names_its_line(

@@ -2,7 +2,11 @@
 
 A real HTTP server on 127.0.0.1 in a thread. It serves the usage export from `rows` (filtered by
 the request's window, like cursor.com), checks the cookie and the Origin, records every request,
-and can answer with each failure the sync must survive (`mode`).
+and can answer with each failure the sync must survive (`mode`). The JSON usage events
+(`POST get-filtered-usage-events`) are served from `events` (dicts as cursor.com sends them),
+paged as asked; while `events` is None that endpoint answers 404, as a cursor.com without it
+would, so the sync falls back to the export (what most CSV tests exercise). `events_mode` makes
+it fail each way the JSON sync must survive.
 
     with FakeCursor(expected_cookie=cookie) as fake:
         monkeypatch.setenv("CODEBURN_CURSOR_BASE_URL", fake.url)
@@ -33,6 +37,7 @@ from codeburn.providers.localtime import now_ms, parse_iso_ms
 from tests.csv_fixtures import ExportRow, export_bytes
 
 EXPORT_PATH = "/api/dashboard/export-usage-events-csv"
+EVENTS_PATH = "/api/dashboard/get-filtered-usage-events"
 SUMMARY_PATH = "/api/usage-summary"
 ORIGIN = "https://cursor.com"
 TEST_SUB = "auth0|user_sync_test"
@@ -41,6 +46,10 @@ WEEK_S = 7 * 24 * 3600
 FIXED_NOW_MS = 1_795_000_000_000  # 2026-11-18T08:26:40Z: the `fixed_clock` fixture's moment
 
 Mode = Literal["ok", "401", "403", "429", "500", "not-csv", "truncated", "stall"]
+EventsMode = Literal[
+    "ok", "401", "403", "429", "500", "503", "stall", "truncated", "404", "405",
+    "garbage", "html", "unknown-schema", "count-changes", "too-large", "204",
+]  # fmt: skip
 
 PERSONAL_SUMMARY: dict[str, Any] = {
     "billingCycleStart": "2026-11-05T04:38:09.000Z",
@@ -124,6 +133,7 @@ class RecordedRequest:
     path: str
     query: dict[str, str]
     headers: dict[str, str]
+    body: Any = None  # the parsed JSON body of a POST
 
     @property
     def start_ms(self) -> int:
@@ -157,6 +167,10 @@ class FakeCursor:
     filter_window: bool = True  # False: also send rows outside the window (a sloppy server)
     variant: str = "current"  # "team": the export with a User column
     echo_cookie: bool = False  # True: every answer repeats the cookie (headers and failure bodies)
+    events: list[dict[str, Any]] | None = None  # None: no JSON usage events endpoint (404)
+    events_mode: EventsMode = "ok"
+    events_hidden: int = 0  # events counted but never shown (the last pages show fewer)
+    events_empty: Literal["{}", "count", "full"] = "full"  # how an empty window is answered
     requests: list[RecordedRequest] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -172,6 +186,28 @@ class FakeCursor:
     def export_requests(self) -> list[RecordedRequest]:
         with self._lock:
             return [r for r in self.requests if r.path == EXPORT_PATH]
+
+    def events_requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.path == EVENTS_PATH]
+
+    def events_page(self, start_ms: int, end_ms: int, page: int, size: int) -> dict[str, Any]:
+        """One page of the window's events; hidden events count but are never shown."""
+        chosen: list[dict[str, Any] | None] = [
+            e for e in self.events or [] if start_ms <= int(e["timestamp"]) <= end_ms
+        ]
+        chosen += [None] * self.events_hidden
+        total = len(chosen)
+        if total == 0 and self.events_empty != "full":
+            return {} if self.events_empty == "{}" else {"totalUsageEventsCount": 0}
+        shown = [e for e in chosen[(page - 1) * size : page * size] if e is not None]
+        if self.events_mode == "count-changes" and page > 1:
+            total += 1
+        if self.events_mode == "too-large":
+            shown = (shown * (size + 1))[: size + 1] if shown else [{"timestamp": "1"}] * (size + 1)
+        if not shown and page > 1:
+            return {"totalUsageEventsCount": str(total)}  # a page of hidden events: count alone
+        return {"totalUsageEventsCount": total, "usageEventsDisplay": shown}
 
     def summary_requests(self) -> list[RecordedRequest]:
         with self._lock:
@@ -240,6 +276,60 @@ class _Handler(BaseHTTPRequestHandler):
             self._summary(headers)
         else:
             self._send(404, b"not found", "text/plain")
+
+    def do_POST(self) -> None:
+        parts = urlsplit(self.path)
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        raw = self.rfile.read(int(headers.get("content-length") or 0))
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        self.owner.record(RecordedRequest(parts.path, dict(parse_qsl(parts.query)), headers, body))
+        if parts.path == EVENTS_PATH and self.owner.events is not None:
+            self._events(body, headers)
+        else:
+            self._send(404, b"<html>SERVER SECRET TEXT not found</html>", "text/html")
+
+    def _events(self, body: Any, headers: dict[str, str]) -> None:
+        mode = self.owner.events_mode
+        if not self._authorised(headers):
+            return
+        if mode in ("401", "403", "429", "500", "stall"):
+            self._failure(mode)
+            return
+        if mode in ("404", "405", "503"):
+            self._send(int(mode), b"<html>SERVER SECRET TEXT</html>", "text/html")
+            return
+        if headers.get("content-type") != "application/json":
+            self._send(415, b"json only", "text/plain")
+            return
+        try:
+            assert isinstance(body, dict) and body["teamId"] == 0
+            start, end = int(body["startDate"]), int(body["endDate"])
+            assert isinstance(body["startDate"], str) and isinstance(body["endDate"], str)
+            page, size = body["page"], body["pageSize"]
+            assert isinstance(page, int) and isinstance(size, int) and page >= 1 and size >= 1
+        except (AssertionError, KeyError, TypeError, ValueError):
+            self._send(400, b"bad request", "text/plain")
+            return
+        if mode == "garbage":
+            garbage = b'{"totalUsageEventsCount": 3, "usageEve\x00SERVER SECRET'
+            self._send(200, garbage, "text/plain")
+        elif mode == "html":
+            self._send(200, b"<!DOCTYPE html><html>SERVER SECRET TEXT login</html>", "text/html")
+        elif mode == "204":
+            self._send(204, b"", "application/json")
+        elif mode == "unknown-schema":
+            doc = {"events": self.owner.events, "total": len(self.owner.events or [])}
+            self._send(200, json.dumps(doc).encode(), "application/json")
+        else:
+            doc = self.owner.events_page(start, end, page, size)
+            data = json.dumps(doc).encode()
+            if mode == "truncated":
+                self._truncated(data, "application/json")
+            else:
+                self._send(200, data, "application/json")
 
     def _authorised(self, headers: dict[str, str]) -> bool:
         expected = self.owner.expected_cookie

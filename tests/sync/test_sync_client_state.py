@@ -22,6 +22,7 @@ STATE_FIELDS = {
     "account",
     "through",
     "rejectedExp",
+    "source",
 }
 
 

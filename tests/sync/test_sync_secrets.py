@@ -10,6 +10,7 @@ import pytest
 
 from codeburn.cache.config import set_config_value
 from codeburn.providers.localtime import iso_utc, now_ms
+from codeburn.sync import client
 from codeburn.sync.cursor_sync import SyncError, maybe_sync
 from codeburn.sync.quota import read_quota
 from codeburn.sync.status_block import cursor_sync_block
@@ -44,7 +45,7 @@ def test_no_secret_in_files_logs_or_errors(
 
     files = _every_file(sync_env.cache_dir, sync_env.config_dir)
     names = {p.name for p in files}
-    assert {"cursor-sync.v1.json", "cursor-usage.v2.json", "cursor-quota.v1.json"} <= names
+    assert {"cursor-sync.v1.json", "cursor-usage.v3.json", "cursor-quota.v1.json"} <= names
     assert "config.json" in names
     secrets = {
         "token": sync_env.token.encode(),
@@ -68,3 +69,45 @@ def test_no_secret_in_files_logs_or_errors(
     for where, text in texts.items():
         for what, secret in secrets.items():
             assert secret.decode() not in text, f"{what} found in {where}"
+
+
+def test_no_secret_from_the_json_events_in_files_logs_or_errors(
+    sync_env: SyncEnv, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setattr(client, "EVENTS_PAGE_SIZE", 1)  # two pages: a count that can change
+    now = now_ms()
+    sync_env.fake.events = [
+        {
+            "timestamp": str(now - HOUR),
+            "model": "gpt-5",
+            "owningUser": TEST_USER_ID,
+            "tokenUsage": {"inputTokens": "10"},
+            "conversationId": "conv-1",
+        },
+        {"timestamp": str(now - 2 * HOUR), "model": "gpt-5", "owningUser": "user_other"},
+    ]
+    assert maybe_sync(sync_env.db_path, now_ms=now).changed
+    errors = []
+    for mode in ("401", "500", "429", "truncated", "count-changes", "too-large", "html"):
+        sync_env.fake.events_mode = mode  # type: ignore[assignment]
+        sync_env.fake.mode = "not-csv"
+        with pytest.raises(SyncError) as caught:
+            maybe_sync(sync_env.db_path, force=True, now_ms=now + 3 * HOUR)
+        errors.append(str(caught.value))
+
+    secrets = {
+        "token": sync_env.token.encode(),
+        "sub": TEST_SUB.encode(),
+        "user id": TEST_USER_ID.encode(),
+        "server text": b"SERVER SECRET",
+    }
+    files = _every_file(sync_env.cache_dir, sync_env.config_dir)
+    assert "cursor-usage.v3.json" in {p.name for p in files}
+    for path in files:
+        data = path.read_bytes()
+        for what, secret in secrets.items():
+            assert secret not in data, f"{what} found in {path}"
+    text = caplog.text + "\n".join(errors)
+    for what, secret in secrets.items():
+        assert secret.decode() not in text, f"{what} found in logs or errors"
