@@ -53,7 +53,7 @@ async function extensionModules(dir) {
   await esbuild.build({
     stdin: {
       contents:
-        'export { computeView } from "./src/statusView";\nexport { inferCsvRange, formatRange } from "./src/csvRange";',
+        'export { computeView } from "./src/view/statusView";\nexport { inferCsvRange, formatRange } from "./src/view/csvRange";',
       resolveDir: CLIENT,
       loader: "ts",
     },

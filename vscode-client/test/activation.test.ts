@@ -10,10 +10,10 @@ import { beforeEach, test } from "node:test";
 
 import * as vscode from "vscode";
 
-import { activateWith } from "../src/activation";
-import type { ConnectionEvents, ServerConnection } from "../src/connection";
-import { PythonNotFoundError } from "../src/python";
-import type { ServerLaunch } from "../src/python";
+import { activateWith } from "../src/host/activation";
+import type { ConnectionEvents, ServerConnection } from "../src/view/connection";
+import { PythonNotFoundError } from "../src/view/python";
+import type { ServerLaunch } from "../src/view/python";
 import { shim } from "./shim/vscode";
 import { report, status } from "./fixtures";
 

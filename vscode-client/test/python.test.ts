@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { expandPath, findInterpreter, PythonNotFoundError, serverLaunch } from "../src/python";
+import { expandPath, findInterpreter, PythonNotFoundError, serverLaunch } from "../src/view/python";
 
 function fakePython(dir: string, name: string, version: string): string {
   mkdirSync(dir, { recursive: true });

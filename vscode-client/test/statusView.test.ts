@@ -7,7 +7,7 @@ import {
   syncLine,
   TOOLTIP_COMMANDS,
   type ViewInput,
-} from "../src/statusView";
+} from "../src/view/statusView";
 import { status } from "./fixtures";
 
 const now = new Date("2026-11-30T12:00:00.000Z");

@@ -2,10 +2,10 @@
 
 import * as vscode from "vscode";
 
+import type { ConnectionFactory } from "../view/connection";
+import { findInterpreter } from "../view/python";
 import { registerCommands } from "./commands";
-import type { ConnectionFactory } from "./connection";
 import { Controller, type ControllerDeps } from "./controller";
-import { findInterpreter } from "./python";
 
 export interface ActivationDeps extends Partial<Omit<ControllerDeps, "connectionFactory">> {
   log: vscode.LogOutputChannel;

@@ -7,6 +7,8 @@ import { execFile } from "node:child_process";
 import * as os from "node:os";
 import * as path from "node:path";
 
+import { PROTOCOL } from "../protocol";
+
 export const MIN_PYTHON: readonly [number, number] = [3, 11];
 
 export interface Interpreter {
@@ -115,7 +117,7 @@ export function serverLaunch(
   const existing = env.PYTHONPATH ? [env.PYTHONPATH] : [];
   return {
     command: interpreter.command,
-    args: ["-P", "-m", "codeburn.server"],
+    args: ["-P", "-m", PROTOCOL.serverModule],
     cwd: bundledLibs,
     env: {
       ...env,

@@ -4,11 +4,12 @@ import { readFile } from "node:fs/promises";
 
 import * as vscode from "vscode";
 
+import { PROTOCOL } from "../protocol";
+import { formatRange, inferCsvRange, parseRangeInput } from "../view/csvRange";
+import { importMessage, removeMessage, syncMessage } from "../view/messages";
+import type { ImportSummary, RemoveSummary, StatusPayload } from "../view/types";
 import { BreakdownPanel } from "./breakdown";
 import { type Controller, ServerUnavailableError } from "./controller";
-import { formatRange, inferCsvRange, parseRangeInput } from "./csvRange";
-import { importMessage, removeMessage, syncMessage } from "./messages";
-import type { ImportSummary, RemoveSummary, StatusPayload } from "./types";
 
 /** Env variable the real-editor test sets to skip the file dialog; ignored when unset. */
 export const TEST_IMPORT_PATH_ENV = "CODEBURN_TEST_IMPORT_PATH";
@@ -94,7 +95,7 @@ async function importCsv(controller: Controller, env: NodeJS.ProcessEnv): Promis
   try {
     const run = (options: { user?: string }) =>
       controller.execute<ImportSummary | ChooseUser>(
-        "codeburn.server.importCursorCsv",
+        PROTOCOL.importCursorCsv,
         [{ path: file, ...range, ...options }],
         true,
       );
@@ -135,7 +136,7 @@ async function pickUser(users: string[]): Promise<string | undefined> {
 
 async function syncNow(controller: Controller): Promise<void> {
   try {
-    const summary = await controller.execute<ImportSummary>("codeburn.server.syncCursor", [], true);
+    const summary = await controller.execute<ImportSummary>(PROTOCOL.syncCursor, [], true);
     void vscode.window.showInformationMessage(syncMessage(summary));
   } catch (error) {
     await reportFailure(controller, "Sync from cursor.com", error);
@@ -157,7 +158,7 @@ async function removeImport(controller: Controller): Promise<void> {
   }
   try {
     const summary = await controller.execute<RemoveSummary>(
-      "codeburn.server.removeCursorImport",
+      PROTOCOL.removeCursorImport,
       [],
       true,
     );
@@ -169,7 +170,7 @@ async function removeImport(controller: Controller): Promise<void> {
 
 async function refresh(controller: Controller): Promise<void> {
   try {
-    const status = await controller.execute<StatusPayload>("codeburn.server.refresh", [], true);
+    const status = await controller.execute<StatusPayload>(PROTOCOL.refresh, [], true);
     controller.applyStatus(status);
   } catch (error) {
     await reportFailure(controller, "Refresh", error);

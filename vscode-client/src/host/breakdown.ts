@@ -4,9 +4,10 @@ import { randomBytes } from "node:crypto";
 
 import * as vscode from "vscode";
 
-import { type BreakdownPeriod, isBreakdownPeriod, renderBreakdown, renderBreakdownError } from "./breakdownHtml";
+import { PROTOCOL } from "../protocol";
+import { type BreakdownPeriod, isBreakdownPeriod, renderBreakdown, renderBreakdownError } from "../view/breakdownHtml";
+import type { ReportPayload } from "../view/types";
 import type { Controller } from "./controller";
-import type { ReportPayload } from "./types";
 
 export class BreakdownPanel {
   private static current: BreakdownPanel | undefined;
@@ -87,7 +88,7 @@ export class BreakdownPanel {
     const nonce = randomBytes(16).toString("base64");
     try {
       const period = this.period;
-      const report = await this.controller.execute<ReportPayload>("codeburn.server.report", [{ period }]);
+      const report = await this.controller.execute<ReportPayload>(PROTOCOL.report, [{ period }]);
       const status = this.controller.lastStatus;
       const notice = status && status.state !== "ok" ? (status.message ?? undefined) : undefined;
       this.panel.webview.html = renderBreakdown(report, { nonce, notice, period });

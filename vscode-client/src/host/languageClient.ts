@@ -15,10 +15,11 @@ import {
   State,
 } from "vscode-languageclient/node";
 
-import type { ConnectionEvents, ConnectionFactory, ServerConnection } from "./connection";
-import type { ServerLaunch } from "./python";
-import { isServerLogLine, StderrTail } from "./stderr";
-import type { StatusPayload } from "./types";
+import { PROTOCOL } from "../protocol";
+import type { ConnectionEvents, ConnectionFactory, ServerConnection } from "../view/connection";
+import type { ServerLaunch } from "../view/python";
+import { isServerLogLine, StderrTail } from "../view/stderr";
+import type { StatusPayload } from "../view/types";
 
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60_000;
@@ -102,7 +103,7 @@ class LanguageClientConnection implements ServerConnection {
       outputChannel: log,
       initializationOptions: settings,
       initializationFailedHandler: () => false,
-      synchronize: { configurationSection: "codeburn" },
+      synchronize: { configurationSection: PROTOCOL.settingsSection },
       errorHandler: this.policy,
       stdioOptions: {
         stdout: (input, channel) => {
@@ -111,9 +112,10 @@ class LanguageClientConnection implements ServerConnection {
         stderr: stderrHandler(this.stderr),
       },
     };
-    this.client = new LanguageClient("codeburn", "CodeBurn", serverOptions, clientOptions);
+    // The client id is also the section it reads `<id>.trace.server` from.
+    this.client = new LanguageClient(PROTOCOL.settingsSection, "CodeBurn", serverOptions, clientOptions);
     // Registered before start() so that the first status is not lost.
-    this.client.onNotification("codeburn/status", (status: StatusPayload) => {
+    this.client.onNotification(PROTOCOL.statusMethod, (status: StatusPayload) => {
       events.onStatus(status);
     });
     this.client.onDidChangeState((change) => {

@@ -6,16 +6,17 @@
 
 import * as vscode from "vscode";
 
-import type { ConnectionFactory, ServerConnection } from "./connection";
-import { PythonNotFoundError, type Interpreter, serverLaunch } from "./python";
-import { readSettings, type Settings } from "./settings";
+import { PROTOCOL } from "../protocol";
+import type { ConnectionFactory, ServerConnection } from "../view/connection";
+import { PythonNotFoundError, type Interpreter, serverLaunch } from "../view/python";
+import { readSettings, type Settings } from "../view/settings";
 import {
   backgroundColorId,
   type ClientState,
   computeView,
   TOOLTIP_COMMANDS,
-} from "./statusView";
-import type { StatusPayload } from "./types";
+} from "../view/statusView";
+import type { StatusPayload } from "../view/types";
 
 export interface ControllerDeps {
   connectionFactory: ConnectionFactory;
@@ -79,7 +80,7 @@ export class Controller implements vscode.Disposable {
   }
 
   settings(): Settings {
-    const config = vscode.workspace.getConfiguration("codeburn");
+    const config = vscode.workspace.getConfiguration(PROTOCOL.settingsSection);
     return readSettings((key) => config.get(key));
   }
 
@@ -265,7 +266,7 @@ export class Controller implements vscode.Disposable {
 
   /** What the server gets as initializationOptions (it also pulls the same section itself). */
   private serverSettings(): unknown {
-    const config = vscode.workspace.getConfiguration("codeburn");
+    const config = vscode.workspace.getConfiguration(PROTOCOL.settingsSection);
     return {
       cursorSync: { enabled: config.get("cursorSync.enabled") },
       cursor: { databasePath: config.get("cursor.databasePath") },
@@ -277,7 +278,7 @@ export class Controller implements vscode.Disposable {
   }
 
   private onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
-    if (!event.affectsConfiguration("codeburn")) {
+    if (!event.affectsConfiguration(PROTOCOL.settingsSection)) {
       return;
     }
     if (event.affectsConfiguration("codeburn.cursorSync.enabled")) {
@@ -298,7 +299,7 @@ export class Controller implements vscode.Disposable {
     }
     let result: { disabledByEnv?: boolean } | undefined;
     try {
-      result = await this.connection.execute("codeburn.server.setCursorSync", [{ enabled }]);
+      result = await this.connection.execute(PROTOCOL.setCursorSync, [{ enabled }]);
       this.log.info(`Automatic sync from cursor.com turned ${enabled ? "on" : "off"}.`);
     } catch (error) {
       this.log.error(`Could not change the sync setting: ${(error as Error).message}`);
