@@ -29,7 +29,7 @@ else
   tools="$(scripts/install-tools.sh)"
 fi
 node24="$(printf '%s\n' "$tools" | sed -n 's/^NODE24=//p')"
-# Node 24 first on PATH: vsce needs Node >= 22; the system npm runs on it.
+# Node 24 first on PATH: code-server needs it (packaging alone runs on Node >= 20).
 export PATH="$(dirname "$node24"):$PATH"
 
 step "npm ci (node $(node --version))"

@@ -456,7 +456,9 @@ async function main() {
     throw new Error(`${vsix} is missing: run npm run package first`);
   }
   const built = statSync(vsix).mtimeMs;
-  const stale = readdirSync(join(CLIENT, "src")).filter((f) => statSync(join(CLIENT, "src", f)).mtimeMs > built);
+  const stale = readdirSync(join(CLIENT, "src"), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".ts") && statSync(join(CLIENT, "src", f)).mtimeMs > built);
   if (stale.length > 0 && !process.env.CODEBURN_VSIX) {
     throw new Error(`${vsix} is older than src/${stale[0]}: run npm run package first`);
   }

@@ -40,6 +40,10 @@ export enum ConfigurationTarget {
   Global = 1,
 }
 
+export enum ProgressLocation {
+  Window = 10,
+}
+
 export class ThemeColor {
   constructor(readonly id: string) {}
 }
@@ -57,6 +61,9 @@ export class Uri {
   private constructor(readonly fsPath: string) {}
   static file(path: string): Uri {
     return new Uri(path);
+  }
+  static parse(value: string): Uri {
+    return new Uri(value);
   }
   static joinPath(base: Uri, ...parts: string[]): Uri {
     return new Uri([base.fsPath, ...parts].join("/"));
@@ -90,6 +97,7 @@ export interface ShownMessage {
 }
 
 type Answer = string | undefined;
+type QuickPickItem = string | { label: string; description?: string; detail?: string };
 
 /** Test-side state and controls. */
 export const shim = {
@@ -105,9 +113,16 @@ export const shim = {
   openDialogAnswer: undefined as string | undefined,
   inputBox: (options: { value?: string }): Answer => options.value,
   inputBoxCalls: [] as Array<{ value?: string; validateInput?: (v: string) => unknown }>,
-  /** Answer of a quick pick (default: dismissed). */
-  quickPick: (_items: string[]): string | undefined => undefined,
-  quickPickCalls: [] as Array<{ items: string[]; options: Record<string, unknown> }>,
+  /** Answer of a quick pick, by label (default: dismissed). */
+  quickPick: (_items: QuickPickItem[]): string | undefined => undefined,
+  quickPickCalls: [] as Array<{ items: QuickPickItem[]; options: Record<string, unknown> }>,
+  /** Installed extensions by id (for `extensions.getExtension`). */
+  extensions: new Map<string, { isActive: boolean; exports: unknown; activate(): Promise<unknown> }>(),
+  /** URLs given to `env.openExternal`. */
+  opened: [] as string[],
+  /** Settings written with `WorkspaceConfiguration.update`: [key, value, target]. */
+  updates: [] as Array<[string, unknown, unknown]>,
+  windowState: new Emitter<{ focused: boolean }>(),
   configEmitter: new Emitter<{ affectsConfiguration(section: string): boolean }>(),
   commands: new Map<string, (...args: unknown[]) => unknown>(),
   reset(): void {
@@ -124,6 +139,10 @@ export const shim = {
     shim.inputBoxCalls = [];
     shim.quickPick = () => undefined;
     shim.quickPickCalls = [];
+    shim.extensions = new Map();
+    shim.opened = [];
+    shim.updates = [];
+    shim.windowState = new Emitter();
     shim.configEmitter = new Emitter();
     shim.commands = new Map();
   },
@@ -223,10 +242,13 @@ export const window = {
   showErrorMessage: show("error"),
   showOpenDialog: () =>
     Promise.resolve(shim.openDialogAnswer ? [Uri.file(shim.openDialogAnswer)] : undefined),
-  showQuickPick: (items: string[], options: Record<string, unknown>) => {
+  showQuickPick: (items: QuickPickItem[], options: Record<string, unknown>) => {
     shim.quickPickCalls.push({ items, options });
-    return Promise.resolve(shim.quickPick(items));
+    const label = shim.quickPick(items);
+    return Promise.resolve(items.find((i) => (typeof i === "string" ? i : i.label) === label));
   },
+  withProgress: <T>(_options: unknown, task: () => Promise<T>): Promise<T> => task(),
+  onDidChangeWindowState: (listener: Listener<{ focused: boolean }>) => shim.windowState.event(listener),
   showInputBox: (options: { value?: string; validateInput?: (v: string) => unknown }) => {
     shim.inputBoxCalls.push(options);
     return Promise.resolve(shim.inputBox(options));
@@ -244,6 +266,10 @@ export const workspace = {
       get<T>(key: string, fallback?: T): T | undefined {
         const full = `${section}.${key}`;
         return shim.settings.has(full) ? (shim.settings.get(full) as T) : fallback;
+      },
+      async update(key: string, value: unknown, target?: unknown): Promise<void> {
+        shim.updates.push([`${section}.${key}`, value, target]);
+        shim.setSetting(`${section}.${key}`, value);
       },
     };
   },
@@ -263,5 +289,16 @@ export const commands = {
     shim.executed.push({ command, args });
     const fn = shim.commands.get(command);
     return fn ? await fn(...args) : undefined;
+  },
+};
+
+export const extensions = {
+  getExtension: (id: string) => shim.extensions.get(id),
+};
+
+export const env = {
+  openExternal: async (uri: Uri): Promise<boolean> => {
+    shim.opened.push(uri.fsPath);
+    return true;
   },
 };
