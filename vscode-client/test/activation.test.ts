@@ -142,7 +142,7 @@ test("missing Python: the item says so, one notification offers Pick Python… a
   assert.equal(item.command, "codeburn.selectPython");
   assert.equal(server.started, 0);
   assert.equal(shim.messages.length, 1);
-  assert.equal(shim.messages[0].level, "warning");
+  assert.equal(shim.messages[0].level, "error");
   assert.deepEqual(shim.messages[0].items, ["Pick Python…", "How to install"]);
   // Retrying (a restart, coming back to the window) does not repeat the notification.
   await run("codeburn.restartServer");

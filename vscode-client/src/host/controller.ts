@@ -289,7 +289,8 @@ export class Controller implements vscode.Disposable {
       return;
     }
     this.pythonOffered = true;
-    const choice = await vscode.window.showWarningMessage(message, "Pick Python…", "How to install");
+    // An error, so it stays until answered (warnings with buttons hide themselves).
+    const choice = await vscode.window.showErrorMessage(message, "Pick Python…", "How to install");
     if (choice === "Pick Python…") {
       await vscode.commands.executeCommand("codeburn.selectPython");
     } else if (choice === "How to install") {
