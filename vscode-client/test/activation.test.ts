@@ -404,6 +404,32 @@ test("Show Spend Breakdown opens one webview with this month's report", async ()
   shim.webviews[1].dispose(); // the next test starts without a panel
 });
 
+test("a hidden breakdown reloads when shown if the figures changed meanwhile (a stale error goes)", async () => {
+  const { server, tick, run } = setup();
+  await tick();
+  server.events.onStatus(status());
+  server.failures.set("codeburn.server.report", "Request with id \"1\" is canceled");
+  await run("codeburn.showBreakdown");
+  const panel = shim.webviews[0];
+  assert.match(panel.webview.html, /could not be loaded: Request with id/);
+  panel.setVisible(false);
+  server.failures.delete("codeburn.server.report");
+  server.results.set("codeburn.server.report", report());
+  server.events.onStatus(status({ today: { cost: 2, estimatedCost: 0, calls: 2 } }));
+  await tick();
+  const reports = () => server.calls.filter((c) => c.command === "codeburn.server.report").length;
+  assert.equal(reports(), 1, "a hidden panel is not reloaded");
+  panel.setVisible(true);
+  await tick();
+  assert.equal(reports(), 2);
+  assert.match(panel.webview.html, /<h2>By model<\/h2>/);
+  panel.setVisible(false);
+  panel.setVisible(true); // nothing changed: no reload
+  await tick();
+  assert.equal(reports(), 2);
+  panel.dispose();
+});
+
 test("the breakdown's period picker asks the server for that period and keeps it", async () => {
   const { server, tick, run } = setup();
   await tick();

@@ -15,6 +15,8 @@ export class BreakdownPanel {
   private loading: Promise<void> | undefined;
   private reloadAfter = false;
   private period: BreakdownPeriod = "month";
+  /** Figures changed while the panel was hidden: reload when it is shown again. */
+  private stale = false;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -32,6 +34,15 @@ export class BreakdownPanel {
       }),
       controller.onStatus(() => {
         if (panel.visible) {
+          void this.load();
+        } else {
+          this.stale = true;
+        }
+      }),
+      // A hidden webview keeps its last page (an error from a server that has since recovered).
+      panel.onDidChangeViewState(() => {
+        if (panel.visible && this.stale) {
+          this.stale = false;
           void this.load();
         }
       }),

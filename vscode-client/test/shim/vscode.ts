@@ -183,6 +183,13 @@ export class ShimWebviewPanel {
   reveals = 0;
   private readonly disposeEmitter = new Emitter<void>();
   onDidDispose = this.disposeEmitter.event;
+  private readonly viewStateEmitter = new Emitter<{ webviewPanel: ShimWebviewPanel }>();
+  onDidChangeViewState = this.viewStateEmitter.event;
+  /** Hides or shows the panel the way switching editor tabs does. */
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    this.viewStateEmitter.fire({ webviewPanel: this });
+  }
   constructor(
     readonly viewType: string,
     readonly title: string,
