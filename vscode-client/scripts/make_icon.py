@@ -34,7 +34,7 @@ def flame(x: float, y: float, cx: float, base: float, r: float, height: float) -
     tip = cy - height
     if tip <= y <= cy:
         t = (cy - y) / height  # 0 at the circle's centre, 1 at the tip
-        half = r * (1 - t) ** 1.4
+        half = r * math.pow(1 - t, 1.4)
         bend = 0.06 * math.sin(t * math.pi) * (1 if cx < 0.5 else -1)
         return abs(x - cx - bend) <= half
     return False
