@@ -4,12 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 
 import {
+  describeTried,
   discover,
   expandPath,
   findInterpreter,
@@ -194,6 +195,33 @@ test("Windows: py -3 after PATH, run afterwards as the interpreter it started", 
   assert.deepEqual(tried.map((t) => [t.candidate.source, t.result.kind]), [["PATH", "failed"], ["py launcher", "ok"]]);
   assert.deepEqual(chosen, { command: REAL_PYTHON, args: [], version: "3.12.7", source: "py launcher" });
   assert.match(JSON.stringify(tried[0].result), /"exitCode":9,/);
+});
+
+test("macOS: the developer-tools stub is reported as failing without being run", async () => {
+  const root = tmp("cb-mac-");
+  const marker = join(root, "ran");
+  const stub = join(root, "usr-bin", "python3");
+  mkdirSync(dirname(stub), { recursive: true });
+  writeFileSync(stub, `#!/bin/sh\necho ran > "${marker}"\nexit 1\n`);
+  chmodSync(stub, 0o755);
+  const brew = shim(join(root, "brew"), "python3.12", "3.12.4");
+  const toolchain = join(root, "CommandLineTools", "python3");
+  const options = {
+    configured: "",
+    env: { PATH: join(root, "usr-bin") },
+    platform: "darwin" as const,
+    places: [{ dir: join(root, "brew"), source: "Homebrew" }],
+    pythonExtension: async () => undefined,
+    macStubs: { stubs: [stub], toolchains: [toolchain] },
+  };
+  const { chosen, tried } = await discover(options);
+  assert.equal(chosen?.command, brew);
+  assert.match(describeTried(tried[0]), /python3 \(PATH\) failed \(the macOS stub of the command line developer tools/);
+  assert.ok(!existsSync(marker), "the stub was run");
+  // With the developer tools installed, /usr/bin/python3 is a real Python and is run.
+  shim(dirname(toolchain), "python3", "3.9.6");
+  await discover(options);
+  assert.ok(existsSync(marker));
 });
 
 test("the usual install places: Homebrew, /usr/local/bin, pyenv, uv newest first", () => {

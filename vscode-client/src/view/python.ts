@@ -80,6 +80,38 @@ export interface DiscoveryOptions {
   /** The usual install places (default: installPlaces() for this platform). */
   places?: Place[];
   probe?: Probe;
+  /** macOS: the developer-tools stubs, and where the real tools live (tests replace them). */
+  macStubs?: MacStubs;
+}
+
+/**
+ * On macOS `/usr/bin/python3` is a stub until the command line developer tools are installed, and
+ * running it opens their installer: it is reported as failing without being run.
+ */
+export interface MacStubs {
+  stubs: string[];
+  toolchains: string[];
+}
+
+const MAC_STUBS: MacStubs = {
+  stubs: ["/usr/bin/python3", "/usr/bin/python"],
+  toolchains: [
+    "/Library/Developer/CommandLineTools/usr/bin/python3",
+    "/Applications/Xcode.app/Contents/Developer/usr/bin/python3",
+  ],
+};
+
+function isMacStub(command: string, stubs: MacStubs): boolean {
+  let real = command;
+  try {
+    real = realpathSync(command);
+  } catch {
+    return false;
+  }
+  return (
+    (stubs.stubs.includes(command) || stubs.stubs.includes(real)) &&
+    !stubs.toolchains.some((file) => isExecutableFile(file, "darwin"))
+  );
 }
 
 /** A folder where Python installers put interpreters, and what to call it in messages. */
@@ -333,8 +365,12 @@ export async function discover(
   const probe = options.probe ?? probePython;
   const tried: Tried[] = [];
   let chosen: Interpreter | undefined;
+  const platform = options.platform ?? process.platform;
   const consider = async (candidate: Candidate): Promise<boolean> => {
-    const result = await probe(candidate, options.env);
+    const result: ProbeResult =
+      platform === "darwin" && isMacStub(candidate.command, options.macStubs ?? MAC_STUBS)
+        ? { kind: "failed", exitCode: null, detail: "the macOS stub of the command line developer tools, not installed; not run, since running it opens their installer" }
+        : await probe(candidate, options.env);
     tried.push({ candidate, result });
     if (chosen === undefined && result.kind === "ok" && isRecentEnough(result.version)) {
       chosen = toInterpreter(candidate, result);
