@@ -221,10 +221,24 @@ function logChannel(name: string) {
       shim.logShown++;
     },
     dispose: () => undefined,
+    logLevel: 3,
+    onDidChangeLogLevel: () => new Disposable(),
   };
 }
 
-export const window = {
+/** Any `onDid…`/`onWill…` event the extension does not use: subscribing does nothing. */
+function withEvents<T extends object>(api: T): T {
+  return new Proxy(api, {
+    get(target, key, receiver) {
+      if (typeof key === "string" && !(key in target) && /^on(Did|Will)/.test(key)) {
+        return () => new Disposable();
+      }
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+export const window = withEvents({
   createStatusBarItem(id: string, alignment: StatusBarAlignment, priority: number) {
     const item: ShimStatusBarItem = {
       id,
@@ -265,9 +279,9 @@ export const window = {
     shim.webviews.push(panel);
     return panel;
   },
-};
+});
 
-export const workspace = {
+export const workspace = withEvents({
   getConfiguration(section: string) {
     return {
       get<T>(key: string, fallback?: T): T | undefined {
@@ -282,7 +296,15 @@ export const workspace = {
   },
   onDidChangeConfiguration: (listener: Listener<{ affectsConfiguration(s: string): boolean }>) =>
     shim.configEmitter.event(listener),
-};
+  textDocuments: [] as unknown[],
+  notebookDocuments: [] as unknown[],
+  workspaceFolders: undefined as unknown,
+});
+
+export const languages = withEvents({
+  createDiagnosticCollection: () => ({ set: () => undefined, clear: () => undefined, dispose: () => undefined }),
+});
+export const notebooks = withEvents({});
 
 export const commands = {
   registerCommand(id: string, fn: (...args: unknown[]) => unknown): Disposable {
@@ -309,3 +331,67 @@ export const env = {
     return true;
   },
 };
+
+// What vscode-languageclient needs to load and to start a server (test/languageClient.test.ts).
+class Plain {
+  constructor(..._args: unknown[]) {}
+}
+export class CallHierarchyItem extends Plain {}
+export class CodeLens extends Plain {}
+export class CompletionItem extends Plain {}
+export class DocumentLink extends Plain {}
+export class InlayHint extends Plain {}
+export class SymbolInformation extends Plain {}
+export class TypeHierarchyItem extends Plain {}
+export class CodeAction extends Plain {}
+export class Diagnostic extends Plain {}
+export class TabInputText extends Plain {}
+export class TabInputTextDiff extends Plain {}
+export class TabInputNotebook extends Plain {}
+export class TabInputCustom extends Plain {}
+export class CancellationError extends Error {}
+export enum LogLevel {
+  Off = 0,
+  Trace = 1,
+  Debug = 2,
+  Info = 3,
+  Warning = 4,
+  Error = 5,
+}
+export class EventEmitter<T> {
+  private readonly emitter = new Emitter<T>();
+  event = this.emitter.event;
+  fire(value: T): void {
+    this.emitter.fire(value);
+  }
+  dispose(): void {}
+}
+export class CancellationTokenSource {
+  token = { isCancellationRequested: false, onCancellationRequested: () => new Disposable() };
+  cancel(): void {
+    this.token.isCancellationRequested = true;
+  }
+  dispose(): void {}
+}
+/** Enums the language client maps at construction: any member reads as its own name. */
+const enumOf = (): Record<string, string> =>
+  new Proxy({} as Record<string, string>, { get: (_target, key) => (typeof key === "string" ? key : undefined) });
+export const CodeActionKind = enumOf();
+export const CodeActionTriggerKind = enumOf();
+export const CompletionItemKind = enumOf();
+export const CompletionItemTag = enumOf();
+export const CompletionTriggerKind = enumOf();
+export const DiagnosticSeverity = enumOf();
+export const DiagnosticTag = enumOf();
+export const DocumentHighlightKind = enumOf();
+export const FileType = enumOf();
+export const FoldingRangeKind = enumOf();
+export const InlayHintKind = enumOf();
+export const InlineCompletionTriggerKind = enumOf();
+export const NotebookCellKind = enumOf();
+export const SignatureHelpTriggerKind = enumOf();
+export const SymbolKind = enumOf();
+export const SymbolTag = enumOf();
+export const TextDocumentSaveReason = enumOf();
+
+export const version = "1.91.0";
