@@ -92,7 +92,7 @@ function connect(args: string[], events: ConnectionEvents) {
 
 beforeEach(() => shim.reset());
 
-test("a server that dies before answering: start() rejects with its error, no pop-up", async () => {
+test("a server that dies before answering: start() rejects with its error, no pop-up", { timeout: 30_000 }, async () => {
   const { events } = recorder();
   const code = "import sys; sys.stderr.write('Traceback (most recent call last):\\nRuntimeError: simulated crash\\n'); sys.exit(1)";
   const connection = connect(["-c", code], events);
@@ -103,7 +103,7 @@ test("a server that dies before answering: start() rejects with its error, no po
   await connection.stop();
 });
 
-test("a server that keeps crashing after it ran: restarted, then given up on; a setting changed meanwhile; no pop-up", async () => {
+test("a server that keeps crashing after it ran: restarted, then given up on; a setting changed meanwhile; no pop-up", { timeout: 30_000 }, async () => {
   const { seen, events, gaveUp } = recorder();
   const connection = connect([fakeServer(), "crash"], events);
   await connection.start();
@@ -120,7 +120,26 @@ test("a server that keeps crashing after it ran: restarted, then given up on; a 
   await connection.stop();
 });
 
-test("a server that runs: settings changes reach it without a pop-up, and it stops cleanly", async () => {
+test("a crashed server whose interpreter is gone cannot be restarted: said once, no pop-up", { timeout: 30_000 }, async () => {
+  const { seen, events, gaveUp } = recorder();
+  const dir = mkdtempSync(join(tmpdir(), "cb-lsp-gone-"));
+  const wrapper = join(dir, "python-wrapper");
+  // Runs the crashing stand-in, removing itself first: the automatic restart finds nothing to run.
+  writeFileSync(wrapper, `#!/bin/sh\nrm -f "$0"\nexec "${PYTHON}" "${fakeServer()}" crash\n`, { mode: 0o755 });
+  const log = vscode.window.createOutputChannel("CodeBurn", { log: true }) as unknown as vscode.LogOutputChannel;
+  const connection = languageClientFactory(log)({ command: wrapper, args: [], cwd: dir, env: { ...process.env } }, () => ({}), events);
+  await connection.start();
+  await gaveUp;
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(seen.running, 1);
+  assert.equal(seen.restarting, 1);
+  assert.deepEqual(seen.stopped.length, 1);
+  assert.match(seen.stopped[0], /exited and could not be restarted .*Restart Server/);
+  assert.deepEqual(shim.messages, []);
+  await connection.stop();
+});
+
+test("a server that runs: settings changes reach it without a pop-up, and it stops cleanly", { timeout: 30_000 }, async () => {
   const { seen, events } = recorder();
   const seenFile = join(mkdtempSync(join(tmpdir(), "cb-lsp-seen-")), "changes");
   const connection = connect([fakeServer(), "stay", seenFile], events);
