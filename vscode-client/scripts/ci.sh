@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The extension's CI from a fresh clone: tools (apt packages only when a command is missing; Node 24
-# and code-server under ${CODEBURN_TOOLS_DIR:-/var/cache/codeburn-tools}, reused when present),
+# and code-server under ${CODEBURN_TOOLS_DIR:-/var/cache/codeburn-tools}, reused when present; none
+# with CODEBURN_SKIP_EDITOR_TEST=1 on Node >= 20),
 # npm ci, type check + unit tests, the .vsix, and the real-editor test in code-server.
 # Env: CODEBURN_PYTHON (Python >= 3.11 for bundling and the fixture; default python3),
 #      CODEBURN_TOOLS_DIR, CODEBURN_SKIP_EDITOR_TEST=1 (unit tests and packaging only).
@@ -22,15 +23,20 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
 fi
 export CODEBURN_PYTHON="$PYTHON"
 
-step "tools"
-if [ "${CODEBURN_SKIP_EDITOR_TEST:-0}" = 1 ]; then
-  tools="$(scripts/install-tools.sh --node-only)"
+node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+if [ "${CODEBURN_SKIP_EDITOR_TEST:-0}" = 1 ] && [ "$node_major" -ge 20 ]; then
+  step "tools: none needed (node $(node --version) packages the .vsix)"
 else
-  tools="$(scripts/install-tools.sh)"
+  step "tools"
+  if [ "${CODEBURN_SKIP_EDITOR_TEST:-0}" = 1 ]; then
+    tools="$(scripts/install-tools.sh --node-only)"
+  else
+    tools="$(scripts/install-tools.sh)"
+  fi
+  node24="$(printf '%s\n' "$tools" | sed -n 's/^NODE24=//p')"
+  # Node 24 first on PATH: code-server needs it (packaging alone runs on Node >= 20).
+  export PATH="$(dirname "$node24"):$PATH"
 fi
-node24="$(printf '%s\n' "$tools" | sed -n 's/^NODE24=//p')"
-# Node 24 first on PATH: vsce needs Node >= 22; the system npm runs on it.
-export PATH="$(dirname "$node24"):$PATH"
 
 step "npm ci (node $(node --version))"
 npm ci --no-audit --no-fund --loglevel=error

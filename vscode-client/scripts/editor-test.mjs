@@ -12,11 +12,16 @@
 //   5. the Settings UI finds codeburn.cursorSync.enabled; unticking it writes cursorSync: false
 //      into config.json through the server, and ticking it again says CODEBURN_CURSOR_SYNC=0
 //      keeps sync off.
+//   6. a Python too old shows "Python needed" and one notification with "Pick Python…" and
+//      "How to install"; Pick Python… lists a uv-managed Python (a shim reporting 3.13.0) and
+//      Browse…; picking it writes the setting and the figures return without a reload; a server
+//      that dies at start shows "server stopped"; the real interpreter brings the figures back;
+//   7. none of that produced a vscode-languageclient notification (the notification center).
 // Screenshots go to vscode-client/test-artifacts/. Only 127.0.0.1 is contacted.
 //
 //   npm run test:editor [-- --keep]      (after `npm run package`)
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -53,7 +58,7 @@ async function extensionModules(dir) {
   await esbuild.build({
     stdin: {
       contents:
-        'export { computeView } from "./src/statusView";\nexport { inferCsvRange, formatRange } from "./src/csvRange";',
+        'export { computeView } from "./src/view/statusView";\nexport { inferCsvRange, formatRange } from "./src/view/csvRange";',
       resolveDir: CLIENT,
       loader: "ts",
     },
@@ -319,6 +324,33 @@ async function drive(page, run, fixture, modules) {
   setMachineInterpreter(run, oldPython);
   await expectTrouble(page, "CodeBurn: Python needed", "Python 3.9.2");
   log("a Python too old shows \"CodeBurn: Python needed\"");
+
+  // 6b. The one notification offers Pick Python…: the quick pick lists what discovery finds (a
+  // uv-managed shim reporting 3.13.0), and picking it brings the figures back without a reload.
+  const offer = page.locator(".notifications-toasts .notification-toast").filter({ hasText: "Python 3.9.2" }).first();
+  await offer.waitFor({ timeout: STEP_TIMEOUT });
+  for (const button of ["Pick Python…", "How to install"]) {
+    if ((await offer.locator(".monaco-button", { hasText: button }).count()) === 0) {
+      throw new Error(`the Python notification lacks "${button}": ${await offer.innerText()}`);
+    }
+  }
+  await page.screenshot({ path: join(ARTIFACTS, "python-needed.png") });
+  await offer.locator(".monaco-button", { hasText: "Pick Python…" }).click();
+  const pick = page.locator(".quick-input-widget").filter({ hasText: "Python for the language server" });
+  await pick.waitFor({ timeout: STEP_TIMEOUT });
+  const choice = page.locator(".quick-input-list .monaco-list-row").filter({ hasText: "Python 3.13.0" }).first();
+  await choice.waitFor({ timeout: STEP_TIMEOUT });
+  if ((await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: "Browse…" }).count()) === 0) {
+    throw new Error("the Python quick pick has no Browse… row");
+  }
+  await page.screenshot({ path: join(ARTIFACTS, "python-pick.png") });
+  await choice.click();
+  await expectStatusText(page, after, STEP_TIMEOUT);
+  const machineFile = join(run.dirs["user-data"], "Machine", "settings.json");
+  if (!run.pathShims.includes(readConfig(machineFile)?.["codeburn.python.interpreter"])) {
+    throw new Error(`picking wrote ${JSON.stringify(readConfig(machineFile))}, not ${run.pathShim}`);
+  }
+  log("Pick Python… listed the uv-managed shim, wrote the setting, and the figures came back without a reload");
   setMachineInterpreter(run, brokenPython);
   await expectTrouble(page, "CodeBurn: server stopped", "simulated crash");
   await page.locator(".part.statusbar").screenshot({ path: join(ARTIFACTS, "statusbar-server-stopped.png") });
@@ -326,6 +358,29 @@ async function drive(page, run, fixture, modules) {
   setMachineInterpreter(run, run.interpreter);
   await expectStatusText(page, after, STEP_TIMEOUT);
   log("back to the real interpreter: the figures return");
+
+  // 7. No language-client pop-up in any of that: every notification so far is one of ours.
+  const texts = await notificationTexts(page);
+  const clientToast = texts.filter((t) => CLIENT_TOAST.test(t));
+  if (clientToast.length > 0) {
+    throw new Error(`language-client notifications appeared: ${JSON.stringify(clientToast)}`);
+  }
+  log(`no language-client notification (${texts.length} notifications, all CodeBurn's own or the editor's)`);
+}
+
+/** What vscode-languageclient's own toasts say (they all offer "Go to output"). */
+const CLIENT_TOAST = /Go to output|couldn't create connection|Connection to server|didChangeConfiguration|Server initialization failed|Restarting server failed|Request \S+ failed/;
+
+/** The text of every notification in the notification center (toasts that hid themselves too). */
+async function notificationTexts(page) {
+  await runPaletteCommand(page, "Notifications: Show Notifications");
+  const center = page.locator(".notifications-center");
+  await center.waitFor({ timeout: STEP_TIMEOUT });
+  await page.waitForTimeout(500);
+  const texts = await center.locator(".notification-list-item").allInnerTexts();
+  await page.screenshot({ path: join(ARTIFACTS, "notifications.png") });
+  await page.keyboard.press("Escape");
+  return texts.map((t) => t.replace(/\s+/g, " ").trim());
 }
 
 /** Chooses a period in the breakdown's picker and waits for its chart (`slots` days, `until`). */
@@ -456,7 +511,9 @@ async function main() {
     throw new Error(`${vsix} is missing: run npm run package first`);
   }
   const built = statSync(vsix).mtimeMs;
-  const stale = readdirSync(join(CLIENT, "src")).filter((f) => statSync(join(CLIENT, "src", f)).mtimeMs > built);
+  const stale = readdirSync(join(CLIENT, "src"), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".ts") && statSync(join(CLIENT, "src", f)).mtimeMs > built);
   if (stale.length > 0 && !process.env.CODEBURN_VSIX) {
     throw new Error(`${vsix} is older than src/${stale[0]}: run npm run package first`);
   }
@@ -486,6 +543,17 @@ async function main() {
   // In a remote window (code-server), machine-scoped settings come from the Machine settings
   // (which code-server also re-reads when they change). Step 0 reads the one-day profile.
   run.interpreter = interpreter;
+  // A uv-managed Python (an install place under XDG_DATA_HOME; PATH would not do: the extension
+  // host gets the login shell's PATH) for "Pick Python…": reports 3.13.0, runs the real one.
+  const pathBin = join(run.dirs.data, "uv", "python", "cpython-3.13.0-linux-x86_64-gnu", "bin");
+  mkdirSync(pathBin, { recursive: true });
+  run.pathShim = join(pathBin, "python3");
+  writeFileSync(run.pathShim, `#!/bin/sh\nif [ "$1" = "-c" ]; then echo 3.13.0; echo "$0"; exit 0; fi\nexec "${interpreter}" "$@"\n`, { mode: 0o755 });
+  // The same under ~/.local/share, uv's default when XDG_DATA_HOME does not reach the extension host.
+  const homeUv = join(run.dirs.home, ".local", "share", "uv", "python", "cpython-3.13.0-linux-x86_64-gnu", "bin");
+  mkdirSync(homeUv, { recursive: true });
+  symlinkSync(run.pathShim, join(homeUv, "python3"));
+  run.pathShims = [run.pathShim, join(homeUv, "python3")];
   run.machineExtra = { "codeburn.cursor.databasePath": fixture.oneDayDb };
   setMachineInterpreter(run, interpreter);
 

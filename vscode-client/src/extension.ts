@@ -2,9 +2,9 @@
 
 import * as vscode from "vscode";
 
-import { activateWith } from "./activation";
-import type { Controller } from "./controller";
-import { languageClientFactory } from "./languageClient";
+import { activateWith } from "./host/activation";
+import type { Controller } from "./host/controller";
+import { languageClientFactory } from "./host/languageClient";
 
 let controller: Controller | undefined;
 

@@ -10,10 +10,9 @@ import { beforeEach, test } from "node:test";
 
 import * as vscode from "vscode";
 
-import { activateWith } from "../src/activation";
-import type { ConnectionEvents, ServerConnection } from "../src/connection";
-import { PythonNotFoundError } from "../src/python";
-import type { ServerLaunch } from "../src/python";
+import { activateWith } from "../src/host/activation";
+import type { ConnectionEvents, ServerConnection } from "../src/view/connection";
+import { type Interpreter, PythonNotFoundError, type ServerLaunch, type Tried } from "../src/view/python";
 import { shim } from "./shim/vscode";
 import { report, status } from "./fixtures";
 
@@ -61,7 +60,13 @@ function context() {
   } as unknown as vscode.ExtensionContext;
 }
 
-function setup(options: { env?: NodeJS.ProcessEnv; python?: () => Promise<never> } = {}) {
+function setup(
+  options: {
+    env?: NodeJS.ProcessEnv;
+    python?: (setting: string) => Promise<Interpreter>;
+    listPythons?: () => Promise<Tried[]>;
+  } = {},
+) {
   const server = new FakeServer();
   const ctx = context();
   const log = vscode.window.createOutputChannel("CodeBurn", { log: true });
@@ -71,6 +76,7 @@ function setup(options: { env?: NodeJS.ProcessEnv; python?: () => Promise<never>
     bundledLibs: "/ext/bundled/libs",
     now: () => new Date(2026, 10, 30, 12),
     findInterpreter: options.python ?? (async () => ({ command: "/usr/bin/python3", version: "3.11.7" })),
+    listPythons: options.listPythons ?? (async () => []),
     connectionFactory: (launch, settings, events) => {
       server.launch = launch;
       server.settings = settings;
@@ -105,6 +111,7 @@ test("activation shows a starting item, launches the bundled server and shows it
     "codeburn.importCursorCsv",
     "codeburn.openSettings",
     "codeburn.restartServer",
+    "codeburn.selectPython",
     "codeburn.showBreakdown",
     "codeburn.showLogs",
     "codeburn.syncCursor",
@@ -123,7 +130,7 @@ test("every palette command in package.json is registered", async () => {
   }
 });
 
-test("missing Python: the item says so, links to the logs, and commands explain", async () => {
+test("missing Python: the item says so, one notification offers Pick Python… and How to install", async () => {
   const { item, tick, run, server } = setup({
     python: async () => {
       throw new PythonNotFoundError("CodeBurn needs Python 3.11 or newer to run its language server");
@@ -132,17 +139,102 @@ test("missing Python: the item says so, links to the logs, and commands explain"
   await tick();
   assert.equal(item.text, "$(flame) CodeBurn: Python needed");
   assert.equal(item.backgroundColor?.id, "statusBarItem.errorBackground");
-  assert.equal(item.command, "codeburn.showLogs");
+  assert.equal(item.command, "codeburn.selectPython");
   assert.equal(server.started, 0);
+  assert.equal(shim.messages.length, 1);
+  assert.equal(shim.messages[0].level, "error");
+  assert.deepEqual(shim.messages[0].items, ["Pick Python…", "How to install"]);
+  // Retrying (a restart, coming back to the window) does not repeat the notification.
+  await run("codeburn.restartServer");
+  await tick();
+  assert.equal(shim.messages.length, 1);
   shim.messageAnswers.push("Show Logs");
   await run("codeburn.refresh");
-  assert.equal(shim.messages[0].level, "error");
-  assert.match(shim.messages[0].message, /Python 3\.11/);
-  assert.deepEqual(shim.messages[0].items, ["Open Settings", "Show Logs"]);
+  assert.equal(shim.messages[1].level, "error");
+  assert.match(shim.messages[1].message, /Python 3\.11/);
+  assert.deepEqual(shim.messages[1].items, ["Pick Python…", "Show Logs"]);
   assert.equal(shim.logShown, 1);
   await run("codeburn.showBreakdown");
   assert.equal(shim.webviews.length, 0);
-  assert.match(shim.messages[1].message, /Python 3\.11/);
+  assert.match(shim.messages[2].message, /Python 3\.11/);
+});
+
+test("How to install opens python.org", async () => {
+  shim.messageAnswers.push("How to install");
+  const { tick } = setup({
+    python: async () => {
+      throw new PythonNotFoundError("CodeBurn needs Python 3.11 or newer");
+    },
+  });
+  await tick();
+  await tick();
+  assert.deepEqual(shim.opened, ["https://www.python.org/downloads/"]);
+});
+
+test("Pick Python… lists what was found, writes the setting, and the server starts without a reload", async () => {
+  const good = "/opt/homebrew/bin/python3.12";
+  const configured: string[] = [];
+  shim.messageAnswers.push("Pick Python…");
+  shim.quickPick = (items) => {
+    const labels = items.map((i) => (typeof i === "string" ? i : i.label));
+    assert.deepEqual(labels, ["Python 3.12.4", "Python 3.9.6", "$(folder-opened) Browse…"]);
+    return "Python 3.12.4";
+  };
+  const { item, tick, server } = setup({
+    python: async (setting: string) => {
+      configured.push(setting);
+      if (setting !== good) {
+        throw new PythonNotFoundError("CodeBurn needs Python 3.11 or newer; /usr/bin/python3 (PATH) is Python 3.9.6");
+      }
+      return { command: good, version: "3.12.4", source: "setting" };
+    },
+    listPythons: async () => [
+      { candidate: { command: "/usr/bin/python3", args: [], source: "PATH" }, result: { kind: "ok", version: "3.9.6", executable: "/usr/bin/python3" } },
+      { candidate: { command: "/usr/bin/python3.8", args: [], source: "PATH" }, result: { kind: "failed", exitCode: 1, detail: "x" } },
+      { candidate: { command: good, args: [], source: "Homebrew" }, result: { kind: "ok", version: "3.12.4", executable: good } },
+    ],
+  });
+  for (let i = 0; i < 5; i++) {
+    await tick();
+  }
+  assert.deepEqual(shim.updates, [["codeburn.python.interpreter", good, vscode.ConfigurationTarget.Global]]);
+  assert.deepEqual(configured, ["", good]);
+  assert.equal(server.started, 1);
+  assert.equal(server.launch.command, good);
+  server.events.onStatus(status());
+  assert.equal(item.text, "$(flame) $4.56 today · $123 month");
+});
+
+test("Browse… in Pick Python… writes the chosen file", async () => {
+  const { run, tick } = setup({ listPythons: async () => [] });
+  await tick();
+  shim.quickPick = (items) => {
+    assert.equal(items.length, 1);
+    return "$(folder-opened) Browse…";
+  };
+  shim.openDialogAnswer = "/home/me/.pyenv/versions/3.13.0/bin/python3";
+  await run("codeburn.selectPython");
+  assert.match(String(shim.quickPickCalls[0].options.placeHolder), /No Python 3\.11 or newer was found/);
+  assert.deepEqual(shim.updates[0].slice(0, 2), ["codeburn.python.interpreter", "/home/me/.pyenv/versions/3.13.0/bin/python3"]);
+});
+
+test("a Python installed meanwhile is found when the window gets focus again", async () => {
+  let installed = false;
+  const { item, tick, server } = setup({
+    python: async () => {
+      if (!installed) {
+        throw new PythonNotFoundError("CodeBurn needs Python 3.11 or newer");
+      }
+      return { command: "/usr/local/bin/python3.13", version: "3.13.0", source: "/usr/local/bin" };
+    },
+  });
+  await tick();
+  assert.equal(item.text, "$(flame) CodeBurn: Python needed");
+  installed = true;
+  shim.windowState.fire({ focused: true });
+  await tick();
+  assert.equal(server.started, 1);
+  assert.equal(server.launch.command, "/usr/local/bin/python3.13");
 });
 
 test("a server that cannot start, or stops for good, is shown with Restart", async () => {
@@ -225,14 +317,14 @@ test("Import of a team export: a quick pick of its users, then only that person'
   assert.equal(shim.messages.length, 0);
 
   // Picked: the import runs again for that person only.
-  shim.quickPick = (items) => items[1];
+  shim.quickPick = (items) => items[1] as string;
   await run("codeburn.importCursorCsv");
   assert.deepEqual(server.calls.at(-1)?.args, [{ path: csv, user: "ben@example.com" }]);
   assert.match(shim.messages.at(-1)?.message ?? "", /imported 1 row/);
   assert.ok(!shim.logLines.some((line) => line.includes("example.com")), "an e-mail was logged");
 
   // A person with no rows (the server asks again): an error, no second pick.
-  shim.quickPick = (items) => items[0];
+  shim.quickPick = (items) => items[0] as string;
   await run("codeburn.importCursorCsv");
   assert.equal(shim.quickPickCalls.length, 3);
   assert.equal(shim.messages.at(-1)?.level, "error");
@@ -310,6 +402,32 @@ test("Show Spend Breakdown opens one webview with this month's report", async ()
   await run("codeburn.showBreakdown");
   assert.equal(shim.webviews.length, 2);
   shim.webviews[1].dispose(); // the next test starts without a panel
+});
+
+test("a hidden breakdown reloads when shown if the figures changed meanwhile (a stale error goes)", async () => {
+  const { server, tick, run } = setup();
+  await tick();
+  server.events.onStatus(status());
+  server.failures.set("codeburn.server.report", "Request with id \"1\" is canceled");
+  await run("codeburn.showBreakdown");
+  const panel = shim.webviews[0];
+  assert.match(panel.webview.html, /could not be loaded: Request with id/);
+  panel.setVisible(false);
+  server.failures.delete("codeburn.server.report");
+  server.results.set("codeburn.server.report", report());
+  server.events.onStatus(status({ today: { cost: 2, estimatedCost: 0, calls: 2 } }));
+  await tick();
+  const reports = () => server.calls.filter((c) => c.command === "codeburn.server.report").length;
+  assert.equal(reports(), 1, "a hidden panel is not reloaded");
+  panel.setVisible(true);
+  await tick();
+  assert.equal(reports(), 2);
+  assert.match(panel.webview.html, /<h2>By model<\/h2>/);
+  panel.setVisible(false);
+  panel.setVisible(true); // nothing changed: no reload
+  await tick();
+  assert.equal(reports(), 2);
+  panel.dispose();
 });
 
 test("the breakdown's period picker asks the server for that period and keeps it", async () => {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { chartDays, daysBetween, monthEnd, renderBreakdown, renderBreakdownError } from "../src/breakdownHtml";
-import type { ReportPayload } from "../src/types";
+import { chartDays, daysBetween, monthEnd, renderBreakdown, renderBreakdownError } from "../src/view/breakdownHtml";
+import type { ReportPayload } from "../src/view/types";
 import { report, totals } from "./fixtures";
 
 /** A report of `label` from `from` to `to` with spend on `days`. */

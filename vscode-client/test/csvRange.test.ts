@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { formatRange, inferCsvRange, parseCsv, parseRangeInput } from "../src/csvRange";
-import { localDay } from "../src/format";
+import { formatRange, inferCsvRange, parseCsv, parseRangeInput } from "../src/view/csvRange";
+import { localDay } from "../src/view/format";
 
 test("CSV cells: BOM, CRLF, quotes with commas and doubled quotes", () => {
   const rows = parseCsv('\ufeffDate,Model,Cost\r\n"2026-11-02T10:00:00.000Z","a, ""b""",$1.25\r\n');

@@ -1,6 +1,6 @@
 /** Status and report objects shaped like the server's (SPEC §8), for the unit tests. */
 
-import type { ReportPayload, StatusPayload, Totals } from "../src/types";
+import type { ReportPayload, StatusPayload, Totals } from "../src/view/types";
 
 export function status(overrides: Partial<StatusPayload> = {}): StatusPayload {
   return {

@@ -11,7 +11,7 @@ import {
   formatTokens,
   localDay,
   plural,
-} from "../src/format";
+} from "../src/view/format";
 import golden from "../../tests/golden/formatting.json";
 
 // One rule with the Python side: both test suites read this file (the texts are written by hand).

@@ -45,6 +45,7 @@ test("commands in category CodeBurn with the SPEC's titles, distinct from the se
     "Show Spend Breakdown",
     "Show Logs",
     "Restart Server",
+    "Select Python Interpreter",
   ]) {
     assert.ok(titles.includes(title), title);
   }
@@ -62,4 +63,12 @@ test("activation, engines, pinned dependencies", () => {
     assert.match(version, /^\d+\.\d+\.\d+$/);
   }
   assert.match(manifest.dependencies["vscode-languageclient"], /^(9|11)\./);
+});
+
+test("runs on the UI side first: Cursor's database is on the user's machine, not the remote", () => {
+  assert.deepEqual((manifest as { extensionKind?: string[] }).extensionKind, ["ui", "workspace"]);
+});
+
+test("packaging runs on Node 20: @vscode/vsce 3.9 (4.x needs Node 22)", () => {
+  assert.match(manifest.devDependencies["@vscode/vsce"], /^3\.9\.\d+$/);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { importMessage, removeMessage, syncMessage } from "../src/messages";
+import { importMessage, removeMessage, syncMessage } from "../src/view/messages";
 
 const base = {
   changed: true,

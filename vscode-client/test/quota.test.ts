@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { readQuota } from "../src/quota";
+import { readQuota } from "../src/view/quota";
 
 /** The server's object as docs/quota.md describes it. */
 function serverQuota(overrides: Record<string, unknown> = {}) {

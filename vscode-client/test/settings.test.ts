@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { DEFAULTS, readSettings } from "../src/settings";
+import { DEFAULTS, readSettings } from "../src/view/settings";
 
 test("defaults when nothing is set", () => {
   assert.deepEqual(readSettings(() => undefined), DEFAULTS);

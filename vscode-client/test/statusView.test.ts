@@ -7,7 +7,7 @@ import {
   syncLine,
   TOOLTIP_COMMANDS,
   type ViewInput,
-} from "../src/statusView";
+} from "../src/view/statusView";
 import { status } from "./fixtures";
 
 const now = new Date("2026-11-30T12:00:00.000Z");
@@ -88,8 +88,10 @@ test("starting, missing Python and a stopped server each say so and link to the 
   const python = view({ state: { kind: "python-missing", message: "CodeBurn needs Python 3.11" } });
   assert.equal(python.text, "$(flame) CodeBurn: Python needed");
   assert.equal(python.background, "error");
-  assert.equal(python.click, "logs");
+  assert.equal(python.click, "python");
   assert.match(python.tooltip, /Python 3\\\.11/);
+  assert.match(python.tooltip, /\[Pick Python…\]\(command:codeburn\.selectPython\)/);
+  assert.match(python.tooltip, /\[How to install\]\(https:\/\/www\.python\.org\/downloads\/\)/);
   assert.match(python.tooltip, /\[Show Logs\]\(command:codeburn\.showLogs\)/);
   const down = view({ state: { kind: "server-down", message: "crashed" } });
   assert.equal(down.text, "$(flame) CodeBurn: server stopped");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { isServerLogLine, StderrTail } from "../src/stderr";
+import { isServerLogLine, StderrTail } from "../src/view/stderr";
 
 test("the server's own log lines are recognised", () => {
   assert.ok(isServerLogLine("2026-11-30 12:48:16,608 INFO codeburn.server.lsp: reading Cursor data"));

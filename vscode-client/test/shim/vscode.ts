@@ -40,6 +40,10 @@ export enum ConfigurationTarget {
   Global = 1,
 }
 
+export enum ProgressLocation {
+  Window = 10,
+}
+
 export class ThemeColor {
   constructor(readonly id: string) {}
 }
@@ -57,6 +61,9 @@ export class Uri {
   private constructor(readonly fsPath: string) {}
   static file(path: string): Uri {
     return new Uri(path);
+  }
+  static parse(value: string): Uri {
+    return new Uri(value);
   }
   static joinPath(base: Uri, ...parts: string[]): Uri {
     return new Uri([base.fsPath, ...parts].join("/"));
@@ -90,6 +97,7 @@ export interface ShownMessage {
 }
 
 type Answer = string | undefined;
+type QuickPickItem = string | { label: string; description?: string; detail?: string };
 
 /** Test-side state and controls. */
 export const shim = {
@@ -105,9 +113,16 @@ export const shim = {
   openDialogAnswer: undefined as string | undefined,
   inputBox: (options: { value?: string }): Answer => options.value,
   inputBoxCalls: [] as Array<{ value?: string; validateInput?: (v: string) => unknown }>,
-  /** Answer of a quick pick (default: dismissed). */
-  quickPick: (_items: string[]): string | undefined => undefined,
-  quickPickCalls: [] as Array<{ items: string[]; options: Record<string, unknown> }>,
+  /** Answer of a quick pick, by label (default: dismissed). */
+  quickPick: (_items: QuickPickItem[]): string | undefined => undefined,
+  quickPickCalls: [] as Array<{ items: QuickPickItem[]; options: Record<string, unknown> }>,
+  /** Installed extensions by id (for `extensions.getExtension`). */
+  extensions: new Map<string, { isActive: boolean; exports: unknown; activate(): Promise<unknown> }>(),
+  /** URLs given to `env.openExternal`. */
+  opened: [] as string[],
+  /** Settings written with `WorkspaceConfiguration.update`: [key, value, target]. */
+  updates: [] as Array<[string, unknown, unknown]>,
+  windowState: new Emitter<{ focused: boolean }>(),
   configEmitter: new Emitter<{ affectsConfiguration(section: string): boolean }>(),
   commands: new Map<string, (...args: unknown[]) => unknown>(),
   reset(): void {
@@ -124,6 +139,10 @@ export const shim = {
     shim.inputBoxCalls = [];
     shim.quickPick = () => undefined;
     shim.quickPickCalls = [];
+    shim.extensions = new Map();
+    shim.opened = [];
+    shim.updates = [];
+    shim.windowState = new Emitter();
     shim.configEmitter = new Emitter();
     shim.commands = new Map();
   },
@@ -164,6 +183,13 @@ export class ShimWebviewPanel {
   reveals = 0;
   private readonly disposeEmitter = new Emitter<void>();
   onDidDispose = this.disposeEmitter.event;
+  private readonly viewStateEmitter = new Emitter<{ webviewPanel: ShimWebviewPanel }>();
+  onDidChangeViewState = this.viewStateEmitter.event;
+  /** Hides or shows the panel the way switching editor tabs does. */
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    this.viewStateEmitter.fire({ webviewPanel: this });
+  }
   constructor(
     readonly viewType: string,
     readonly title: string,
@@ -195,10 +221,24 @@ function logChannel(name: string) {
       shim.logShown++;
     },
     dispose: () => undefined,
+    logLevel: 3,
+    onDidChangeLogLevel: () => new Disposable(),
   };
 }
 
-export const window = {
+/** Any `onDid…`/`onWill…` event the extension does not use: subscribing does nothing. */
+function withEvents<T extends object>(api: T): T {
+  return new Proxy(api, {
+    get(target, key, receiver) {
+      if (typeof key === "string" && !(key in target) && /^on(Did|Will)/.test(key)) {
+        return () => new Disposable();
+      }
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+export const window = withEvents({
   createStatusBarItem(id: string, alignment: StatusBarAlignment, priority: number) {
     const item: ShimStatusBarItem = {
       id,
@@ -223,10 +263,13 @@ export const window = {
   showErrorMessage: show("error"),
   showOpenDialog: () =>
     Promise.resolve(shim.openDialogAnswer ? [Uri.file(shim.openDialogAnswer)] : undefined),
-  showQuickPick: (items: string[], options: Record<string, unknown>) => {
+  showQuickPick: (items: QuickPickItem[], options: Record<string, unknown>) => {
     shim.quickPickCalls.push({ items, options });
-    return Promise.resolve(shim.quickPick(items));
+    const label = shim.quickPick(items);
+    return Promise.resolve(items.find((i) => (typeof i === "string" ? i : i.label) === label));
   },
+  withProgress: <T>(_options: unknown, task: () => Promise<T>): Promise<T> => task(),
+  onDidChangeWindowState: (listener: Listener<{ focused: boolean }>) => shim.windowState.event(listener),
   showInputBox: (options: { value?: string; validateInput?: (v: string) => unknown }) => {
     shim.inputBoxCalls.push(options);
     return Promise.resolve(shim.inputBox(options));
@@ -236,20 +279,32 @@ export const window = {
     shim.webviews.push(panel);
     return panel;
   },
-};
+});
 
-export const workspace = {
+export const workspace = withEvents({
   getConfiguration(section: string) {
     return {
       get<T>(key: string, fallback?: T): T | undefined {
         const full = `${section}.${key}`;
         return shim.settings.has(full) ? (shim.settings.get(full) as T) : fallback;
       },
+      async update(key: string, value: unknown, target?: unknown): Promise<void> {
+        shim.updates.push([`${section}.${key}`, value, target]);
+        shim.setSetting(`${section}.${key}`, value);
+      },
     };
   },
   onDidChangeConfiguration: (listener: Listener<{ affectsConfiguration(s: string): boolean }>) =>
     shim.configEmitter.event(listener),
-};
+  textDocuments: [] as unknown[],
+  notebookDocuments: [] as unknown[],
+  workspaceFolders: undefined as unknown,
+});
+
+export const languages = withEvents({
+  createDiagnosticCollection: () => ({ set: () => undefined, clear: () => undefined, dispose: () => undefined }),
+});
+export const notebooks = withEvents({});
 
 export const commands = {
   registerCommand(id: string, fn: (...args: unknown[]) => unknown): Disposable {
@@ -265,3 +320,78 @@ export const commands = {
     return fn ? await fn(...args) : undefined;
   },
 };
+
+export const extensions = {
+  getExtension: (id: string) => shim.extensions.get(id),
+};
+
+export const env = {
+  openExternal: async (uri: Uri): Promise<boolean> => {
+    shim.opened.push(uri.fsPath);
+    return true;
+  },
+};
+
+// What vscode-languageclient needs to load and to start a server (test/languageClient.test.ts).
+class Plain {
+  constructor(..._args: unknown[]) {}
+}
+export class CallHierarchyItem extends Plain {}
+export class CodeLens extends Plain {}
+export class CompletionItem extends Plain {}
+export class DocumentLink extends Plain {}
+export class InlayHint extends Plain {}
+export class SymbolInformation extends Plain {}
+export class TypeHierarchyItem extends Plain {}
+export class CodeAction extends Plain {}
+export class Diagnostic extends Plain {}
+export class TabInputText extends Plain {}
+export class TabInputTextDiff extends Plain {}
+export class TabInputNotebook extends Plain {}
+export class TabInputCustom extends Plain {}
+export class CancellationError extends Error {}
+export enum LogLevel {
+  Off = 0,
+  Trace = 1,
+  Debug = 2,
+  Info = 3,
+  Warning = 4,
+  Error = 5,
+}
+export class EventEmitter<T> {
+  private readonly emitter = new Emitter<T>();
+  event = this.emitter.event;
+  fire(value: T): void {
+    this.emitter.fire(value);
+  }
+  dispose(): void {}
+}
+export class CancellationTokenSource {
+  token = { isCancellationRequested: false, onCancellationRequested: () => new Disposable() };
+  cancel(): void {
+    this.token.isCancellationRequested = true;
+  }
+  dispose(): void {}
+}
+/** Enums the language client maps at construction: any member reads as its own name. */
+const enumOf = (): Record<string, string> =>
+  new Proxy({} as Record<string, string>, { get: (_target, key) => (typeof key === "string" ? key : undefined) });
+export const CodeActionKind = enumOf();
+export const CodeActionTriggerKind = enumOf();
+export const CompletionItemKind = enumOf();
+export const CompletionItemTag = enumOf();
+export const CompletionTriggerKind = enumOf();
+export const DiagnosticSeverity = enumOf();
+export const DiagnosticTag = enumOf();
+export const DocumentHighlightKind = enumOf();
+export const FileType = enumOf();
+export const FoldingRangeKind = enumOf();
+export const InlayHintKind = enumOf();
+export const InlineCompletionTriggerKind = enumOf();
+export const NotebookCellKind = enumOf();
+export const SignatureHelpTriggerKind = enumOf();
+export const SymbolKind = enumOf();
+export const SymbolTag = enumOf();
+export const TextDocumentSaveReason = enumOf();
+
+export const version = "1.91.0";

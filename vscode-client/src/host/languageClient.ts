@@ -11,14 +11,16 @@ import {
   ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
+  RevealOutputChannelOn,
   type ServerOptions,
   State,
 } from "vscode-languageclient/node";
 
-import type { ConnectionEvents, ConnectionFactory, ServerConnection } from "./connection";
-import type { ServerLaunch } from "./python";
-import { isServerLogLine, StderrTail } from "./stderr";
-import type { StatusPayload } from "./types";
+import { PROTOCOL } from "../protocol";
+import type { ConnectionEvents, ConnectionFactory, ServerConnection } from "../view/connection";
+import type { ServerLaunch } from "../view/python";
+import { isServerLogLine, StderrTail } from "../view/stderr";
+import type { StatusPayload } from "../view/types";
 
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60_000;
@@ -30,6 +32,8 @@ const RESTART_WINDOW_MS = 3 * 60_000;
 class RestartPolicy implements ErrorHandler {
   private crashes: number[] = [];
   ranOnce = false;
+  /** onStopped was sent: the status item already says the server is down. */
+  gaveUp = false;
 
   constructor(
     private readonly log: LogOutputChannel,
@@ -58,9 +62,39 @@ class RestartPolicy implements ErrorHandler {
       `CodeBurn's language server stopped ${this.crashes.length} times in 3 minutes and was ` +
       `not restarted${cause ? ` (last error: ${cause})` : ""}. Fix the cause, then run ` +
       "CodeBurn: Restart Server.";
-    this.log.error(message);
-    this.events.onStopped(message);
+    this.giveUp(message);
     return { action: CloseAction.DoNotRestart, handled: true };
+  }
+
+  giveUp(message: string): void {
+    if (!this.gaveUp) {
+      this.gaveUp = true;
+      this.log.error(message);
+      this.events.onStopped(message);
+    }
+  }
+}
+
+/**
+ * vscode-languageclient without its own pop-ups. It shows toasts from `error()` (forced for
+ * "couldn't create connection to server", a restart that failed, an unhandled close; otherwise
+ * unless revealOutputChannelOn is Never) and from a failed `didChangeConfiguration`; all of them
+ * go through these four methods, which here only log. Failures reach the user through the
+ * status item (the error handler and start()), its tooltip and the log. The server's own
+ * `window/showMessage` (commands the user ran, budget crossings) is untouched.
+ */
+class QuietLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown, _showNotification?: boolean | "force"): void {
+    super.error(message, data, false);
+  }
+  override warn(message: string, data?: unknown, _showNotification?: boolean): void {
+    super.warn(message, data, false);
+  }
+  override info(message: string, data?: unknown, _showNotification?: boolean): void {
+    super.info(message, data, false);
+  }
+  override debug(message: string, data?: unknown, _showNotification?: boolean): void {
+    super.debug(message, data, false);
   }
 }
 
@@ -102,7 +136,9 @@ class LanguageClientConnection implements ServerConnection {
       outputChannel: log,
       initializationOptions: settings,
       initializationFailedHandler: () => false,
-      synchronize: { configurationSection: "codeburn" },
+      // No `synchronize`: the server registers for workspace/didChangeConfiguration itself and
+      // pulls the section with workspace/configuration (SPEC §9).
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
       errorHandler: this.policy,
       stdioOptions: {
         stdout: (input, channel) => {
@@ -111,15 +147,23 @@ class LanguageClientConnection implements ServerConnection {
         stderr: stderrHandler(this.stderr),
       },
     };
-    this.client = new LanguageClient("codeburn", "CodeBurn", serverOptions, clientOptions);
+    // The client id is also the section it reads `<id>.trace.server` from.
+    this.client = new QuietLanguageClient(PROTOCOL.settingsSection, "CodeBurn", serverOptions, clientOptions);
     // Registered before start() so that the first status is not lost.
-    this.client.onNotification("codeburn/status", (status: StatusPayload) => {
+    this.client.onNotification(PROTOCOL.statusMethod, (status: StatusPayload) => {
       events.onStatus(status);
     });
     this.client.onDidChangeState((change) => {
       if (change.newState === State.Running) {
         this.policy.ranOnce = true;
         events.onRunning();
+      } else if (change.newState === State.StartFailed && this.policy.ranOnce) {
+        // An automatic restart that could not even start the process (its toast is gone).
+        const cause = this.stderr.lastProblem();
+        this.policy.giveUp(
+          `CodeBurn's language server exited and could not be restarted${cause ? ` (${cause})` : ""}. ` +
+            "Fix the cause, then run CodeBurn: Restart Server.",
+        );
       }
     });
   }

@@ -4,11 +4,13 @@ import { readFile } from "node:fs/promises";
 
 import * as vscode from "vscode";
 
+import { PROTOCOL } from "../protocol";
+import { formatRange, inferCsvRange, parseRangeInput } from "../view/csvRange";
+import { importMessage, removeMessage, syncMessage } from "../view/messages";
+import { type PythonChoice, pythonChoices } from "../view/python";
+import type { ImportSummary, RemoveSummary, StatusPayload } from "../view/types";
 import { BreakdownPanel } from "./breakdown";
 import { type Controller, ServerUnavailableError } from "./controller";
-import { formatRange, inferCsvRange, parseRangeInput } from "./csvRange";
-import { importMessage, removeMessage, syncMessage } from "./messages";
-import type { ImportSummary, RemoveSummary, StatusPayload } from "./types";
 
 /** Env variable the real-editor test sets to skip the file dialog; ignored when unset. */
 export const TEST_IMPORT_PATH_ENV = "CODEBURN_TEST_IMPORT_PATH";
@@ -19,11 +21,11 @@ async function reportFailure(controller: Controller, what: string, error: unknow
   if (error instanceof ServerUnavailableError) {
     const actions =
       error.reason === "python-missing"
-        ? ["Open Settings", "Show Logs"]
+        ? ["Pick Python…", "Show Logs"]
         : ["Show Logs", "Restart Server"];
     const choice = await vscode.window.showErrorMessage(`CodeBurn: ${message}`, ...actions);
     const command = {
-      "Open Settings": "codeburn.openSettings",
+      "Pick Python…": "codeburn.selectPython",
       "Show Logs": "codeburn.showLogs",
       "Restart Server": "codeburn.restartServer",
     }[choice ?? ""];
@@ -94,7 +96,7 @@ async function importCsv(controller: Controller, env: NodeJS.ProcessEnv): Promis
   try {
     const run = (options: { user?: string }) =>
       controller.execute<ImportSummary | ChooseUser>(
-        "codeburn.server.importCursorCsv",
+        PROTOCOL.importCursorCsv,
         [{ path: file, ...range, ...options }],
         true,
       );
@@ -135,7 +137,7 @@ async function pickUser(users: string[]): Promise<string | undefined> {
 
 async function syncNow(controller: Controller): Promise<void> {
   try {
-    const summary = await controller.execute<ImportSummary>("codeburn.server.syncCursor", [], true);
+    const summary = await controller.execute<ImportSummary>(PROTOCOL.syncCursor, [], true);
     void vscode.window.showInformationMessage(syncMessage(summary));
   } catch (error) {
     await reportFailure(controller, "Sync from cursor.com", error);
@@ -157,7 +159,7 @@ async function removeImport(controller: Controller): Promise<void> {
   }
   try {
     const summary = await controller.execute<RemoveSummary>(
-      "codeburn.server.removeCursorImport",
+      PROTOCOL.removeCursorImport,
       [],
       true,
     );
@@ -169,7 +171,7 @@ async function removeImport(controller: Controller): Promise<void> {
 
 async function refresh(controller: Controller): Promise<void> {
   try {
-    const status = await controller.execute<StatusPayload>("codeburn.server.refresh", [], true);
+    const status = await controller.execute<StatusPayload>(PROTOCOL.refresh, [], true);
     controller.applyStatus(status);
   } catch (error) {
     await reportFailure(controller, "Refresh", error);
@@ -185,6 +187,50 @@ async function showBreakdown(controller: Controller): Promise<void> {
   await BreakdownPanel.show(controller);
 }
 
+/**
+ * "Pick Python…": every interpreter found, with versions, plus "Browse…"; the choice is written
+ * to codeburn.python.interpreter (user settings), which restarts the server with it.
+ */
+async function selectPython(controller: Controller): Promise<void> {
+  const choices = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: "CodeBurn: looking for Python" },
+    () => controller.listPythons(),
+  ).then(pythonChoices);
+  const browse = { label: "$(folder-opened) Browse…", description: "a Python executable on disk" };
+  const usable = choices.some((c) => c.usable);
+  const picked = await vscode.window.showQuickPick<PythonChoice | typeof browse>([...choices, browse], {
+    title: "CodeBurn: Python for the language server (3.11 or newer)",
+    placeHolder: usable
+      ? "Pick the Python that runs CodeBurn's language server"
+      : "No Python 3.11 or newer was found: Browse… for one, or install one first",
+    matchOnDescription: true,
+    ignoreFocusOut: true,
+  });
+  if (picked === undefined) {
+    return;
+  }
+  let command: string | undefined;
+  if ("command" in picked) {
+    command = picked.command;
+  } else {
+    const file = await vscode.window.showOpenDialog({
+      canSelectFiles: true,
+      canSelectFolders: false,
+      canSelectMany: false,
+      openLabel: "Use this Python",
+      title: "CodeBurn: Python 3.11 or newer",
+    });
+    command = file?.[0]?.fsPath;
+  }
+  if (command === undefined) {
+    return;
+  }
+  controller.log.info(`codeburn.python.interpreter set to ${command}.`);
+  await vscode.workspace
+    .getConfiguration(PROTOCOL.settingsSection)
+    .update("python.interpreter", command, vscode.ConfigurationTarget.Global);
+}
+
 export function registerCommands(
   context: vscode.ExtensionContext,
   controller: Controller,
@@ -198,6 +244,7 @@ export function registerCommands(
     "codeburn.showBreakdown": () => showBreakdown(controller),
     "codeburn.showLogs": async () => controller.log.show(),
     "codeburn.restartServer": () => controller.restart(),
+    "codeburn.selectPython": () => selectPython(controller),
     "codeburn.openSettings": async () =>
       vscode.commands.executeCommand("workbench.action.openSettings", `@ext:${context.extension.id}`),
   };

@@ -4,9 +4,10 @@ import { randomBytes } from "node:crypto";
 
 import * as vscode from "vscode";
 
-import { type BreakdownPeriod, isBreakdownPeriod, renderBreakdown, renderBreakdownError } from "./breakdownHtml";
+import { PROTOCOL } from "../protocol";
+import { type BreakdownPeriod, isBreakdownPeriod, renderBreakdown, renderBreakdownError } from "../view/breakdownHtml";
+import type { ReportPayload } from "../view/types";
 import type { Controller } from "./controller";
-import type { ReportPayload } from "./types";
 
 export class BreakdownPanel {
   private static current: BreakdownPanel | undefined;
@@ -14,6 +15,8 @@ export class BreakdownPanel {
   private loading: Promise<void> | undefined;
   private reloadAfter = false;
   private period: BreakdownPeriod = "month";
+  /** Figures changed while the panel was hidden: reload when it is shown again. */
+  private stale = false;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -31,6 +34,15 @@ export class BreakdownPanel {
       }),
       controller.onStatus(() => {
         if (panel.visible) {
+          void this.load();
+        } else {
+          this.stale = true;
+        }
+      }),
+      // A hidden webview keeps its last page (an error from a server that has since recovered).
+      panel.onDidChangeViewState(() => {
+        if (panel.visible && this.stale) {
+          this.stale = false;
           void this.load();
         }
       }),
@@ -87,7 +99,7 @@ export class BreakdownPanel {
     const nonce = randomBytes(16).toString("base64");
     try {
       const period = this.period;
-      const report = await this.controller.execute<ReportPayload>("codeburn.server.report", [{ period }]);
+      const report = await this.controller.execute<ReportPayload>(PROTOCOL.report, [{ period }]);
       const status = this.controller.lastStatus;
       const notice = status && status.state !== "ok" ? (status.message ?? undefined) : undefined;
       this.panel.webview.html = renderBreakdown(report, { nonce, notice, period });

@@ -16,7 +16,7 @@ import type { CursorSyncBlock, StatusPayload } from "./types";
 
 export type ShowSetting = "today" | "month" | "both";
 export type Background = "warning" | "error" | undefined;
-export type ClickAction = "breakdown" | "logs";
+export type ClickAction = "breakdown" | "logs" | "python";
 
 /** Where the extension is, from its own point of view (the server's data state is inside). */
 export type ClientState =
@@ -50,7 +50,11 @@ export const TOOLTIP_COMMANDS = [
   "codeburn.openSettings",
   "codeburn.showLogs",
   "codeburn.restartServer",
+  "codeburn.selectPython",
 ] as const;
+
+/** Where "How to install" points. */
+export const PYTHON_DOWNLOAD_URL = "https://www.python.org/downloads/";
 
 export const SYNC_ERROR_TEXTS: Record<string, string> = {
   login: "Cursor login expired, open Cursor to sign in again",
@@ -64,6 +68,10 @@ const DATA_LINKS =
 const TROUBLE_LINKS =
   "[Show Logs](command:codeburn.showLogs) · [Restart Server](command:codeburn.restartServer) · " +
   "[Settings](command:codeburn.openSettings)";
+
+const PYTHON_LINKS =
+  "[Pick Python…](command:codeburn.selectPython) · " +
+  `[How to install](${PYTHON_DOWNLOAD_URL}) · ${TROUBLE_LINKS}`;
 
 const ICON = "$(flame)";
 const SPIN = "$(sync~spin)";
@@ -222,10 +230,8 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
   return lines.join("\n");
 }
 
-function troubleTooltip(title: string, message: string): string {
-  return ["**CodeBurn** — " + title, "", escapeMarkdown(message), "", "---", "", TROUBLE_LINKS].join(
-    "\n",
-  );
+function troubleTooltip(title: string, message: string, links = TROUBLE_LINKS): string {
+  return ["**CodeBurn** — " + title, "", escapeMarkdown(message), "", "---", "", links].join("\n");
 }
 
 function budgetBackground(status: StatusPayload): Background {
@@ -250,9 +256,9 @@ export function computeView(input: ViewInput): StatusView {
     case "python-missing":
       return {
         text: `${ICON} CodeBurn: Python needed`,
-        tooltip: troubleTooltip("Python needed", state.message),
+        tooltip: troubleTooltip("Python needed", state.message, PYTHON_LINKS),
         background: "error",
-        click: "logs",
+        click: "python",
       };
     case "server-down":
       return {

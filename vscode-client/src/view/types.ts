@@ -1,5 +1,7 @@
 /** Wire shapes from SPEC §5, §8 and §8.1 (what the language server sends). No `vscode` here. */
 
+import type { PROTOCOL } from "../protocol";
+
 export type DataState = "ok" | "no-data" | "db-locked" | "db-unrecognized" | "error";
 export type BudgetLevel = "ok" | "warning" | "over";
 export type SyncState = "ok" | "syncing-never" | "error" | "off" | "no-login";
@@ -31,7 +33,7 @@ export interface UnreadableBlock {
 }
 
 export interface StatusPayload {
-  schema: string;
+  schema: typeof PROTOCOL.statusSchema;
   generatedAt: string;
   state: DataState;
   message: string | null;
@@ -64,7 +66,7 @@ export interface Totals {
 }
 
 export interface ReportPayload {
-  schema: string;
+  schema: typeof PROTOCOL.reportSchema;
   period: { label: string; from: string; to: string; timezone: string };
   totals: Totals;
   providers: Array<Totals & { id: string; name: string }>;

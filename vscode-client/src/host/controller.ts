@@ -6,20 +6,24 @@
 
 import * as vscode from "vscode";
 
-import type { ConnectionFactory, ServerConnection } from "./connection";
-import { PythonNotFoundError, type Interpreter, serverLaunch } from "./python";
-import { readSettings, type Settings } from "./settings";
+import { PROTOCOL } from "../protocol";
+import type { ConnectionFactory, ServerConnection } from "../view/connection";
+import { describeTried, type Interpreter, PythonNotFoundError, serverLaunch, type Tried } from "../view/python";
+import { readSettings, type Settings } from "../view/settings";
 import {
   backgroundColorId,
   type ClientState,
   computeView,
+  PYTHON_DOWNLOAD_URL,
   TOOLTIP_COMMANDS,
-} from "./statusView";
-import type { StatusPayload } from "./types";
+} from "../view/statusView";
+import type { StatusPayload } from "../view/types";
 
 export interface ControllerDeps {
   connectionFactory: ConnectionFactory;
   findInterpreter: (configured: string, env: NodeJS.ProcessEnv) => Promise<Interpreter>;
+  /** Every interpreter discovery can find (setting ignored), probed: the "Pick Python…" list. */
+  listPythons: () => Promise<Tried[]>;
   /** Folder holding the bundled `codeburn` package and its libraries. */
   bundledLibs: string;
   env: NodeJS.ProcessEnv;
@@ -45,6 +49,11 @@ export class Controller implements vscode.Disposable {
   /** The connection is up (set by the client's state changes). */
   private running = false;
   private pendingSyncSetting: boolean | undefined;
+  /** The interpreter the server runs with (undefined until one is found). */
+  private interpreter: Interpreter | undefined;
+  /** "Pick Python…" was offered since the server last ran: offered once, not on every retry. */
+  private pythonOffered = false;
+  private lastPythonRetry = 0;
   private readonly statusListeners = new Set<(status: StatusPayload) => void>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly ticker: ReturnType<typeof setInterval>;
@@ -62,6 +71,12 @@ export class Controller implements vscode.Disposable {
     this.disposables.push(
       this.item,
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
+      // A Python installed meanwhile is found when the user comes back to the window.
+      vscode.window.onDidChangeWindowState((state) => {
+        if (state.focused) {
+          this.retryPython();
+        }
+      }),
     );
     // Keeps "Synced … min ago" honest between notifications.
     this.ticker = setInterval(() => this.render(), 60_000);
@@ -79,7 +94,7 @@ export class Controller implements vscode.Disposable {
   }
 
   settings(): Settings {
-    const config = vscode.workspace.getConfiguration("codeburn");
+    const config = vscode.workspace.getConfiguration(PROTOCOL.settingsSection);
     return readSettings((key) => config.get(key));
   }
 
@@ -152,7 +167,11 @@ export class Controller implements vscode.Disposable {
     this.item.tooltip = tooltip;
     const colour = backgroundColorId(view.background);
     this.item.backgroundColor = colour === undefined ? undefined : new vscode.ThemeColor(colour);
-    this.item.command = view.click === "breakdown" ? "codeburn.showBreakdown" : "codeburn.showLogs";
+    this.item.command = {
+      breakdown: "codeburn.showBreakdown",
+      logs: "codeburn.showLogs",
+      python: "codeburn.selectPython",
+    }[view.click];
     this.item.accessibilityInformation = { label: view.text.replace(/\$\([^)]*\)\s*/g, "") };
   }
 
@@ -197,10 +216,18 @@ export class Controller implements vscode.Disposable {
     } catch (error) {
       const message = error instanceof PythonNotFoundError ? error.message : String(error);
       this.log.error(message);
+      for (const tried of error instanceof PythonNotFoundError ? error.tried : []) {
+        this.log.info(`Python candidate: ${describeTried(tried)}`);
+      }
+      this.interpreter = undefined;
       this.setState({ kind: "python-missing", message });
+      void this.offerPython(message);
       return;
     }
-    this.log.info(`Starting the language server with ${interpreter.command} (Python ${interpreter.version}).`);
+    this.interpreter = interpreter;
+    const how = [interpreter.command, ...(interpreter.args ?? [])].join(" ");
+    const from = interpreter.source ? `, from ${interpreter.source}` : "";
+    this.log.info(`Starting the language server with ${how} (Python ${interpreter.version}${from}).`);
     const launch = serverLaunch(interpreter, this.deps.bundledLibs, this.deps.env);
     const connection = this.deps.connectionFactory(launch, () => this.serverSettings(), {
       onStatus: (status) => this.applyStatus(status),
@@ -230,6 +257,47 @@ export class Controller implements vscode.Disposable {
     }
   }
 
+  /** Every interpreter found, for "Pick Python…". */
+  listPythons(): Promise<Tried[]> {
+    return this.deps.listPythons();
+  }
+
+  /** The Python extension's interpreter changed: matters when it is (or could be) ours. */
+  pythonEnvironmentChanged(): void {
+    if (this.settings().interpreter !== "") {
+      return;
+    }
+    if (this.state.kind === "python-missing" || this.interpreter?.source === "Python extension") {
+      this.log.info("The Python extension's interpreter changed; looking for Python again.");
+      void this.restart();
+    }
+  }
+
+  /** Looks for Python again (at most every 5 s) while none is found. */
+  private retryPython(): void {
+    const now = Date.now();
+    if (this.state.kind !== "python-missing" || this.starting !== undefined || now - this.lastPythonRetry < 5000) {
+      return;
+    }
+    this.lastPythonRetry = now;
+    void this.start();
+  }
+
+  /** One notification while no Python qualifies: pick one, or learn how to install one. */
+  private async offerPython(message: string): Promise<void> {
+    if (this.pythonOffered) {
+      return;
+    }
+    this.pythonOffered = true;
+    // An error, so it stays until answered (warnings with buttons hide themselves).
+    const choice = await vscode.window.showErrorMessage(message, "Pick Python…", "How to install");
+    if (choice === "Pick Python…") {
+      await vscode.commands.executeCommand("codeburn.selectPython");
+    } else if (choice === "How to install") {
+      await vscode.env.openExternal(vscode.Uri.parse(PYTHON_DOWNLOAD_URL));
+    }
+  }
+
   /** One notification when the server is down for good, with the two ways out. */
   private async offerRecovery(message: string): Promise<void> {
     const choice = await vscode.window.showErrorMessage(message, "Show Logs", "Restart Server");
@@ -242,6 +310,7 @@ export class Controller implements vscode.Disposable {
 
   private onRunning(): void {
     this.running = true;
+    this.pythonOffered = false;
     if (this.state.kind !== "status") {
       this.setState({ kind: "starting" });
     }
@@ -265,7 +334,7 @@ export class Controller implements vscode.Disposable {
 
   /** What the server gets as initializationOptions (it also pulls the same section itself). */
   private serverSettings(): unknown {
-    const config = vscode.workspace.getConfiguration("codeburn");
+    const config = vscode.workspace.getConfiguration(PROTOCOL.settingsSection);
     return {
       cursorSync: { enabled: config.get("cursorSync.enabled") },
       cursor: { databasePath: config.get("cursor.databasePath") },
@@ -277,7 +346,7 @@ export class Controller implements vscode.Disposable {
   }
 
   private onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
-    if (!event.affectsConfiguration("codeburn")) {
+    if (!event.affectsConfiguration(PROTOCOL.settingsSection)) {
       return;
     }
     if (event.affectsConfiguration("codeburn.cursorSync.enabled")) {
@@ -298,7 +367,7 @@ export class Controller implements vscode.Disposable {
     }
     let result: { disabledByEnv?: boolean } | undefined;
     try {
-      result = await this.connection.execute("codeburn.server.setCursorSync", [{ enabled }]);
+      result = await this.connection.execute(PROTOCOL.setCursorSync, [{ enabled }]);
       this.log.info(`Automatic sync from cursor.com turned ${enabled ? "on" : "off"}.`);
     } catch (error) {
       this.log.error(`Could not change the sync setting: ${(error as Error).message}`);
