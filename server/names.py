@@ -11,6 +11,14 @@ from typing import Final
 
 STATUS_METHOD: Final = "codeburn/status"
 """Server → client notification: the §8 status object, whenever it changes."""
+SETTINGS_SECTION: Final = "codeburn"
+"""The settings section the server pulls with `workspace/configuration` (SPEC §10)."""
+SERVER_MODULE: Final = "codeburn.server"
+"""What the extension runs (`python -P -m codeburn.server`) to start the server over stdio."""
+STATUS_SCHEMA: Final = "codeburn.status/1"
+"""`schema` of the status object (`codeburn/status` and the refresh command)."""
+REPORT_SCHEMA: Final = "codeburn.report/1"
+"""`schema` of the report object (the report command, `codeburn report --format json`)."""
 
 IMPORT_CSV: Final = "codeburn.server.importCursorCsv"
 """Import a usage export: `[{"path", "from"?, "to"?, "user"?}]` → the §5 import summary."""

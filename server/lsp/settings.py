@@ -13,8 +13,9 @@ from dataclasses import dataclass, fields
 from typing import Any, Final
 
 from codeburn.cache import Budget
+from codeburn.server.names import SETTINGS_SECTION
 
-SECTION: Final = "codeburn"
+SECTION: Final = SETTINGS_SECTION
 MIN_REFRESH_S: Final = 10
 STATUS_BAR_CHOICES: Final = ("today", "month", "both")
 

@@ -17,12 +17,11 @@ from codeburn.providers import (
     local_midnight_ms,
     now_ms,
 )
+from codeburn.server.names import REPORT_SCHEMA, STATUS_SCHEMA
 from codeburn.server.service.formatting import local_estimate_note
 from codeburn.server.service.json_out import finite
 from codeburn.server.service.periods import Period
 
-REPORT_SCHEMA: Final = "codeburn.report/1"
-STATUS_SCHEMA: Final = "codeburn.status/1"
 ALL_PROVIDERS: Final = frozenset(PROVIDER_NAMES)
 WARNING_SHARE: Final = 0.8
 
