@@ -86,24 +86,13 @@ def require_folder(path: Path) -> None:
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write via a temp file in the same folder, fsync, rename; the result is mode 0600."""
-    private_dir(path.parent)
-    # mkstemp creates the file 0600 on every platform (no fchmod: Windows lacks it before 3.13).
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_chunks_atomic(path, (data,))
 
 
 def write_chunks_atomic(path: Path, chunks: Iterable[bytes]) -> None:
     """`write_bytes_atomic` of data made piece by piece (never all in memory at once)."""
     private_dir(path.parent)
+    # mkstemp creates the file 0600 on every platform (no fchmod: Windows lacks it before 3.13).
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

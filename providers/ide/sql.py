@@ -183,47 +183,40 @@ def bubble_rows_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> lis
     )
 
 
-def composer_times(
-    conn: sqlite3.Connection, composer_ids: Sequence[str]
-) -> dict[str, tuple[Any, Any]]:
-    """composerId → (createdAt, lastUpdatedAt) for the given ids."""
-    found: dict[str, tuple[Any, Any]] = {}
+def _composer_fields(
+    conn: sqlite3.Connection, composer_ids: Sequence[str], paths: tuple[str, ...]
+) -> dict[str, tuple[Any, ...]]:
+    """composerId → the JSON `paths` of its composerData row, for the given ids."""
+    found: dict[str, tuple[Any, ...]] = {}
+    columns = ", ".join(f"json_extract(value, '{p}')" for p in paths)
     ids = list(composer_ids)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
         rows = fetch(
             conn,
-            "SELECT substr(key, 14), json_extract(value, '$.createdAt'),"
-            " json_extract(value, '$.lastUpdatedAt')"
+            f"SELECT substr(key, 14), {columns}"
             f" FROM cursorDiskKV WHERE key IN ({marks}) AND json_valid(value)",
             [COMPOSER_PREFIX + cid for cid in chunk],
         )
-        for cid, created, updated in rows:
-            found[cid] = (created, updated)
+        for cid, *values in rows:
+            found[cid] = tuple(values)
     return found
+
+
+def composer_times(
+    conn: sqlite3.Connection, composer_ids: Sequence[str]
+) -> dict[str, tuple[Any, ...]]:
+    """composerId → (createdAt, lastUpdatedAt) for the given ids."""
+    return _composer_fields(conn, composer_ids, ("$.createdAt", "$.lastUpdatedAt"))
 
 
 def composer_meta(
     conn: sqlite3.Connection, composer_ids: Sequence[str]
-) -> dict[str, tuple[Any, Any, Any]]:
+) -> dict[str, tuple[Any, ...]]:
     """composerId → (createdAt, totalUsedTokens, contextTokensUsed) for the given ids."""
-    found: dict[str, tuple[Any, Any, Any]] = {}
-    ids = list(composer_ids)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows = fetch(
-            conn,
-            "SELECT substr(key, 14), json_extract(value, '$.createdAt'),"
-            " json_extract(value, '$.promptTokenBreakdown.totalUsedTokens'),"
-            " json_extract(value, '$.contextTokensUsed')"
-            f" FROM cursorDiskKV WHERE key IN ({marks}) AND json_valid(value)",
-            [COMPOSER_PREFIX + cid for cid in chunk],
-        )
-        for cid, created, total, context in rows:
-            found[cid] = (created, total, context)
-    return found
+    paths = ("$.createdAt", "$.promptTokenBreakdown.totalUsedTokens", "$.contextTokensUsed")
+    return _composer_fields(conn, composer_ids, paths)
 
 
 def agent_page(
