@@ -103,7 +103,7 @@ def _adjust(units: list[int], rest: list[float], parts: list[float], gap: int) -
 def split_money(cost: float, parts: list[float]) -> list[str]:
     """`parts` (billed, list price, estimated) as money texts that add up to `format_money(cost)`
     on screen: the total's decimals for each, rounded half up, then moved by largest remainder;
-    an estimated part carries `~`, and a part that rounds to nothing reads `<$0.01`."""
+    an estimated part carries `~`, a part that rounds to nothing reads `<$0.01`, none `$0.00`."""
     total = format_money(cost)
     values = [max(0.0, p) if math.isfinite(p) else 0.0 for p in parts]
     if total.startswith(("<", "$?")) or cost >= 1e15:
@@ -116,7 +116,7 @@ def split_money(cost: float, parts: list[float]) -> list[str]:
         _adjust(units, rest, values, _units(total) - sum(units))
         unit = Decimal(1).scaleb(-places)
         texts = [
-            f"<${unit}" if u == 0 and v > 0 else f"${Decimal(u).scaleb(-places):,}"
+            "$0.00" if v == 0 else f"<${unit}" if u == 0 else f"${Decimal(u).scaleb(-places):,}"
             for u, v in zip(units, values, strict=True)
         ]
     return [
