@@ -245,8 +245,11 @@ def print_status(
 ) -> None:
     out = console or make_console()
     out.print(_text(status_line(status)))
-    if status["state"] != "no-data" and split(status["month"]):
-        out.print(_text(f"this month: {split(status['month'])}", "dim"))
+    parts = split(status["month"]) if status["state"] != "no-data" else ""
+    if parts.startswith("all "):
+        out.print(_text(f"this month: {parts}", "dim"))
+    elif parts:
+        out.print(_text(f"this month {money(status['month'])} = {parts}", "dim"))
     if verbose:
         for note in status.get("diagnostics") or []:
             out.print(_text(f"· {note}", "dim"))

@@ -146,6 +146,16 @@ def test_the_cli_total_is_split_into_parts_that_add_up_on_screen(
     assert found is not None, out
     total, *shown = (Decimal(g) for g in found.groups())
     assert sum(shown) == total
+    assert main(["status"]) == 0
+    month = re.search(
+        r"^this month ~\$([\d.]+) = \$([\d.]+) billed by Cursor \+ \$([\d.]+) exact tokens at "
+        r"list price \+ ~\$([\d.]+) estimated$",
+        capsys.readouterr().out,
+        re.MULTILINE,
+    )
+    assert month is not None
+    total, *shown = (Decimal(g) for g in month.groups())
+    assert sum(shown) == total
 
 
 def test_the_model_table_names_the_provider_when_there_are_several(
