@@ -12,7 +12,9 @@ from typing import Any, Final
 from codeburn.cache.files import EncodedItems, FileMemo, json_with, locked, write_cache_text
 from codeburn.providers import Call
 
-VERSION: Final = 3  # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16)
+# 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16); 4: `diagnostics` apart
+# from `warnings` (issue 18: a v3 file holds skipped-row notes among its warnings)
+VERSION: Final = 4
 FILE: Final = f"cursor-results.v{VERSION}.json"
 _CALL_TEXTS: Final = EncodedItems(Call.to_row)
 
@@ -46,6 +48,7 @@ class CachedResults:
     calls: list[Call]
     warnings: list[str]
     unreadable: dict[str, int] = field(default_factory=dict)  # reason → conversations
+    diagnostics: list[str] = field(default_factory=list)  # facts of the read, not warnings
 
     def dump(self) -> dict[str, Any]:
         return {**self._head(), "calls": [c.to_row() for c in self.calls]}
@@ -62,6 +65,7 @@ class CachedResults:
             "floorMs": self.floor_ms,
             "warnings": self.warnings,
             "unreadable": self.unreadable,
+            "diagnostics": self.diagnostics,
         }
 
     @classmethod
@@ -76,6 +80,7 @@ class CachedResults:
                 calls=[Call.from_row(row) for row in raw["calls"]],
                 warnings=[str(w) for w in raw["warnings"]],
                 unreadable={str(k): int(v) for k, v in raw.get("unreadable", {}).items()},
+                diagnostics=[str(d) for d in raw["diagnostics"]],
             )
         except (AttributeError, KeyError, TypeError, ValueError):
             return None

@@ -63,6 +63,13 @@ class Totals:
         self.not_charged += other.not_charged
 
     @property
+    def list_price_cost(self) -> float:
+        """Exact tokens priced at list rates: neither billed nor estimated (a call is never
+        both), so billed + list price + estimated = cost; float noise reads as 0."""
+        rest = self.cost - self.billed_cost - self.estimated_cost
+        return rest if rest > 1e-9 else 0.0
+
+    @property
     def tokens(self) -> int:
         return (
             self.input_tokens
@@ -77,6 +84,7 @@ class Totals:
             "cost": self.cost,
             "estimatedCost": self.estimated_cost,
             "billedCost": self.billed_cost,
+            "listPriceCost": self.list_price_cost,
             "calls": self.calls,
             "sessions": len(self.sessions),
             "inputTokens": self.input_tokens,

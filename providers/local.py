@@ -52,6 +52,7 @@ class LocalRead:
     calls: list[Call] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unreadable: dict[str, int] = field(default_factory=dict)
+    diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (SPEC §11)
     busy: bool = False  # a locked CLI store: nothing may be cached or sealed
     no_data: str | None = None
 
@@ -83,20 +84,27 @@ def skipped_cli_gauges(agent: AgentRead) -> int:
     )
 
 
-def local_notices(
-    result: ReadResult | None, unreadable: dict[str, int], skipped_gauges: int = 0
-) -> list[str]:
-    """Notices of a local read for the report/status `warnings`."""
+def local_notices(result: ReadResult | None, unreadable: dict[str, int]) -> list[str]:
+    """Warnings of a local read (problems a person may act on), for the report/status
+    `warnings`: unreadable conversations, the scan budget."""
     notes: list[str] = []
     unread = unreadable_warning(unreadable)
     if unread is not None:
         notes.append(unread)
+    if result is not None:
+        notes.extend(result.warnings)
+    return notes
+
+
+def local_diagnostics(result: ReadResult | None, skipped_gauges: int = 0) -> list[str]:
+    """Facts of a local read that are not problems (skipped rows and meters, inferred dates),
+    for the report/status `diagnostics` (SPEC §11: `--verbose` and the log)."""
+    notes: list[str] = []
     skipped_gauges += result.skipped_gauges if result is not None else 0
     if skipped_gauges:
         notes.append(skipped_gauge_note(skipped_gauges))
     if result is None:
         return notes
-    notes.extend(result.warnings)
     if result.skipped_subcomposer:
         notes.append(
             f"skipped {result.skipped_subcomposer} Cursor tool-call rows that are not sessions"
@@ -178,11 +186,12 @@ class LocalReader:
         if result is None and not agent.has_data:
             return LocalRead(no_data=missing)
         combined = self.agent.combine(result, agent, held.get(self.agent.first_seen_key))
-        notes = local_notices(result, combined.unreadable, skipped_cli_gauges(agent))
+        notes = local_notices(result, combined.unreadable)
+        diagnostics = local_diagnostics(result, skipped_cli_gauges(agent))
         if result is None:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
         calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
-        return LocalRead(calls, notes, combined.unreadable, busy=agent.busy)
+        return LocalRead(calls, notes, combined.unreadable, diagnostics, busy=agent.busy)
 
     def _save_first_seen(self, seen: dict[str, int]) -> None:
         # Unchanged since this reader saved it: the file holds these times or earlier ones.

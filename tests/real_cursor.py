@@ -72,9 +72,12 @@ def report(
         "CODEBURN_CONFIG_DIR": str(tmp_path / "config"),
         "CODEBURN_CURSOR_SYNC": "0",
         "CODEBURN_CURSOR_HOME": str(home if home is not None else tmp_path / "no-cursor-home"),
+        # No IDE database: named by the variable, which keeps `no-data` (an explicit
+        # --cursor-db that does not exist is an error, SPEC §11).
+        "CODEBURN_CURSOR_DB": str(db or tmp_path / "none.vscdb"),
     }
     argv = [sys.executable, "-m", "codeburn.server.cli", "report", "--format", "json"]
-    argv += ["--no-sync", "--period", "all", "--cursor-db", str(db or tmp_path / "none.vscdb")]
+    argv += ["--no-sync", "--period", "all"]
     done = subprocess.run(
         [*argv, *args], env=env, capture_output=True, text=True, timeout=120, check=False
     )

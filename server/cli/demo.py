@@ -36,7 +36,7 @@ from codeburn.providers.samples import (
     generate_sample_profile,
     write_sample_export,
 )
-from codeburn.server.service import UsageService, format_money, named_period
+from codeburn.server.service import UsageService, named_period
 
 HOME_ENV = "CODEBURN_CURSOR_HOME"
 EXPORT_DAYS_AGO: Final = (9, 7)  # the sample export: whole local days, inside the last 30
@@ -64,13 +64,14 @@ def _sample_environment() -> Iterator[Path]:
 
 
 def month_line(report: dict[str, Any]) -> str:
-    """`This month (2026-12-01 – 2026-12-01): ~$1.89 · 121 calls`."""
+    """`This month (2026-12-01 – 2026-12-01): ~$1.89 · 121 calls (all estimated)`."""
     period, totals = report["period"], report["totals"]
     head = f"This month ({period['from']} – {period['to']})"
     if totals["calls"] == 0:
         return f"{head}: no usage yet"
-    mark = "~" if totals["estimatedCost"] > 0 else ""
-    return f"{head}: {mark}{format_money(totals['cost'])} · {totals['calls']:,} calls"
+    from codeburn.server.cli.text import money, with_split  # noqa: PLC0415
+
+    return with_split(f"{head}: {money(totals)} · {totals['calls']:,} calls", totals)
 
 
 def _show(service: UsageService, budget: Budget) -> None:

@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -16,55 +17,211 @@ from codeburn.server.names import PROVIDER_CHOICES
 from codeburn.server.service import PERIODS, PeriodError, resolve_period
 
 
+class UsageError(Exception):
+    """A command line argparse cannot use: usage line, one-line reason, exit code 2."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
-        raise UserError(self.prog, message)
+        raise UsageError(self, message)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    try:
+        return f"codeburn {version('codeburn')}"
+    except PackageNotFoundError:
+        return "codeburn (version unknown)"
+
+
+def _day(text: str) -> str:
+    """A `--from`/`--to` value that is a date at all (usage error, exit 2, otherwise); whether
+    it is inside 2000–2100 is the command's to say (exit 1)."""
+    try:
+        date.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects a date like 2026-11-30, got {text!r}") from None
+    return text
 
 
 def _common(parser: argparse.ArgumentParser, *, period: bool) -> None:
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--cursor-db", metavar="PATH", help="Cursor's global state.vscdb")
-    parser.add_argument("--no-sync", action="store_true", help="skip the cursor.com sync")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default) or the JSON object of SPEC §8, e.g. --format json",
+    )
+    parser.add_argument(
+        "--cursor-db",
+        metavar="PATH",
+        help="Cursor's global state.vscdb instead of the usual place (it must exist), e.g. "
+        "--cursor-db ~/.config/Cursor/User/globalStorage/state.vscdb",
+    )
+    parser.add_argument(
+        "--no-sync", action="store_true", help="do not sync from cursor.com first, e.g. --no-sync"
+    )
     if period:
-        parser.add_argument("--period", choices=PERIODS, default=None)
-        parser.add_argument("--from", dest="start", metavar="YYYY-MM-DD")
-        parser.add_argument("--to", dest="end", metavar="YYYY-MM-DD")
-        parser.add_argument("--provider", choices=PROVIDER_CHOICES, default="all")
+        parser.add_argument(
+            "--period",
+            choices=PERIODS,
+            default=None,
+            help="a named period (default: this month), e.g. --period 30days",
+        )
+        parser.add_argument(
+            "--from",
+            dest="start",
+            metavar="YYYY-MM-DD",
+            type=_day,
+            help="first local day, inclusive (wins over --period), e.g. --from 2026-11-01",
+        )
+        parser.add_argument(
+            "--to",
+            dest="end",
+            metavar="YYYY-MM-DD",
+            type=_day,
+            help="last local day, inclusive (default: today), e.g. --to 2026-11-30",
+        )
+        parser.add_argument(
+            "--provider",
+            choices=PROVIDER_CHOICES,
+            default="all",
+            help="only one provider's usage, e.g. --provider cursor-agent",
+        )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also print the read's diagnostics (skipped rows, inferred dates), e.g. --verbose",
+    )
+
+
+def _add(sub: Any, name: str, text: str, examples: Sequence[str]) -> argparse.ArgumentParser:
+    epilog = "examples:\n" + "\n".join(f"  codeburn {e}" for e in examples)
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=text, description=text, epilog=epilog, prog=f"codeburn {name}"
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    return parser
+
+
+def _import_parser(sub: Any) -> None:
+    imp = _add(
+        sub,
+        "import",
+        "import Cursor's usage export (exact figures replace local estimates)",
+        (
+            "import cursor ~/Downloads/usage-events.csv",
+            "import cursor usage.csv --from 2026-11-01 --to 2026-11-30",
+            "import cursor --sync",
+            "import cursor --remove",
+        ),
+    )
+    imp.add_argument("source", choices=("cursor",), help="where the export comes from: cursor")
+    imp.add_argument(
+        "file", nargs="?", type=Path, help="the exported CSV file, e.g. usage-events.csv"
+    )
+    imp.add_argument(
+        "--from",
+        dest="start",
+        metavar="DATE|ISO|MS",
+        help="start of the range the file covers (default: its first event), e.g. "
+        "--from 2026-11-01",
+    )
+    imp.add_argument(
+        "--to",
+        dest="end",
+        metavar="DATE|ISO|MS",
+        help="end of the range the file covers (default: its last event), e.g. --to 2026-11-30",
+    )
+    imp.add_argument(
+        "--user",
+        metavar="EMAIL",
+        help="whose rows of a team export to import, e.g. --user me@example.com",
+    )
+    imp.add_argument(
+        "--remove",
+        action="store_true",
+        help="delete imported and synced usage (local estimates come back), e.g. --remove",
+    )
+    imp.add_argument(
+        "--sync", action="store_true", help="download the export from cursor.com now, e.g. --sync"
+    )
+    imp.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default) or the JSON summary, e.g. --format json",
+    )
+    imp.add_argument(
+        "--cursor-db",
+        metavar="PATH",
+        help="Cursor's global state.vscdb (it must exist), e.g. --cursor-db ./state.vscdb",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="codeburn", description="What your AI coding in Cursor costs.")
+    parser = _Parser(
+        prog="codeburn",
+        description="What your AI coding in Cursor costs.",
+        epilog="examples:\n  codeburn today\n  codeburn report --period 30days\n"
+        "  codeburn status --format json\n  codeburn demo --sample",
+    )
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    for name, text in (
-        ("report", "spend for a period (default: this month)"),
-        ("today", "spend today"),
-        ("month", "spend this month"),
+    for name, text, examples in (
+        (
+            "report",
+            "spend for a period (default: this month)",
+            ("report --period 30days", "report --from 2026-11-01 --to 2026-11-15 --format json"),
+        ),
+        ("today", "spend today", ("today", "today --provider cursor --verbose")),
+        ("month", "spend this month", ("month", "month --format json --no-sync")),
     ):
-        _common(sub.add_parser(name, help=text, prog=f"codeburn {name}"), period=True)
-    status = sub.add_parser(
-        "status", help="today and this month, for status bars", prog="codeburn status"
+        _common(_add(sub, name, text, examples), period=True)
+    status = _add(
+        sub,
+        "status",
+        "today and this month, for status bars",
+        ("status", "status --format json --quota"),
     )
     _common(status, period=False)
-    status.add_argument("--quota", action="store_true", help="also read the plan quota")
-    imp = sub.add_parser("import", help="import Cursor's usage export", prog="codeburn import")
-    imp.add_argument("source", choices=("cursor",))
-    imp.add_argument("file", nargs="?", type=Path)
-    imp.add_argument("--from", dest="start", metavar="DATE|ISO|MS")
-    imp.add_argument("--to", dest="end", metavar="DATE|ISO|MS")
-    imp.add_argument("--user", metavar="EMAIL", help="whose rows of a team export to import")
-    imp.add_argument("--remove", action="store_true", help="delete imported and synced usage")
-    imp.add_argument("--sync", action="store_true", help="download the export from cursor.com now")
-    imp.add_argument("--format", choices=("text", "json"), default="text")
-    imp.add_argument("--cursor-db", metavar="PATH")
-    serve = sub.add_parser("serve", help="run the language server", prog="codeburn serve")
-    serve.add_argument("--tcp", metavar="HOST:PORT")
-    demo = sub.add_parser(
-        "demo", help="report on sample data (or your Cursor data)", prog="codeburn demo"
+    status.add_argument(
+        "--quota", action="store_true", help="also read the plan quota, e.g. --quota"
+    )
+    _import_parser(sub)
+    serve = _add(
+        sub,
+        "serve",
+        "run the language server (LSP over stdio)",
+        ("serve", "serve --tcp 127.0.0.1:2087"),
+    )
+    serve.add_argument(
+        "--tcp", metavar="HOST:PORT", help="listen on TCP instead, e.g. --tcp 127.0.0.1:2087"
+    )
+    demo = _add(
+        sub,
+        "demo",
+        "report on sample data (or your Cursor data)",
+        ("demo", "demo --sample"),
     )
     demo.add_argument(
-        "--sample", action="store_true", help="use sample data even if Cursor is installed"
+        "--sample",
+        action="store_true",
+        help="use sample data even if Cursor is installed, e.g. --sample",
     )
-    demo.add_argument("--cursor-db", metavar="PATH")
+    demo.add_argument(
+        "--cursor-db",
+        metavar="PATH",
+        help="report on this state.vscdb (it must exist), e.g. --cursor-db ./state.vscdb",
+    )
     return parser
 
 
@@ -93,10 +250,27 @@ def _usable_db_path(path: Path, where: str) -> Path:
     return path
 
 
+def explicit_db(args: argparse.Namespace) -> None:
+    """An explicit `--cursor-db` that does not exist is a mistake to say (exit 1); the default
+    place, `CODEBURN_CURSOR_DB` and the editor setting give `no-data` instead (SPEC §8)."""
+    given = (args.cursor_db or "").strip()
+    if not given:
+        return
+    path = _usable_db_path(Path(given).expanduser(), _where(args))
+    if not os.path.lexists(path):  # a broken link or a loop is there: its state says why
+        raise UserError(
+            _where(args),
+            f"--cursor-db {short_path(str(path))} does not exist; give the path of Cursor's "
+            "global state.vscdb",
+        )
+
+
 def _service(args: argparse.Namespace, progress: Any = None) -> Any:
     from codeburn.providers import resolve_db_path  # noqa: PLC0415
     from codeburn.server.service import UsageService  # noqa: PLC0415
 
+    if args.command != "import":  # an import reads only the store (and the signed-in email)
+        explicit_db(args)
     path = _usable_db_path(resolve_db_path(cli=args.cursor_db), _where(args))
     return UsageService(path, progress=progress)
 
@@ -138,7 +312,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         from codeburn.server.cli.text import print_report  # noqa: PLC0415
 
-        print_report(report)
+        print_report(report, verbose=args.verbose)
     return 0
 
 
@@ -156,7 +330,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     else:
         from codeburn.server.cli.text import print_status  # noqa: PLC0415
 
-        print_status(status)
+        print_status(status, verbose=args.verbose)
     return 0
 
 
@@ -176,6 +350,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from codeburn.server.cli.demo import run_demo  # noqa: PLC0415
 
+    explicit_db(args)
     return run_demo(sample=args.sample, cursor_db=args.cursor_db)
 
 
@@ -188,6 +363,15 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "serve": cmd_serve,
     "demo": cmd_demo,
 }
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The parser of `command` (for its usage line), else the top one."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            chosen: argparse.ArgumentParser = action.choices[command]
+            return chosen
+    return parser
 
 
 class _PlainFormatter(logging.Formatter):
@@ -210,14 +394,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     _fit_stdout()
     parser = build_parser()
     try:
-        args, extra = parser.parse_known_args(argv)
+        try:
+            args, extra = parser.parse_known_args(argv)
+        except SystemExit as done:  # --help, --version
+            return done.code if isinstance(done.code, int) else 0
         if extra:
-            where = f"codeburn {args.command}" if args.command else "codeburn"
-            raise UserError(where, f"unrecognized arguments: {' '.join(extra)}")
+            raise UsageError(
+                _subparser(parser, args.command), f"unrecognized arguments: {' '.join(extra)}"
+            )
         if args.command is None:
             parser.print_help()
             return 0
         return COMMANDS[args.command](args)
+    except UsageError as exc:
+        from codeburn.server.service import plain  # noqa: PLC0415
+
+        exc.parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{exc.parser.prog}: error: {plain(exc)}\n")
+        return 2
     except UserError as exc:
         from codeburn.server.service import plain  # noqa: PLC0415
 

@@ -13,8 +13,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from codeburn.providers import NO_DATE, now_ms, parse_iso_ms
-from codeburn.server.service import format_money, format_tokens, local_estimate_note
+from codeburn.providers import NO_DATE, PROVIDER_NAMES, now_ms, parse_iso_ms
+from codeburn.server.service import (
+    format_money,
+    format_tokens,
+    local_estimate_note,
+    period_title,
+    split_text,
+)
 from codeburn.server.service import plain as inert
 
 UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
@@ -24,6 +30,25 @@ def money(row: dict[str, Any]) -> str:
     """`~$1.75` when any part of the figure is an estimate."""
     text = format_money(row["cost"])
     return f"~{text}" if row.get("estimatedCost", 0) > 0 else text
+
+
+def split(row: dict[str, Any]) -> str:
+    """What a cost is made of: `$6.76 billed by Cursor + $1.13 exact tokens at list price +
+    ~$0.66 estimated` (the parts add up to the total as shown), `all estimated`, or ""."""
+    billed = row.get("billedCost", 0.0)
+    estimated = row.get("estimatedCost", 0.0)
+    list_price = row.get("listPriceCost", max(0.0, row["cost"] - billed - estimated))
+    return split_text(row["cost"], billed, list_price, estimated)
+
+
+def with_split(head: str, row: dict[str, Any], indent: str = "  ") -> str:
+    """`head (all estimated)`, or `head` and the parts on the next line after `=`."""
+    parts = split(row)
+    if not parts:
+        return head
+    if parts.startswith("all "):
+        return f"{head} ({parts})"
+    return f"{head}\n{indent}= {parts}"
 
 
 def plain(value: Any) -> str:
@@ -55,14 +80,26 @@ def make_console() -> Console:
     return out if out.is_terminal else Console(width=110, **options)
 
 
-def _table(header: str, rows: list[dict[str, Any]], name_key: str, limit: int = 12) -> Table:
+def _table(
+    header: str,
+    rows: list[dict[str, Any]],
+    name_key: str,
+    limit: int = 12,
+    provider: bool = False,
+) -> Table:
+    """`provider`: a Provider column after the name (model rows of several providers)."""
     table = Table(show_edge=False, pad_edge=False)
     table.add_column(header, no_wrap=True, overflow="ellipsis", max_width=34)
+    if provider:
+        table.add_column("Provider", no_wrap=True)
     for head in ("Cost", "Calls", "Sessions", "Input", "Output", "Cache read", "Cache write"):
         table.add_column(head, justify="right", no_wrap=True)
     for row in rows[:limit]:
+        first = [_text(row[name_key])]
+        if provider:
+            first.append(_text(PROVIDER_NAMES.get(row["provider"], row["provider"])))
         table.add_row(
-            _text(row[name_key]),
+            *first,
             money(row),
             f"{row['calls']:,}",
             f"{row['sessions']:,}",
@@ -72,18 +109,29 @@ def _table(header: str, rows: list[dict[str, Any]], name_key: str, limit: int = 
             format_tokens(row["cacheWriteTokens"]),
         )
     if len(rows) > limit:
-        table.add_row(Text(f"… {len(rows) - limit} more"), *[""] * 7)
+        table.add_row(Text(f"… {len(rows) - limit} more"), *[""] * (8 if provider else 7))
     return table
 
 
-def print_report(report: dict[str, Any], console: Console | None = None) -> None:
+def _notices(out: Console, obj: dict[str, Any], verbose: bool) -> None:
+    """Warnings always; diagnostics (facts of the local read, not problems) with `--verbose`."""
+    for warning in obj.get("warnings") or []:
+        out.print(_text(f"! {warning}", "yellow"))
+    if verbose:
+        for note in obj.get("diagnostics") or []:
+            out.print(_text(f"· {note}", "dim"))
+
+
+def print_report(
+    report: dict[str, Any], console: Console | None = None, *, verbose: bool = False
+) -> None:
     out = console or make_console()
     period = report["period"]
     totals = report["totals"]
-    head = f" — {period['label']} ({period['from']} – {period['to']}, {period['timezone']})"
+    title = period_title(period["label"])
+    head = f" — {title} ({period['from']} – {period['to']}, {period['timezone']})"
     out.print(Text.assemble(("CodeBurn", "bold"), plain(head)))
-    for warning in report["warnings"]:
-        out.print(_text(f"! {warning}", "yellow"))
+    _notices(out, report, verbose)
     if totals["calls"] == 0:
         out.print("No usage in this period.")
         _print_sync(out, report.get("cursorSync"))
@@ -91,25 +139,26 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
     out.print()
     out.print(_table("Provider", report["providers"], "name"))
     out.print()
-    out.print(_table("Model", report["models"], "name"))
+    several = len({m["provider"] for m in report["models"]}) > 1
+    out.print(_table("Model", report["models"], "name", provider=several))
     out.print()
     out.print(_table("Project", report["projects"], "project"))
     if report["unpricedModels"]:
         names = ", ".join(m["model"] for m in report["unpricedModels"])
         out.print(_text(f"No price known for: {names} (counted at $0)", "yellow"))
     out.print()
-    exact = totals["cost"] - totals["estimatedCost"]
     line = Text.assemble(
         (f"Total {money(totals)}", "bold"),
         f"  {totals['calls']:,} calls, {totals['sessions']:,} sessions",
     )
-    if totals["estimatedCost"] > 0 and exact > 0:
-        line.append(
-            f"  ({format_money(exact)} exact, {format_money(totals['estimatedCost'])} estimated)"
-        )
     if totals.get("notCharged"):
         line += f", {totals['notCharged']:,} not charged by Cursor ($0)"
+    parts = split(totals)
+    if parts.startswith("all "):
+        line.append(f" ({parts})")
     out.print(line)
+    if parts and not parts.startswith("all "):
+        out.print(_text(f"  = {parts}"))
     own_key = report.get("userApiKey") or {}
     if own_key.get("calls"):
         out.print(
@@ -191,9 +240,19 @@ def unreadable_line(status: dict[str, Any]) -> str | None:
     return f"{count} {noun}{where} could not be read — sync or import for exact figures"
 
 
-def print_status(status: dict[str, Any], console: Console | None = None) -> None:
+def print_status(
+    status: dict[str, Any], console: Console | None = None, *, verbose: bool = False
+) -> None:
     out = console or make_console()
     out.print(_text(status_line(status)))
+    parts = split(status["month"]) if status["state"] != "no-data" else ""
+    if parts.startswith("all "):
+        out.print(_text(f"this month: {parts}", "dim"))
+    elif parts:
+        out.print(_text(f"this month {money(status['month'])} = {parts}", "dim"))
+    if verbose:
+        for note in status.get("diagnostics") or []:
+            out.print(_text(f"· {note}", "dim"))
     if status.get("localEstimateNote"):
         out.print(_text(status["localEstimateNote"], "dim"))
     unreadable = unreadable_line(status)

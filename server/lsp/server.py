@@ -67,6 +67,7 @@ class CodeBurnServer(LanguageServer):
         self._refresh_task: asyncio.Task[tuple[int, dict[str, Any]]] | None = None
         self._wanted = 0
         self._last_key: str | None = None
+        self._logged_diagnostics: list[str] = []
         self.last_status: dict[str, Any] | None = None
         self._real_sent = False
         self._seen_fp: str | None = None
@@ -199,8 +200,18 @@ class CodeBurnServer(LanguageServer):
             self.last_status = payload
             self.protocol.notify(STATUS_METHOD, payload)
             if real:
+                self._log_diagnostics(payload)
                 self.spawn(self._budget_messages(payload))
         return payload
+
+    def _log_diagnostics(self, status: dict[str, Any]) -> None:
+        """Facts of the local read (skipped rows, inferred dates) go to the log, once each time
+        they change; they are not warnings for the status item (SPEC §11)."""
+        notes = [str(n) for n in status.get("diagnostics") or []]
+        if notes != self._logged_diagnostics:
+            self._logged_diagnostics = notes
+            for note in notes:
+                log.info("local read: %s", note)
 
     async def _budget_messages(self, status: dict[str, Any]) -> None:
         for crossing in await self.blocking(self._notices.due, status, today()):

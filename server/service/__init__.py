@@ -1,8 +1,20 @@
 """The usage service: local + imported figures → days → the §8 report and status objects."""
 
-from codeburn.server.service.formatting import format_money, format_tokens, local_estimate_note
+from codeburn.server.service.formatting import (
+    format_money,
+    format_tokens,
+    local_estimate_note,
+    split_money,
+    split_text,
+)
 from codeburn.server.service.json_out import dumps
-from codeburn.server.service.periods import PERIODS, PeriodError, named_period, resolve_period
+from codeburn.server.service.periods import (
+    PERIODS,
+    PeriodError,
+    named_period,
+    period_title,
+    resolve_period,
+)
 from codeburn.server.service.plain_text import plain
 from codeburn.server.service.report import WARNING_SHARE, build_status
 from codeburn.server.service.usage import UsageService
@@ -18,6 +30,9 @@ __all__ = [
     "format_tokens",
     "local_estimate_note",
     "named_period",
+    "period_title",
     "plain",
     "resolve_period",
+    "split_money",
+    "split_text",
 ]

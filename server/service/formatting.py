@@ -69,3 +69,70 @@ def format_tokens(value: float) -> str:
 
 def local_estimate_note(usd: float) -> str:
     return f"includes {format_money(usd)} of Cursor priced from local files, not Cursor's bill"
+
+
+# The three parts of a cost (SPEC §8: billed + list price + estimated = cost), in this order.
+SPLIT_LABELS: Final = (
+    ("billed", "billed by Cursor"),
+    ("listPrice", "exact tokens at list price"),
+    ("estimated", "estimated"),
+)
+
+
+def _places(text: str) -> int:
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def _units(text: str) -> int:
+    return int(text.lstrip("~<$").replace(",", "").replace(".", ""))
+
+
+def _adjust(units: list[int], rest: list[float], parts: list[float], gap: int) -> None:
+    """Largest remainder: move the rounded parts by whole units until they sum to the total."""
+    while gap != 0:
+        step = 1 if gap > 0 else -1
+        pool = [i for i, v in enumerate(parts) if v > 0 and (step > 0 or units[i] > 0)]
+        if not pool:
+            return
+        pick = max(pool, key=lambda i: rest[i]) if step > 0 else min(pool, key=lambda i: rest[i])
+        units[pick] += step
+        rest[pick] -= step
+        gap -= step
+
+
+def split_money(cost: float, parts: list[float]) -> list[str]:
+    """`parts` (billed, list price, estimated) as money texts that add up to `format_money(cost)`
+    on screen: the total's decimals for each, rounded half up, then moved by largest remainder;
+    an estimated part carries `~`, a part that rounds to nothing reads `<$0.01`, none `$0.00`."""
+    total = format_money(cost)
+    values = [max(0.0, p) if math.isfinite(p) else 0.0 for p in parts]
+    if total.startswith(("<", "$?")) or cost >= 1e15:
+        texts = [format_money(v) for v in values]
+    else:
+        places = _places(total)
+        scale = 10**places
+        units = [int(_rounded(v, places).scaleb(places)) for v in values]
+        rest = [v * scale - u for v, u in zip(values, units, strict=True)]
+        _adjust(units, rest, values, _units(total) - sum(units))
+        unit = Decimal(1).scaleb(-places)
+        texts = [
+            "$0.00" if v == 0 else f"<${unit}" if u == 0 else f"${Decimal(u).scaleb(-places):,}"
+            for u, v in zip(units, values, strict=True)
+        ]
+    return [
+        ("~" + t if i == 2 and v > 0 else t)
+        for i, (t, v) in enumerate(zip(texts, values, strict=True))
+    ]
+
+
+def split_text(cost: float, billed: float, list_price: float, estimated: float) -> str:
+    """`$6.76 billed by Cursor + $1.13 exact tokens at list price + ~$0.66 estimated`, or
+    `all estimated` (`all billed by Cursor`, ...) when one part is the whole; "" for $0."""
+    parts = [billed, list_price, estimated]
+    shown = [i for i, p in enumerate(parts) if p > 0]
+    if not shown or not cost > 0:
+        return ""
+    if len(shown) == 1:
+        return f"all {SPLIT_LABELS[shown[0]][1]}"
+    texts = split_money(cost, parts)
+    return " + ".join(f"{texts[i]} {SPLIT_LABELS[i][1]}" for i in shown)

@@ -9,6 +9,17 @@ from typing import Final
 from codeburn.providers import CodeBurnError, six_month_floor
 
 PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "lastmonth", "all")
+# Period names in words, for headers people read (the JSON keeps the names).
+PERIOD_TITLES: Final = {
+    "today": "today",
+    "yesterday": "yesterday",
+    "week": "last 7 days",
+    "30days": "last 30 days",
+    "month": "this month",
+    "lastmonth": "last month",
+    "all": "last 6 months",
+    "custom": "chosen days",
+}
 EARLIEST_YEAR: Final = 2000
 LATEST_YEAR: Final = 2100
 
@@ -25,6 +36,11 @@ class Period:
 
     def days(self) -> list[date]:
         return [self.start + timedelta(days=i) for i in range((self.end - self.start).days + 1)]
+
+
+def period_title(label: str) -> str:
+    """`last 30 days` for `30days`; an unknown label unchanged."""
+    return PERIOD_TITLES.get(label, label)
 
 
 def parse_day(text: str, option: str) -> date:

@@ -98,6 +98,7 @@ def build_report(
     snapshot: ImportSnapshot | None,
     cursor_sync: dict[str, Any] | None,
     warnings: list[str],
+    diagnostics: list[str] | None = None,
 ) -> dict[str, Any]:
     providers = providers_for(provider)
     merged, per_day = _period_slices(days, period, providers)
@@ -146,6 +147,7 @@ def build_report(
         "userApiKey": _user_api_key(days, period, provider),
         "cursorSync": cursor_sync,
         "warnings": warnings,
+        "diagnostics": list(diagnostics or []),
     }
     return finite(report)  # valid JSON: no Infinity or NaN
 
@@ -163,18 +165,27 @@ def budget_block(budget: Budget, today_cost: float, month_cost: float) -> dict[s
 
 def _summary(slices: DaySlices) -> dict[str, Any]:
     total = _total(slices)
-    return {"cost": total.cost, "estimatedCost": total.estimated_cost, "calls": total.calls}
+    return {
+        "cost": total.cost,
+        "estimatedCost": total.estimated_cost,
+        "billedCost": total.billed_cost,
+        "listPriceCost": total.list_price_cost,
+        "calls": total.calls,
+    }
 
 
 def top_models(month: DaySlices, limit: int = 5) -> list[dict[str, Any]]:
     by_name: dict[str, list[float]] = {}
     for part in month.values():
         for model, totals in part.models.items():
-            entry = by_name.setdefault(display_name(model), [0.0, 0])
+            entry = by_name.setdefault(display_name(model), [0.0, 0, 0.0])
             entry[0] += totals.cost
             entry[1] += totals.calls
+            entry[2] += totals.estimated_cost
     rows: list[dict[str, Any]] = [
-        {"name": n, "cost": c, "calls": int(k)} for n, (c, k) in by_name.items() if k
+        {"name": n, "cost": c, "calls": int(k), "estimatedCost": e}
+        for n, (c, k, e) in by_name.items()
+        if k
     ]
     rows.sort(key=lambda r: (-r["cost"], r["name"]))
     return rows[:limit]
@@ -191,6 +202,7 @@ def build_status(
     cursor_sync: dict[str, Any] | None,
     warnings: list[str] | None = None,
     unreadable: dict[str, int] | None = None,
+    diagnostics: list[str] | None = None,
 ) -> dict[str, Any]:
     today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS)
     month_slices = merge_days(
@@ -217,6 +229,7 @@ def build_status(
         "quota": quota,
         "cursorSync": cursor_sync,
         "warnings": list(warnings or []),
+        "diagnostics": list(diagnostics or []),
         "unreadable": unreadable_block(unreadable or {}),
     }
     return finite(status)  # valid JSON: no Infinity or NaN

@@ -79,6 +79,7 @@ class LocalState:
     message: str | None = None
     warnings: list[str] = field(default_factory=list)
     unreadable: dict[str, int] = field(default_factory=dict)
+    diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (SPEC §11)
 
 
 @dataclass(slots=True)
@@ -156,7 +157,7 @@ class UsageService:
         if read.no_data is not None:
             return [], self._no_data(read.no_data), True
         calls, notes = read.calls, read.notes
-        local = LocalState("ok", None, notes, read.unreadable)
+        local = LocalState("ok", None, notes, read.unreadable, read.diagnostics)
         if read.busy:
             return calls, local, False  # a locked CLI store: nothing cached, nothing sealed
         keep_from = local_midnight_ms(today())
@@ -169,6 +170,7 @@ class UsageService:
                 calls=[c for c in calls if c.timestamp_ms >= keep_from],
                 warnings=notes,
                 unreadable=read.unreadable,
+                diagnostics=read.diagnostics,
             ),
         )
         sweep_old_versions(self.cache_dir)
@@ -177,7 +179,7 @@ class UsageService:
     @staticmethod
     def _from_cache(cached: CachedResults, floor_ms: int) -> tuple[list[Call], LocalState]:
         calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms]
-        return calls, LocalState("ok", None, cached.warnings, cached.unreadable)
+        return calls, LocalState("ok", None, cached.warnings, cached.unreadable, cached.diagnostics)
 
     def _last_good(
         self, cached: CachedResults | None, floor_ms: int, exc: CursorDbError
@@ -191,6 +193,7 @@ class UsageService:
         log.warning("reading %s failed: %s", self.db_path, state.message)
         if cached is not None:
             state.unreadable = cached.unreadable
+            state.diagnostics = cached.diagnostics
             return self._from_cache(cached, floor_ms)[0], state, False
         return [], state, False
 
@@ -255,11 +258,15 @@ class UsageService:
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
             # Imported or synced usage is data: show it, and say what is missing.
-            local = LocalState("ok", None, [f"{local.message}; showing imported usage only"])
+            local = LocalState(
+                "ok", None, [f"{local.message}; showing imported usage only"], {}, local.diagnostics
+            )
         if needed and any(load_first_seen(self.cache_dir, n) for n in lost):
             local.warnings = [*local.warnings, self._undated_notice(daily)]
         if store_error is not None and local.state == "ok":
-            local = LocalState("error", store_error, local.warnings)
+            local = LocalState(
+                "error", store_error, local.warnings, local.unreadable, local.diagnostics
+            )
         self.local = local
         return Collected(days, local, snapshot)
 
@@ -360,6 +367,7 @@ class UsageService:
             snapshot=collected.snapshot,
             cursor_sync=self.cursor_sync_block(),
             warnings=notes,
+            diagnostics=list(collected.local.diagnostics),
         )
 
     def status(
@@ -392,6 +400,7 @@ class UsageService:
             cursor_sync=self.cursor_sync_block(),
             warnings=collected.local.warnings,
             unreadable=collected.local.unreadable,
+            diagnostics=collected.local.diagnostics,
         )
 
     # -- cursor.com -------------------------------------------------------------------------

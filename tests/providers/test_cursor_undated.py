@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codeburn.providers.ide.reader import ReadResult
-from codeburn.providers.local import local_notices
+from codeburn.providers.local import local_diagnostics, local_notices
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.cli.text import unreadable_line
 from tests.cursor_fixtures import NOW_MS, profile, read
@@ -101,6 +101,8 @@ def test_inferred_dates_and_undatable_inline_composers_are_said_in_the_notices()
     result = ReadResult([], [], 0, 1, False, True, {}, inferred_dates=3)
     assert local_notices(result, {"no date": 1}) == [
         "1 conversation could not be read (1 no date) — sync or import for exact figures",
+    ]
+    assert local_diagnostics(result) == [  # facts, not warnings
         "skipped 1 Cursor messages without a usable date",
         "dated 3 Cursor messages of older builds from their conversation's start and last"
         " update (they carry no time of their own)",

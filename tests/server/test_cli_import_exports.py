@@ -25,8 +25,12 @@ def _import(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict |
 
 
 def _report(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
-    argv = ["report", "--format", "json", "--cursor-db", "/nowhere/x.vscdb", *args]
-    assert main(argv) == 0
+    # No Cursor database: CODEBURN_CURSOR_DB keeps `no-data` (an explicit --cursor-db is an error).
+    os.environ["CODEBURN_CURSOR_DB"] = "/nowhere/x.vscdb"
+    try:
+        assert main(["report", "--format", "json", *args]) == 0
+    finally:
+        del os.environ["CODEBURN_CURSOR_DB"]
     return json.loads(capsys.readouterr().out)
 
 
@@ -142,16 +146,8 @@ def test_text_report_counts_not_charged_calls_and_lists_own_key_calls_apart(
     isolated_env(tmp_path, monkeypatch)
     code, _, _ = _import(capsys, str(REAL / "12_jasonholt_team_userapikey_requests_FIXTURE.csv"))
     assert code == 0
-    argv = [
-        "report",
-        "--cursor-db",
-        "/nowhere/x.vscdb",
-        "--from",
-        "2026-02-19",
-        "--to",
-        "2026-02-19",
-    ]
-    assert main(argv) == 0
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", "/nowhere/x.vscdb")
+    assert main(["report", "--from", "2026-02-19", "--to", "2026-02-19"]) == 0
     text = capsys.readouterr().out
     # 2026-02-19: 7 rows, 2 of them User API Key; of the other 5 one errored without charge.
     assert "5 calls" in text and "1 not charged by Cursor ($0)" in text

@@ -113,30 +113,31 @@ def foreign_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert done.returncode == 0, done.stderr.decode()
 
 
-REPORT = ["report", "--period", "week", "--cursor-db", "/nowhere/x.vscdb"]
+REPORT = ["report", "--period", "week"]
+NO_DB = {"CODEBURN_CURSOR_DB": "/nowhere/x.vscdb"}  # no-data (an explicit --cursor-db: exit 1)
 
 
 @pytest.mark.usefixtures("foreign_model")
 def test_non_utf8_stdout_writes_ascii_safe_json_and_replaced_text() -> None:
-    done = _cli([*REPORT, "--format", "json"], PYTHONIOENCODING="cp1252")
+    done = _cli([*REPORT, "--format", "json"], PYTHONIOENCODING="cp1252", **NO_DB)
     assert (done.returncode, done.stderr) == (0, b"")
     assert done.stdout.isascii()
     names = [m["name"] for m in json.loads(done.stdout)["models"]]
     assert names == ["claude-日本"]  # \\u escapes: the same JSON
 
-    done = _cli(REPORT, PYTHONIOENCODING="cp1252")
+    done = _cli(REPORT, PYTHONIOENCODING="cp1252", **NO_DB)
     assert (done.returncode, done.stderr) == (0, b"")
     assert b"claude-??" in done.stdout and b"$0.50" in done.stdout
 
-    done = _cli(["status", "--cursor-db", "/nowhere/x.vscdb"], PYTHONIOENCODING="ascii")
+    done = _cli(["status"], PYTHONIOENCODING="ascii", **NO_DB)
     assert (done.returncode, done.stderr) == (0, b"")
 
 
 @pytest.mark.usefixtures("foreign_model")
 def test_utf8_stdout_is_unchanged() -> None:
-    done = _cli([*REPORT, "--format", "json"], PYTHONIOENCODING="utf-8")
+    done = _cli([*REPORT, "--format", "json"], PYTHONIOENCODING="utf-8", **NO_DB)
     assert done.returncode == 0 and '"claude-日本"'.encode() in done.stdout
-    done = _cli(REPORT, PYTHONIOENCODING="utf-8")
+    done = _cli(REPORT, PYTHONIOENCODING="utf-8", **NO_DB)
     assert done.returncode == 0 and "claude-日本".encode() in done.stdout
 
 

@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -94,26 +95,51 @@ def test_a_first_demo_shows_the_whole_sample_on_any_day(
     assert "No Cursor installation found: sample data in both of Cursor's storage layouts" in out
     second = out.index("Sample 2 of 2 — Cursor 3.x layout")
     for sample in (out[:second], out[second:]):
-        head = f"CodeBurn — 30days ({thirty[0]} – {thirty[1]}, "
+        head = f"CodeBurn — last 30 days ({thirty[0]} – {thirty[1]}, "
         assert head in sample
         assert "No usage in this period" not in sample
-        line = rf"This month \({month[0]} – {month[1]}\): (~\$[\d,.]+ · [\d,]+ calls|no usage yet)"
-        assert re.search(line, sample)
+        figures = r"~\$[\d,.]+ · [\d,]+ calls( \(all estimated\)|\n  = .+)"
+        line = rf"This month \({month[0]} – {month[1]}\): ({figures}|no usage yet)$"
+        assert re.search(line, sample, re.MULTILINE)
         assert re.search(r"^~?\$[\d,.]+ today · ~?\$[\d,.]+ month$", sample, re.MULTILINE)
     assert "(imported)" not in out[second:]  # sample 1's export stays in sample 1
     bubbles = out[:second]
     assert "150 conversations" in bubbles
     assert re.search(rf"a usage export of \d+ events for {export[0]} – {export[1]}", bubbles)
-    thirty_days = bubbles[bubbles.index("CodeBurn — 30days") : bubbles.index("This month (")]
+    thirty_days = bubbles[bubbles.index("CodeBurn — last 30 days") : bubbles.index("This month (")]
     # the export's days are inside: its exact figures and the local estimates are both there
-    total = re.search(r"Total ~\$[\d,.]+  [\d,]+ calls, [\d,]+ sessions  \((.+)\)", thirty_days)
-    assert total is not None and re.fullmatch(r"\$[\d,.]+ exact, \$[\d,.]+ estimated", total[1])
+    assert_total_adds_up(thirty_days)
+    assert_total_adds_up(out[second:], single="all estimated")  # sample 2: estimates only
 
 
 def test_the_demo_reports_the_last_30_days_with_its_export(tmp_path: Path) -> None:
     """At the machine's own clock: true on every date (no date is asserted)."""
     out = run_demo(tmp_path, os.environ.get("CODEBURN_NOW", ""), os.environ.get("TZ", "UTC"))
     bubbles = out[: out.index("Sample 2 of 2")]
-    thirty_days = bubbles[bubbles.index("CodeBurn — 30days (") : bubbles.index("This month (")]
-    total = re.search(r"Total ~\$[\d,.]+  [\d,]+ calls, [\d,]+ sessions  \((.+)\)", thirty_days)
-    assert total is not None and re.fullmatch(r"\$[\d,.]+ exact, \$[\d,.]+ estimated", total[1])
+    thirty_days = bubbles[
+        bubbles.index("CodeBurn — last 30 days (") : bubbles.index("This month (")
+    ]
+    assert_total_adds_up(thirty_days)
+
+
+SPLIT = re.compile(
+    r"^Total ~\$(?P<total>[\d,.]+)  [\d,]+ calls, [\d,]+ sessions\n"
+    r"  = \$(?P<billed>[\d,.]+) billed by Cursor \+ \$(?P<list>[\d,.]+) exact tokens at list "
+    r"price \+ ~\$(?P<estimated>[\d,.]+) estimated$",
+    re.MULTILINE,
+)
+
+
+def assert_total_adds_up(text: str, single: str | None = None) -> None:
+    """The total's three parts, as printed, add up to the total as printed (issue 18, item 5)."""
+    if single is not None:
+        assert re.search(
+            rf"^Total ~\$[\d,.]+  [\d,]+ calls, [\d,]+ sessions \({single}\)$", text, re.M
+        )
+        return
+    found = SPLIT.search(text)
+    assert found is not None, text
+    total, *parts = (
+        Decimal(found[k].replace(",", "")) for k in ("total", "billed", "list", "estimated")
+    )
+    assert sum(parts) == total and all(p > 0 for p in parts)

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codeburn.providers.localtime import iso_utc, now_ms
 from codeburn.server.cli.text import ago, money, status_line
-from codeburn.server.service.formatting import format_money, format_tokens, local_estimate_note
+from codeburn.server.service.formatting import (
+    format_money,
+    format_tokens,
+    local_estimate_note,
+    split_money,
+    split_text,
+)
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "golden" / "formatting.json").read_text())
 
@@ -85,3 +94,40 @@ def test_formatting_never_raises_for_any_amount(value: float) -> None:
 def test_whole_token_counts_are_exact_at_any_size() -> None:
     assert format_tokens(10**400) == "1" + "0" * 391 + "B"
     assert format_money(10**400) == GOLDEN["moneyNotFinite"]  # no float holds it
+
+
+# -- the total's three parts (issue 18, item 5) ---------------------------------------------
+
+
+@pytest.mark.parametrize(("cost", "billed", "list_price", "estimated", "text"), GOLDEN["split"])
+def test_the_split_follows_the_shared_golden_file(
+    cost: float, billed: float, list_price: float, estimated: float, text: str
+) -> None:
+    assert split_text(cost, billed, list_price, estimated) == text
+
+
+def _shown(text: str) -> Decimal:
+    return Decimal(text.lstrip("~$").replace(",", ""))
+
+
+money_values = st.floats(min_value=0, max_value=50_000, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=400, deadline=None)
+@given(billed=money_values, list_price=money_values, estimated=money_values)
+def test_the_parts_as_shown_add_up_to_the_total_as_shown(
+    billed: float, list_price: float, estimated: float
+) -> None:
+    cost = billed + list_price + estimated
+    total = format_money(cost)
+    texts = split_money(cost, [billed, list_price, estimated])
+    if total.startswith("<"):
+        return
+    places = len(total.split(".")[1]) if "." in total else 0
+    shown = [t for t, v in zip(texts, (billed, list_price, estimated), strict=True) if v > 0]
+    for text in shown:  # the total's decimals for every part
+        digits = text.lstrip("~<$")
+        assert (len(digits.split(".")[1]) if "." in digits else 0) == places, (text, total)
+    assert texts[2].startswith("~") == (estimated > 0)
+    exact = [_shown(t) for t in shown if "<" not in t]
+    assert sum(exact, Decimal(0)) == _shown(total), (texts, total)

@@ -45,7 +45,8 @@ def test_the_cli_reports_last_month(
 ) -> None:
     isolated_env(tmp_path, monkeypatch)
     missing = tmp_path / "no-cursor" / "state.vscdb"
-    argv = ["--period", "lastmonth", "--format", "json", "--cursor-db", str(missing)]
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(missing))
+    argv = ["--period", "lastmonth", "--format", "json"]
     assert main(["report", *argv]) == 0
     period = json.loads(capsys.readouterr().out)["period"]
     first, last = date.fromisoformat(period["from"]), date.fromisoformat(period["to"])
@@ -83,7 +84,8 @@ def test_the_first_and_last_day_of_the_bound_are_reported(
 ) -> None:
     isolated_env(tmp_path, monkeypatch)
     missing = tmp_path / "no-cursor" / "state.vscdb"
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(missing))
     argv = ["--from", "2000-01-01", "--to", "2100-12-31", "--format", "json"]
-    assert main(["report", *argv, "--cursor-db", str(missing)]) == 0
+    assert main(["report", *argv]) == 0
     period = json.loads(capsys.readouterr().out)["period"]
     assert (period["from"], period["to"]) == ("2000-01-01", "2100-12-31")

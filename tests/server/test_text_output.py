@@ -32,7 +32,9 @@ def imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ]
     csv = write_export(tmp_path / "usage.csv", rows)
     assert main(["import", "cursor", str(csv)]) == 0
-    return tmp_path / "no-cursor" / "state.vscdb"
+    missing = tmp_path / "no-cursor" / "state.vscdb"
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(missing))  # no-data, not an explicit path
+    return missing
 
 
 @pytest.mark.parametrize("command", ["today", "month", "report"])
@@ -40,7 +42,7 @@ def test_markup_and_escapes_in_model_names_print_as_text(
     imported: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
     capsys.readouterr()
-    assert main([command, "--cursor-db", str(imported)]) == 0
+    assert main([command]) == 0
     out = capsys.readouterr().out
     for shown in ("[/]", "[link=https://x.io]m[/link]", ":thumbs_up:"):
         assert shown in out
@@ -71,15 +73,29 @@ def test_a_meter_that_is_no_context_size_is_skipped_and_said(
         p.bubble("c1", "u", role="user", text="u" * 400, created_at=ago(1))
     assert main(["report", "--period", "today", "--cursor-db", str(p.db_path)]) == 0
     out = capsys.readouterr().out
-    assert "skipped 1 Cursor context meter above 10 M tokens" in out
+    assert "skipped 1 Cursor context meter" not in out  # a diagnostic: --verbose only
     assert "Total ~$0.0003  1 calls" in out  # 100 tokens of user text as cursor-auto
+    assert main(["report", "--period", "today", "--verbose", "--cursor-db", str(p.db_path)]) == 0
+    assert "· skipped 1 Cursor context meter above 10 M tokens" in capsys.readouterr().out
+    import json  # noqa: PLC0415
+
+    argv = ["report", "--period", "today", "--format", "json", "--cursor-db", str(p.db_path)]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["warnings"] == []  # a fact of the read, not a warning (issue 18, item 6)
+    assert report["diagnostics"] == [
+        "skipped 1 Cursor context meter above 10 M tokens (not a context size)"
+    ]
+    assert main(["status", "--format", "json", "--cursor-db", str(p.db_path)]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["warnings"] == [] and len(status["diagnostics"]) == 1
 
 
 def test_cli_sessions_with_a_meter_above_10m_tokens_are_counted() -> None:
     from codeburn.providers.agent.graph import Graph  # noqa: PLC0415
     from codeburn.providers.home.cli_store import CliSession  # noqa: PLC0415
     from codeburn.providers.home.reader import AgentRead  # noqa: PLC0415
-    from codeburn.providers.local import local_notices, skipped_cli_gauges  # noqa: PLC0415
+    from codeburn.providers.local import local_diagnostics, skipped_cli_gauges  # noqa: PLC0415
 
     def session(used: int) -> CliSession:
         graph = Graph(
@@ -89,6 +105,78 @@ def test_cli_sessions_with_a_meter_above_10m_tokens_are_counted() -> None:
 
     agent = AgentRead(sessions={s.conversation_id: s for s in map(session, [5, 10**7, 10**12])})
     assert skipped_cli_gauges(agent) == 1
-    assert local_notices(None, {}, 1) == [
+    assert local_diagnostics(None, 1) == [
         "skipped 1 Cursor context meter above 10 M tokens (not a context size)"
     ]
+
+
+def test_the_cli_total_is_split_into_parts_that_add_up_on_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Billed rows, exact tokens at list price and estimates: three parts naming every dollar
+    (the CLI said "$24.07 exact, $25.80 estimated" and never named the export's list-price
+    rows, issue 18 item 5)."""
+    import json  # noqa: PLC0415
+    import re  # noqa: PLC0415
+    from decimal import Decimal  # noqa: PLC0415
+
+    isolated_env(tmp_path, monkeypatch)
+    day = today()
+    rows = [
+        ExportRow(iso_local(day, 0, 10), "claude-4.5-sonnet", input=5000, cost="$1.005"),
+        ExportRow(iso_local(day, 0, 20), "gpt-5", input=400_000, output=20_000),  # list price
+        ExportRow(iso_local(day, 0, 30), "cursor-auto", input=300_000, output=9_000),  # estimate
+    ]
+    assert main(["import", "cursor", str(write_export(tmp_path / "u.csv", rows))]) == 0
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(tmp_path / "no-cursor" / "state.vscdb"))
+    capsys.readouterr()
+    assert main(["report", "--period", "today", "--format", "json"]) == 0
+    totals = json.loads(capsys.readouterr().out)["totals"]
+    parts = [totals["billedCost"], totals["listPriceCost"], totals["estimatedCost"]]
+    assert all(p > 0 for p in parts) and sum(parts) == pytest.approx(totals["cost"])
+    assert main(["report", "--period", "today"]) == 0
+    out = capsys.readouterr().out
+    assert "CodeBurn — today (" in out
+    found = re.search(
+        r"^Total ~\$([\d.]+) .*\n  = \$([\d.]+) billed by Cursor \+ \$([\d.]+) exact tokens at "
+        r"list price \+ ~\$([\d.]+) estimated$",
+        out,
+        re.MULTILINE,
+    )
+    assert found is not None, out
+    total, *shown = (Decimal(g) for g in found.groups())
+    assert sum(shown) == total
+    assert main(["status"]) == 0
+    month = re.search(
+        r"^this month ~\$([\d.]+) = \$([\d.]+) billed by Cursor \+ \$([\d.]+) exact tokens at "
+        r"list price \+ ~\$([\d.]+) estimated$",
+        capsys.readouterr().out,
+        re.MULTILINE,
+    )
+    assert month is not None
+    total, *shown = (Decimal(g) for g in month.groups())
+    assert sum(shown) == total
+
+
+def test_the_model_table_names_the_provider_when_there_are_several(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "Cursor (auto)" twice, once per provider, with nothing to tell the rows apart."""
+    isolated_env(tmp_path, monkeypatch)
+    day = today()
+    rows = [
+        ExportRow(iso_local(day, 0, 10), "gpt-5", input=1000, output=100),
+        ExportRow(iso_local(day, 0, 20), "gpt-5", input=1000, output=100, cloud_agent_id="bc-1"),
+        ExportRow(iso_local(day, 0, 30), "grok-bot-1", input=1000, output=100),
+    ]
+    assert main(["import", "cursor", str(write_export(tmp_path / "u.csv", rows))]) == 0
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(tmp_path / "no-cursor" / "state.vscdb"))
+    capsys.readouterr()
+    assert main(["report", "--period", "today"]) == 0
+    out = capsys.readouterr().out
+    model_table = out[out.index("Model ") : out.index("Project ")]
+    assert model_table.splitlines()[0].split()[:3] == ["Model", "┃", "Provider"]
+    assert "Grok Bot" in model_table
+    assert main(["report", "--period", "today", "--provider", "cursor"]) == 0
+    out = capsys.readouterr().out
+    assert "Provider" not in out[out.index("Model ") : out.index("Project ")]

@@ -68,7 +68,7 @@ class Machine:
 
     def args(self) -> list[str]:
         span = ["--from", self.d1.isoformat(), "--to", self.d2.isoformat()]
-        return [*span, "--format", "json", "--cursor-db", str(self.db), "--no-sync"]
+        return [*span, "--format", "json", "--no-sync"]
 
     def service(self) -> UsageService:
         return UsageService(self.db, cache_dir=self.env.cache)
@@ -84,7 +84,11 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
 
 @pytest.fixture
 def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
-    return Machine(tmp_path, monkeypatch)
+    found = Machine(tmp_path, monkeypatch)
+    # No IDE database: named by CODEBURN_CURSOR_DB, which keeps `no-data` (SPEC §8; an
+    # explicit --cursor-db that does not exist is an error).
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(found.db))
+    return found
 
 
 def test_transcripts_and_cli_sessions_alone_are_data(
@@ -114,14 +118,14 @@ def test_transcripts_and_cli_sessions_alone_are_data(
         f"No Cursor database found at {machine.db}; showing agent transcripts and Cursor "
         "Agent CLI sessions only"
     ]
-    status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(machine.db))
+    status = run_json(capsys, "status", "--format", "json")
     assert status["state"] == "ok" and status["unreadable"] == {"count": 0, "reasons": {}}
 
 
 def test_nothing_anywhere_is_still_no_data(
     machine: Machine, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(machine.db))
+    status = run_json(capsys, "status", "--format", "json")
     assert status["state"] == "no-data"
     assert status["message"] == f"No Cursor data found at {machine.db}"
 
@@ -136,10 +140,10 @@ def test_unreadable_conversations_are_reported_never_silent(
     report = run_json(capsys, "report", *machine.args())
     assert report["totals"]["calls"] == 3
     assert UNREADABLE_ONE in report["warnings"]
-    status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(machine.db))
+    status = run_json(capsys, "status", "--format", "json")
     assert status["unreadable"] == {"count": 1, "reasons": {"encrypted": 1}}
     assert UNREADABLE_ONE in status["warnings"]
-    assert main(["status", "--cursor-db", str(machine.db), "--no-sync"]) == 0
+    assert main(["status", "--no-sync"]) == 0
     assert (
         "1 conversation in a newer Cursor format could not be read — sync or import for exact "
         "figures"

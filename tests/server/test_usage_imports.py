@@ -156,7 +156,8 @@ def test_imported_usage_without_a_cursor_database_is_data(
     isolated_env(tmp_path, monkeypatch)
     missing = tmp_path / "no-cursor" / "state.vscdb"
     csv = write_export(tmp_path / "u.csv", spec_rows(days_ago(8)), mtime_ms=day_end_ms(today()))
-    argv = ["--format", "json", "--cursor-db", str(missing)]
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(missing))  # no-data; --cursor-db: an error
+    argv = ["--format", "json"]
     assert main(["status", *argv]) == 0
     assert json.loads(capsys.readouterr().out)["state"] == "no-data"
     assert main(["import", "cursor", str(csv), *argv]) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sqlite3
 from pathlib import Path
@@ -72,11 +73,11 @@ def test_report_shape_follows_the_spec(
     assert report["schema"] == "codeburn.report/1"
     assert set(report) == {
         "schema", "period", "totals", "providers", "models", "projects", "days",
-        "unpricedModels", "coverage", "userApiKey", "cursorSync", "warnings",
+        "unpricedModels", "coverage", "userApiKey", "cursorSync", "warnings", "diagnostics",
     }  # fmt: skip
     totals_keys = {
         "cost", "estimatedCost", "billedCost", "calls", "sessions", "inputTokens",
-        "outputTokens", "cacheReadTokens", "cacheWriteTokens", "notCharged",
+        "outputTokens", "cacheReadTokens", "cacheWriteTokens", "notCharged", "listPriceCost",
     }  # fmt: skip
     assert set(report["totals"]) == totals_keys
     assert set(report["period"]) == {"label", "from", "to", "timezone"}
@@ -86,7 +87,7 @@ def test_report_shape_follows_the_spec(
     assert all(set(d) == totals_keys | {"date"} for d in report["days"])
     assert set(report["coverage"]) == {"ranges", "localEstimateCost"}
     assert report["userApiKey"] == {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
-    assert isinstance(report["warnings"], list)
+    assert isinstance(report["warnings"], list) and isinstance(report["diagnostics"], list)
 
 
 def test_status_shape_and_month_figures(
@@ -96,12 +97,13 @@ def test_status_shape_and_month_figures(
     status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(db))
     assert set(status) == {
         "schema", "generatedAt", "state", "message", "today", "month", "localEstimateNote",
-        "topModels", "budget", "quota", "cursorSync", "warnings", "unreadable",
+        "topModels", "budget", "quota", "cursorSync", "warnings", "unreadable", "diagnostics",
     }  # fmt: skip
     assert status["unreadable"] == {"count": 0, "reasons": {}}
     assert status["warnings"] == []
     assert status["schema"] == "codeburn.status/1" and status["state"] == "ok"
-    assert status["today"] == {"cost": 0, "estimatedCost": 0, "calls": 0}
+    zero = {"cost": 0, "estimatedCost": 0, "billedCost": 0, "listPriceCost": 0, "calls": 0}
+    assert status["today"] == zero
     month = today().isoformat()[:7]  # the local month (generatedAt is UTC)
     if d1[:7] == month:  # A (d1) and B (d2) are both this month
         assert status["month"]["calls"] == 5
@@ -110,6 +112,7 @@ def test_status_shape_and_month_figures(
             "name": "Sonnet 4.6",
             "cost": pytest.approx(COST_B),
             "calls": 2,
+            "estimatedCost": pytest.approx(COST_B),
         }
         assert status["localEstimateNote"] == (
             "includes $0.031 of Cursor priced from local files, not Cursor's bill"
@@ -119,7 +122,7 @@ def test_status_shape_and_month_figures(
         assert status["month"]["cost"] == pytest.approx(COST_B)
         assert status["topModels"][0]["name"] == "Sonnet 4.6"
     else:  # the 1st or 2nd: nothing yet this month
-        assert status["month"] == {"cost": 0, "estimatedCost": 0, "calls": 0}
+        assert status["month"] == zero
         assert status["topModels"] == [] and status["localEstimateNote"] is None
     assert status["budget"] == {"daily": None, "monthly": None, "level": "ok"}
 
@@ -136,19 +139,34 @@ def test_budget_levels_from_config(
     assert status["budget"] == {"daily": None, "monthly": 0.035, "level": expected}
 
 
-def test_bad_from_is_one_line_and_exit_1(
+def test_a_from_that_is_no_date_is_a_usage_error_exit_2(
     hand_db: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     db, _, _ = hand_db
-    assert main(["report", "--cursor-db", str(db), "--from", "2026-13-45"]) == 1
+    assert main(["report", "--cursor-db", str(db), "--from", "2026-13-45"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("codeburn report: --from expects a date")
+    assert err.startswith("usage: codeburn report ")
+    assert err.splitlines()[-1] == (
+        "codeburn report: error: argument --from: expects a date like 2026-11-30, got '2026-13-45'"
+    )
 
 
-def test_unknown_option_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["report", "--bogus"]) == 1
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("codeburn report:")
+@pytest.mark.parametrize(
+    ("argv", "prog"),
+    [
+        (["report", "--bogus"], "codeburn report"),
+        (["status", "--period", "month"], "codeburn status"),
+        (["today", "--format", "yaml"], "codeburn today"),
+        (["bogus"], "codeburn"),
+    ],
+)
+def test_usage_errors_print_the_usage_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], prog: str
+) -> None:
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"usage: {prog} ")
+    assert err.splitlines()[-1].startswith(f"{prog}: error: ")
 
 
 def test_missing_database_is_no_data_with_the_path(
@@ -156,11 +174,55 @@ def test_missing_database_is_no_data_with_the_path(
 ) -> None:
     isolated_env(tmp_path, monkeypatch)
     missing = tmp_path / "nowhere" / "state.vscdb"
-    status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(missing))
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(missing))
+    status = run_json(capsys, "status", "--format", "json")
     assert status["state"] == "no-data" and str(missing) in status["message"]
-    assert main(["status", "--cursor-db", str(missing)]) == 0
+    assert main(["status"]) == 0
     text = capsys.readouterr().out
     assert str(missing) in text and "$0.00" not in text
+
+
+@pytest.mark.parametrize("command", ["report", "today", "month", "status", "demo"])
+def test_an_explicit_cursor_db_that_does_not_exist_is_one_line_and_exit_1(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+) -> None:
+    """`--cursor-db /nonexistent` only warned and exited 0 (issue 18, item 7)."""
+    isolated_env(tmp_path, monkeypatch)
+    missing = tmp_path / "nowhere" / "state.vscdb"
+    assert main([command, "--cursor-db", str(missing)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        f"codeburn {command}: --cursor-db {missing} does not exist; give the path of "
+        "Cursor's global state.vscdb\n"
+    )
+
+
+def test_version_and_help_with_an_example_for_every_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from importlib.metadata import version  # noqa: PLC0415
+
+    from codeburn.server.cli.main import build_parser  # noqa: PLC0415
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"codeburn {version('codeburn')}\n"
+    assert main(["report", "--version"]) == 0
+    assert capsys.readouterr().out.startswith("codeburn ")
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in subparsers.choices.items():
+        assert "examples:\n  codeburn " + name in (sub.epilog or ""), name
+        for action in sub._actions:
+            if action.dest in ("help", "version"):
+                continue
+            assert action.help, (name, action.dest)
+            if action.option_strings:
+                assert f"e.g. {action.option_strings[0]}" in action.help, (name, action.dest)
+    assert main(["status", "--help"]) == 0
+    assert "e.g. --quota" in capsys.readouterr().out
 
 
 def test_foreign_database_is_unrecognized(

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { chartDays, daysBetween, monthEnd, renderBreakdown, renderBreakdownError } from "../src/view/breakdownHtml";
+import { chartDays, costCards, daysBetween, monthEnd, renderBreakdown, renderBreakdownError } from "../src/view/breakdownHtml";
 import type { ReportPayload } from "../src/view/types";
 import { report, totals } from "./fixtures";
 
@@ -97,13 +97,15 @@ test("one bar per day of the month, split exact/estimated", () => {
   const day3 = html.slice(html.indexOf('data-date="2026-11-03"'));
   assert.match(day3, /<rect class="exact" x="40" y="26.67" width="14" height="133.33">/);
   assert.match(day3, /<rect class="estimated" x="40" y="0.00" width="14" height="26.67">/);
-  assert.match(html, /2026-11-03: \$6\.00 \(\$1\.00 estimated\) · 10 calls/);
+  assert.match(html, /2026-11-03: ~\$6\.00 \(~\$1\.00 estimated\) · 10 calls/);
   assert.match(html, /2026-11-04: \$0\.00 · 0 calls/);
 });
 
 test("tables by model and by project, notes, escaping", () => {
   const html = renderBreakdown(report(), { nonce: "abc123", notice: "Cursor database busy, retrying" });
-  assert.match(html, /Sonnet 4\.5 \(Thinking\) <span class="dim">claude-4\.5-sonnet-thinking<\/span>/);
+  // The display name, as in every table; the id only as its hover title (and in the JSON).
+  assert.match(html, /<span title="claude-4\.5-sonnet-thinking">Sonnet 4\.5 \(Thinking\)<\/span>/);
+  assert.ok(!html.includes('class="dim">claude-4.5-sonnet-thinking'));
   assert.match(html, /<td>-home-me-app<\/td>/);
   assert.ok(!html.includes("<script>alert(1)</script>"));
   assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
@@ -127,4 +129,68 @@ test("strict CSP: nothing remote, only nonce-tagged style and script", () => {
     }
   }
   assert.match(renderBreakdownError("x <b>", "n"), /x &lt;b&gt;/);
+});
+
+/** The money figures of the cost cards: the total and its three parts, as shown. */
+function cards(html: string): { total: string; parts: string[]; note: string | undefined } {
+  const total = /<div class="cost">Cost<b>([^<]+)<\/b>(?:<small class="dim">([^<]+)<\/small>)?/.exec(html);
+  assert.ok(total, "a Cost card");
+  const parts = [...html.matchAll(/<div class="part" data-part="[^"]+">[^<]+<b>([^<]+)<\/b>/g)].map((m) => m[1]);
+  return { total: total[1], parts, note: total[2] };
+}
+
+/** Cents (or mills) of a shown money text: `~$1,234.56` → 123456. */
+function units(text: string): number {
+  return Number(text.replace(/^~/, "").replace(/^\$/, "").replace(/[,.]/g, ""));
+}
+
+test("the cost cards: billed, exact tokens at list price and estimated add up to the total as shown", () => {
+  // The issue's page: Cost ~$8.55, Estimated $0.664, Billed $6.76 — the $1.13 at list price named nowhere.
+  const t = { ...totals(8.554, 0.664, 40), billedCost: 6.76, listPriceCost: 1.13 };
+  const html = renderBreakdown({ ...report(), totals: t }, { nonce: "n" });
+  const shown = cards(html);
+  assert.equal(shown.total, "~$8.55");
+  assert.deepEqual(shown.parts, ["$6.76", "$1.13", "~$0.66"]);
+  assert.equal(shown.note, undefined);
+  assert.match(html, /Billed by Cursor<b>\$6\.76<\/b>/);
+  assert.match(html, /Exact tokens at list price<b>\$1\.13<\/b>/);
+  assert.match(html, /Estimated<b>~\$0\.66<\/b>/);
+  // Each part rounded on its own would read $1.01 + $1.01 + $1.01 = $3.03 for a total of $3.02.
+  const thirds = { ...totals(3.015, 1.005, 3), billedCost: 1.005, listPriceCost: 1.005 };
+  const even = cards(costCards(thirds));
+  assert.equal(even.total, "~$3.02");
+  assert.equal(even.parts.reduce((sum, p) => sum + units(p), 0), units(even.total));
+});
+
+test("all estimated: said on the Cost card, the parts still add up", () => {
+  const shown = cards(costCards({ ...totals(0.418, 0.418, 3), listPriceCost: 0 }));
+  assert.equal(shown.total, "~$0.418");
+  assert.equal(shown.note, "all estimated");
+  assert.deepEqual(shown.parts, ["$0.00", "$0.00", "~$0.418"]);
+});
+
+test("the cards add up for many mixes of billed, list-price and estimated dollars", () => {
+  let seed = 7;
+  const next = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  for (let n = 0; n < 2000; n++) {
+    const size = [0.01, 1, 100, 5000][n % 4];
+    const parts = [next() * size, next() < 0.2 ? 0 : next() * size, next() * size];
+    const cost = parts[0] + parts[1] + parts[2];
+    const t = { ...totals(cost, parts[2], 1), billedCost: parts[0], listPriceCost: parts[1] };
+    const shown = cards(costCards(t));
+    const exact = shown.parts.filter((p) => !p.includes("&lt;"));
+    assert.equal(exact.reduce((sum, p) => sum + units(p), 0), units(shown.total), JSON.stringify({ parts, shown }));
+  }
+});
+
+test("diagnostics (facts of the read, not warnings) stay off the page; warnings are shown", () => {
+  const html = renderBreakdown(
+    { ...report(), warnings: ["Cursor history exceeds the scan budget"], diagnostics: ["skipped 2 Cursor tool-call rows that are not sessions"] },
+    { nonce: "n" },
+  );
+  assert.match(html, /scan budget/);
+  assert.ok(!html.includes("tool-call rows"));
 });

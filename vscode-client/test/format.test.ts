@@ -11,6 +11,7 @@ import {
   formatTokens,
   localDay,
   plural,
+  splitText,
 } from "../src/view/format";
 import golden from "../../tests/golden/formatting.json";
 
@@ -22,6 +23,13 @@ test("money follows the shared golden file", () => {
   }
   assert.equal(formatMoney(Number.NaN), golden.moneyNotFinite);
   assert.equal(formatMoney(Number.POSITIVE_INFINITY), golden.moneyNotFinite);
+});
+
+test("the split of a cost follows the shared golden file", () => {
+  assert.ok(golden.split.length >= 10);
+  for (const [cost, billed, listPrice, estimated, text] of golden.split as Array<[number, number, number, number, string]>) {
+    assert.equal(splitText(cost, billed, listPrice, estimated), text, `splitText(${cost}, ${billed}, ${listPrice}, ${estimated})`);
+  }
 });
 
 test("tokens follow the shared golden file", () => {

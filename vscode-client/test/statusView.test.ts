@@ -105,8 +105,11 @@ test("the tooltip has the periods, the estimated parts, the top models, the note
     localEstimateNote: "includes $1.20 of Cursor priced from local files, not Cursor's bill",
   });
   const md = view({ state: { kind: "status", status: s } }).tooltip;
-  assert.match(md, /Today: \*\*~\$4\.56\*\* \(\$1\.20 of it estimated\) · 12 calls/);
-  assert.match(md, /This month: \*\*\$123\*\* · 340 calls/);
+  assert.match(
+    md,
+    /Today: \*\*~\$4\.56\*\* \(\$3\.36 exact tokens at list price \+ ~\$1\.20 estimated\) · 12 calls/,
+  );
+  assert.match(md, /This month: \*\*\$123\*\* \(all exact tokens at list price\) · 340 calls/);
   assert.match(md, /- Sonnet 4\\\.5 \\\(Thinking\\\) — \$80\.12 · 120 calls/);
   assert.match(md, /- GPT\\-5 — \$20\.00 · 1 call$/m);
   assert.match(md, /not Cursor's bill/);
@@ -200,4 +203,25 @@ test("unreadable conversations are said in the tooltip, in the warning colour", 
   const none = status({ unreadable: { count: 0, reasons: {} } });
   assert.doesNotMatch(view({ state: { kind: "status", status: none } }).tooltip, /could not be read/);
   assert.doesNotMatch(view().tooltip, /could not be read/);
+});
+
+test("the tooltip splits today and the month into parts that add up, and says all estimated", () => {
+  const s = status({
+    // The issue's tooltip: "($0.418 of it estimated)" when all of it was.
+    today: { cost: 0.418, estimatedCost: 0.418, billedCost: 0, listPriceCost: 0, calls: 7 },
+    month: { cost: 8.554, estimatedCost: 0.664, billedCost: 6.76, listPriceCost: 1.13, calls: 40 },
+    topModels: [{ name: "GPT-5", cost: 2, calls: 3, estimatedCost: 0.5 }],
+    budget: { daily: 10, monthly: null, level: "ok" },
+  });
+  const md = view({ state: { kind: "status", status: s } }).tooltip;
+  assert.match(md, /Today: \*\*~\$0\.418\*\* \(all estimated\) · 7 calls/);
+  assert.ok(!md.includes("of it estimated"));
+  const month = /This month: \*\*~\$([\d.]+)\*\* \(\$([\d.]+) billed by Cursor \+ \$([\d.]+) exact tokens at list price \+ ~\$([\d.]+) estimated\)/.exec(md);
+  assert.ok(month, md);
+  const [total, ...parts] = month.slice(1).map((x) => Math.round(Number(x) * 100));
+  assert.deepEqual(parts, [676, 113, 66]);
+  assert.equal(parts[0] + parts[1] + parts[2], total);
+  // `~` on every estimated figure, the same way: top models and the budget line too.
+  assert.match(md, /- GPT\\-5 — ~\$2\.00 · 3 calls/);
+  assert.match(md, /Budget: ~\$0\.418 of \$10\.00 today/);
 });

@@ -4,7 +4,18 @@
  * Content-Security-Policy that allows only the page's own nonce-tagged style and script.
  */
 
-import { escapeHtml as h, formatCount, formatMoney, formatTokens, plural } from "./format";
+import {
+  costParts,
+  escapeHtml as h,
+  formatCount,
+  formatFigure,
+  formatMoney,
+  formatTokens,
+  plural,
+  SPLIT_LABELS,
+  splitMoney,
+  splitText,
+} from "./format";
 import type { ReportPayload, Totals } from "./types";
 
 /** The periods the page offers (server period names, SPEC §8 plus `lastmonth`). */
@@ -105,8 +116,8 @@ function chart(report: ReportPayload): string {
     const later = day > report.period.to;
     const title = later
       ? `${day}: still to come`
-      : `${day}: ${formatMoney(cost)}` +
-        (estimated > 0 ? ` (${formatMoney(estimated)} estimated)` : "") +
+      : `${day}: ${formatFigure(cost, estimated)}` +
+        (estimated > 0 ? ` (${formatFigure(estimated, estimated)} estimated)` : "") +
         ` · ${plural(row?.calls ?? 0, "call")}`;
     const label = dayLabel(day, i, days.length);
     return [
@@ -141,7 +152,28 @@ function picker(chosen: BreakdownPeriod): string {
 }
 
 function money(row: Totals): string {
-  return `${row.estimatedCost > 0 ? "~" : ""}${formatMoney(row.cost)}`;
+  return formatFigure(row.cost, row.estimatedCost);
+}
+
+/** The estimated part of a row, with the same `~` as every estimated figure. */
+function estimatedCell(row: Totals): string {
+  return row.estimatedCost > 0 ? formatFigure(row.estimatedCost, row.estimatedCost) : "—";
+}
+
+/**
+ * The cost cards: the total, then its three parts (billed by Cursor, exact tokens at list price,
+ * estimated) at the total's decimals, so that the cards add up to the total as shown.
+ */
+export function costCards(t: Totals): string {
+  const parts = costParts(t);
+  const texts = splitMoney(t.cost, parts);
+  const whole = splitText(t.cost, ...parts);
+  const note = whole.startsWith("all ") ? `<small class="dim">${h(whole)}</small>` : "";
+  const labels = ["Billed by Cursor", "Exact tokens at list price", "Estimated"];
+  const cards = labels.map(
+    (label, i) => `<div class="part" data-part="${SPLIT_LABELS[i]}">${h(label)}<b>${h(texts[i])}</b></div>`,
+  );
+  return [`<div class="cost">Cost<b>${h(money(t))}</b>${note}</div>`, ...cards].join("\n");
 }
 
 function table(headers: string[], rows: string[][], empty: string): string {
@@ -156,15 +188,17 @@ function table(headers: string[], rows: string[][], empty: string): string {
 }
 
 function modelsTable(report: ReportPayload): string {
+  const providerNames = new Map(report.providers.map((p) => [p.id, p.name]));
   const rows = report.models.map((m) => [
-    `${h(m.name)}${m.name !== m.model ? ` <span class="dim">${h(m.model)}</span>` : ""}`,
-    h(m.provider),
+    // The display name, as in every table (the CLI's, the tooltip's); the id is in the JSON.
+    `<span title="${h(m.model)}">${h(m.name)}</span>`,
+    h(providerNames.get(m.provider) ?? m.provider),
     formatCount(m.calls),
     formatTokens(m.inputTokens),
     formatTokens(m.outputTokens),
     formatTokens(m.cacheReadTokens + m.cacheWriteTokens),
     money(m),
-    m.estimatedCost > 0 ? formatMoney(m.estimatedCost) : "—",
+    estimatedCell(m),
   ]);
   return table(
     ["Model", "Provider", "Calls", "Input", "Output", "Cache", "Cost", "Estimated"],
@@ -180,7 +214,7 @@ function projectsTable(report: ReportPayload): string {
     formatCount(p.sessions),
     formatTokens(p.inputTokens + p.outputTokens + p.cacheReadTokens + p.cacheWriteTokens),
     money(p),
-    p.estimatedCost > 0 ? formatMoney(p.estimatedCost) : "—",
+    estimatedCell(p),
   ]);
   return table(
     ["Project", "Calls", "Sessions", "Tokens", "Cost", "Estimated"],
@@ -218,6 +252,7 @@ h2 { font-size: 1.1em; margin-top: 1.6em; }
 .totals { display: flex; gap: 24px; flex-wrap: wrap; margin: 12px 0; }
 .totals div { min-width: 90px; }
 .totals b { display: block; font-size: 1.3em; }
+.totals small { display: block; }
 .chart-scroll { overflow-x: auto; }
 .chart { display: block; }
 .chart .exact { fill: var(--vscode-charts-blue, #3794ff); }
@@ -273,9 +308,7 @@ export function renderBreakdown(report: ReportPayload, options: BreakdownOptions
 <p class="period">${h(report.period.from)} to ${h(report.period.to)} (${h(report.period.timezone)}) ${picker(chosen)} <button id="refresh">Refresh</button></p>
 ${options.notice ? `<p class="notice">${h(options.notice)}</p>` : ""}
 <div class="totals">
-<div>Cost<b>${money(t)}</b></div>
-<div>Estimated<b>${formatMoney(t.estimatedCost)}</b></div>
-<div>Billed<b>${formatMoney(t.billedCost)}</b></div>
+${costCards(t)}
 <div>Calls<b>${formatCount(t.calls)}</b></div>
 <div>Sessions<b>${formatCount(t.sessions)}</b></div>
 </div>

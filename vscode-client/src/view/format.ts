@@ -163,3 +163,91 @@ export function escapeHtml(text: string): string {
     .replace(/"/g, "&quot;")
     .replace(/'/g, "&#39;");
 }
+
+/** The three parts of a cost (SPEC §8: billed + list price + estimated = cost), in this order. */
+export const SPLIT_LABELS = ["billed by Cursor", "exact tokens at list price", "estimated"] as const;
+
+function placesOf(text: string): number {
+  const dot = text.indexOf(".");
+  return dot < 0 ? 0 : text.length - dot - 1;
+}
+
+/** Whole units of a non-negative amount rounded half up at `places` decimals (as formatMoney). */
+function unitsOf(value: number, places: number): number {
+  return Number(value.toFixed(places).replace(".", ""));
+}
+
+function unitsText(units: number, places: number): string {
+  if (places === 0) {
+    return grouped(String(units));
+  }
+  const digits = String(units).padStart(places + 1, "0");
+  return grouped(`${digits.slice(0, -places)}.${digits.slice(-places)}`);
+}
+
+/**
+ * `parts` (billed, list price, estimated) as money texts that add up to `formatMoney(cost)` on
+ * screen: the total's decimals for each, rounded half up, then moved by largest remainder; the
+ * estimated part carries `~`, a part that rounds to nothing reads `<$0.01`, and none `$0.00`. The same rule as
+ * the Python side's `split_money` (tests/golden/formatting.json).
+ */
+export function splitMoney(cost: number, parts: readonly number[]): string[] {
+  const total = formatMoney(cost);
+  const values = parts.map((p) => (Number.isFinite(p) ? Math.max(0, p) : 0));
+  let texts: string[];
+  if (total.startsWith("<") || total.startsWith("$?") || cost >= 1e15) {
+    texts = values.map(formatMoney);
+  } else {
+    const places = placesOf(total);
+    const scale = 10 ** places;
+    const units = values.map((v) => unitsOf(v, places));
+    const rest = values.map((v, i) => v * scale - units[i]);
+    let gap = Number(total.replace(/[$,.]/g, "")) - units.reduce((a, b) => a + b, 0);
+    while (gap !== 0) {
+      const step = gap > 0 ? 1 : -1;
+      const pool = values.flatMap((v, i) => (v > 0 && (step > 0 || units[i] > 0) ? [i] : []));
+      if (pool.length === 0) {
+        break;
+      }
+      // The first of equals, as Python's max/min.
+      const pick = pool.reduce((a, b) => ((step > 0 ? rest[b] > rest[a] : rest[b] < rest[a]) ? b : a));
+      units[pick] += step;
+      rest[pick] -= step;
+      gap -= step;
+    }
+    const unit = unitsText(1, places);
+    texts = units.map((u, i) =>
+      values[i] === 0 ? "$0.00" : u === 0 ? `<$${unit}` : `$${unitsText(u, places)}`,
+    );
+  }
+  return texts.map((t, i) => (i === 2 && values[i] > 0 ? `~${t}` : t));
+}
+
+/**
+ * `$6.76 billed by Cursor + $1.13 exact tokens at list price + ~$0.66 estimated`, or `all
+ * estimated` (`all billed by Cursor`, …) when one part is the whole; "" for $0.
+ */
+export function splitText(cost: number, billed: number, listPrice: number, estimated: number): string {
+  const parts = [billed, listPrice, estimated];
+  const shown = parts.flatMap((p, i) => (p > 0 ? [i] : []));
+  if (shown.length === 0 || !(cost > 0)) {
+    return "";
+  }
+  if (shown.length === 1) {
+    return `all ${SPLIT_LABELS[shown[0]]}`;
+  }
+  const texts = splitMoney(cost, parts);
+  return shown.map((i) => `${texts[i]} ${SPLIT_LABELS[i]}`).join(" + ");
+}
+
+/** The parts of a totals object; `listPriceCost` from an older server is what the others leave. */
+export function costParts(row: {
+  cost: number;
+  estimatedCost: number;
+  billedCost?: number;
+  listPriceCost?: number;
+}): [number, number, number] {
+  const billed = row.billedCost ?? 0;
+  const listPrice = row.listPriceCost ?? Math.max(0, row.cost - billed - row.estimatedCost);
+  return [billed, listPrice, row.estimatedCost];
+}

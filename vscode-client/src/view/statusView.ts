@@ -4,12 +4,14 @@
  */
 
 import {
+  costParts,
   escapeMarkdown,
   formatFigure,
   formatMoney,
   formatPercent,
   formatRelative,
   plural,
+  splitText,
 } from "./format";
 import { readQuota } from "./quota";
 import type { CursorSyncBlock, StatusPayload } from "./types";
@@ -117,12 +119,15 @@ function figuresText(status: StatusPayload, show: ShowSetting): string {
   return parts.join(" · ");
 }
 
-function periodLine(label: string, figures: StatusPayload["today"]): string {
-  const estimated =
-    figures.estimatedCost > 0
-      ? ` (${formatMoney(figures.estimatedCost)} of it estimated)`
-      : "";
-  return `${label}: **${formatFigure(figures.cost, figures.estimatedCost)}**${estimated} · ${plural(figures.calls, "call")}`;
+/**
+ * `This month: **~$8.55** · 120 calls` and what it is made of, as the CLI and the breakdown say it:
+ * `($6.76 billed by Cursor + $1.13 exact tokens at list price + ~$0.66 estimated)`, or `(all
+ * estimated)` — the parts add up to the total as shown.
+ */
+export function periodLine(label: string, figures: StatusPayload["today"]): string {
+  const parts = splitText(figures.cost, ...costParts(figures));
+  const split = parts ? ` (${parts})` : "";
+  return `${label}: **${formatFigure(figures.cost, figures.estimatedCost)}**${split} · ${plural(figures.calls, "call")}`;
 }
 
 function quotaLines(status: StatusPayload, now: Date): string[] {
@@ -155,10 +160,10 @@ function budgetLine(status: StatusPayload): string | undefined {
   const { daily, monthly, level } = status.budget;
   const parts: string[] = [];
   if (daily) {
-    parts.push(`${formatMoney(status.today.cost)} of ${formatMoney(daily)} today`);
+    parts.push(`${formatFigure(status.today.cost, status.today.estimatedCost)} of ${formatMoney(daily)} today`);
   }
   if (monthly) {
-    parts.push(`${formatMoney(status.month.cost)} of ${formatMoney(monthly)} this month`);
+    parts.push(`${formatFigure(status.month.cost, status.month.estimatedCost)} of ${formatMoney(monthly)} this month`);
   }
   if (parts.length === 0) {
     return undefined;
@@ -204,7 +209,7 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
     lines.push("Top models this month:", "");
     for (const model of status.topModels.slice(0, 5)) {
       lines.push(
-        `- ${escapeMarkdown(model.name)} — ${formatMoney(model.cost)} · ${plural(model.calls, "call")}`,
+        `- ${escapeMarkdown(model.name)} — ${formatFigure(model.cost, model.estimatedCost ?? 0)} · ${plural(model.calls, "call")}`,
       );
     }
     lines.push("");

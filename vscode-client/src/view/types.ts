@@ -9,6 +9,9 @@ export type SyncState = "ok" | "syncing-never" | "error" | "off" | "no-login";
 export interface PeriodFigures {
   cost: number;
   estimatedCost: number;
+  /** The parts of `cost` (SPEC §8): billed + list price + estimated = cost; absent from older servers. */
+  billedCost?: number;
+  listPriceCost?: number;
   calls: number;
 }
 
@@ -16,6 +19,8 @@ export interface TopModel {
   name: string;
   cost: number;
   calls: number;
+  /** Absent from older servers. */
+  estimatedCost?: number;
 }
 
 export interface CursorSyncBlock {
@@ -45,8 +50,10 @@ export interface StatusPayload {
   /** §7 summary; its shape is read defensively (see quota.ts). */
   quota: unknown;
   cursorSync: CursorSyncBlock | null;
-  /** Notices of the local read (skipped rows, unreadable conversations…); absent from older servers. */
+  /** Warnings of the local read (unreadable conversations, the scan budget…); absent from older servers. */
   warnings?: string[];
+  /** Facts of the local read that are not warnings (skipped rows…): the log, never the tooltip. */
+  diagnostics?: string[];
   /** Conversations that exist but could not be read (a newer Cursor format); absent from older servers. */
   unreadable?: UnreadableBlock;
   /** Beyond SPEC, optional: whether CODEBURN_CURSOR_SYNC=0 is set for the server. */
@@ -57,6 +64,8 @@ export interface Totals {
   cost: number;
   estimatedCost: number;
   billedCost: number;
+  /** Exact tokens priced at list rates: billedCost + listPriceCost + estimatedCost = cost (absent from older servers). */
+  listPriceCost?: number;
   calls: number;
   sessions: number;
   inputTokens: number;
@@ -80,6 +89,8 @@ export interface ReportPayload {
   };
   cursorSync: CursorSyncBlock | null;
   warnings: string[];
+  /** Facts of the local read that are not warnings; not shown on the page. */
+  diagnostics?: string[];
 }
 
 export interface ImportSummary {
