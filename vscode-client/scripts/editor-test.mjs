@@ -9,9 +9,9 @@
 //      changes to the figures `codeburn status` reports after the same import;
 //   4. clicking the item opens the breakdown webview (tables by model and by project); its period
 //      picker shows the last 30 days: 31 day slots, bars of the same sane size;
-//   5. the Settings UI finds codeburn.cursorSync.enabled; unticking it writes cursorSync: false
-//      into config.json through the server, and ticking it again says CODEBURN_CURSOR_SYNC=0
-//      keeps sync off.
+//   5. the Settings UI finds codeburn.cursorSync.enabled; unticking it writes false into the user
+//      settings.json and cursorSync: false into config.json through the server, and ticking it
+//      again says CODEBURN_CURSOR_SYNC=0 keeps sync off.
 //   6. a Python too old shows "Python needed" and one notification with "Pick Python…" and
 //      "How to install"; Pick Python… lists a uv-managed Python (a shim reporting 3.13.0) and
 //      Browse…; picking it writes the setting and the figures return without a reload; a server
@@ -121,6 +121,8 @@ function writeUserSettings(run, extra) {
     "chat.disableAIFeatures": true,
     "workbench.secondarySideBar.defaultVisibility": "hidden",
     "workbench.tips.enabled": false,
+    // The Settings search stays local: one search, one render of its results (see step 5).
+    "workbench.settings.enableNaturalLanguageSearch": false,
     ...extra,
   };
   const dir = join(run.dirs["user-data"], "User");
@@ -294,17 +296,26 @@ async function drive(page, run, fixture, modules) {
   await runPaletteCommand(page, "Preferences: Open Settings (UI)");
   const search = page.locator(".settings-editor .search-container .monaco-editor");
   await search.waitFor({ timeout: STEP_TIMEOUT });
-  await search.click();
-  await page.keyboard.type("codeburn.cursorSync.enabled");
-  const setting = page.locator(".settings-editor .setting-item-contents").filter({ hasText: "Cursor Sync" }).first();
-  await setting.waitFor({ timeout: STEP_TIMEOUT });
+  const setting = page.locator(`.settings-editor .setting-item-contents[data-key="${SYNC_KEY}"]`);
+  // The whole query in one input event (typed key by key on a slow machine, prefixes start searches
+  // of their own), and the search again whenever the row has to be drawn afresh (see setSetting).
+  const searchForSetting = async () => {
+    await search.click();
+    await page.keyboard.press("Control+a");
+    await page.keyboard.insertText(SYNC_KEY);
+    await setting.waitFor({ timeout: STEP_TIMEOUT });
+    await page.locator(".settings-editor .settings-count-widget").filter({ hasText: "1 Setting Found" }).waitFor({ timeout: STEP_TIMEOUT });
+  };
+  await searchForSetting();
   await page.locator(".settings-editor").screenshot({ path: join(ARTIFACTS, "settings.png") });
   const checkbox = setting.locator(".setting-value-checkbox");
   const configFile = join(run.dirs.cbconfig, "config.json");
-  await setCheckbox(checkbox, false);
+  const userSettings = join(run.dirs["user-data"], "User", "settings.json");
+  const sync = { checkbox, file: userSettings, redraw: searchForSetting };
+  await setSetting(sync, false);
   await waitFor(() => readConfig(configFile)?.cursorSync === false, "config.json to say cursorSync: false");
-  log("unticking the setting wrote cursorSync: false to config.json");
-  await setCheckbox(checkbox, true);
+  log("unticking the setting wrote false to settings.json and cursorSync: false to config.json");
+  await setSetting(sync, true);
   await waitFor(() => readConfig(configFile)?.cursorSync === true, "config.json to say cursorSync: true");
   await page.locator(".notifications-toasts").filter({ hasText: "CODEBURN_CURSOR_SYNC=0" }).first().waitFor({ timeout: STEP_TIMEOUT });
   log("ticking it again wrote cursorSync: true and said the environment keeps sync off");
@@ -471,19 +482,36 @@ async function expectTrouble(page, text, cause) {
   await page.mouse.move(10, 10);
 }
 
-/** Clicks a Settings UI checkbox until it shows the wanted state (a click can land mid re-render). */
-async function setCheckbox(checkbox, wanted) {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    if ((await checkbox.getAttribute("aria-checked")) === String(wanted)) {
-      return;
-    }
-    await checkbox.click();
-    const deadline = Date.now() + 3000;
-    while (Date.now() < deadline && (await checkbox.getAttribute("aria-checked")) !== String(wanted)) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+const SYNC_KEY = "codeburn.cursorSync.enabled";
+
+/** The sync switch as the user settings.json stores it (absent: the default, on). */
+function storedSync(file) {
+  return readConfig(file)?.[SYNC_KEY] ?? true;
+}
+
+/**
+ * Sets the sync switch in the Settings UI. The Settings editor can redraw the row from values read
+ * before its own last write (measured here: 2 in 16 writes left the box showing the old value
+ * while settings.json held the new one), and a box that was taken at its word then said "already
+ * ticked" and was never clicked. So settings.json is the truth: the box must show what it holds
+ * (else the row is drawn afresh by searching again), then one click, then settings.json must hold
+ * the wanted value — the editor wrote it, not just redrew the box.
+ */
+async function setSetting({ checkbox, file, redraw }, wanted) {
+  const shown = async () => (await checkbox.getAttribute("aria-checked")) === "true";
+  const stored = storedSync(file);
+  if (stored === wanted) {
+    throw new Error(`settings.json already holds ${SYNC_KEY}: ${wanted}; the step would prove nothing`);
   }
-  throw new Error(`the setting's checkbox did not become ${wanted}`);
+  for (let redraws = 0; (await shown()) !== stored; redraws++) {
+    if (redraws === 3) {
+      throw new Error(`the Settings UI keeps showing ${SYNC_KEY} ${!stored} while settings.json holds ${stored}`);
+    }
+    log(`the Settings UI shows ${SYNC_KEY} ${!stored} while settings.json holds ${stored}: searching again to redraw it`);
+    await redraw();
+  }
+  await checkbox.click();
+  await waitFor(() => storedSync(file) === wanted, `settings.json to hold ${SYNC_KEY}: ${wanted}`);
 }
 
 function readConfig(file) {
