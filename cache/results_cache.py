@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from codeburn.cache.files import EncodedItems, FileMemo, json_with, locked, write_cache_text
-from codeburn.providers import Call
+from codeburn.providers import Call, LocalConversation
 
-VERSION: Final = 3  # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16)
+# 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16); 4: the local
+# conversations (ids, titles, turns) that exact events are attributed to (issue 17)
+VERSION: Final = 4
 FILE: Final = f"cursor-results.v{VERSION}.json"
 _CALL_TEXTS: Final = EncodedItems(Call.to_row)
 
@@ -46,6 +48,7 @@ class CachedResults:
     calls: list[Call]
     warnings: list[str]
     unreadable: dict[str, int] = field(default_factory=dict)  # reason → conversations
+    conversations: dict[str, LocalConversation] = field(default_factory=dict)
 
     def dump(self) -> dict[str, Any]:
         return {**self._head(), "calls": [c.to_row() for c in self.calls]}
@@ -62,6 +65,7 @@ class CachedResults:
             "floorMs": self.floor_ms,
             "warnings": self.warnings,
             "unreadable": self.unreadable,
+            "conversations": [c.to_row() for c in self.conversations.values()],
         }
 
     @classmethod
@@ -76,6 +80,9 @@ class CachedResults:
                 calls=[Call.from_row(row) for row in raw["calls"]],
                 warnings=[str(w) for w in raw["warnings"]],
                 unreadable={str(k): int(v) for k, v in raw.get("unreadable", {}).items()},
+                conversations={
+                    c.id: c for c in map(LocalConversation.from_row, raw["conversations"])
+                },
             )
         except (AttributeError, KeyError, TypeError, ValueError):
             return None

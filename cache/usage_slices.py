@@ -121,6 +121,56 @@ class Totals:
 
 
 @dataclass(slots=True)
+class ConversationSums:
+    """One conversation's usage in a slice (the conversations view, SPEC §4)."""
+
+    title: str | None
+    project: str
+    provider: str
+    models: set[str] = field(default_factory=set)
+    first_ms: int = 0
+    last_ms: int = 0
+    totals: Totals = field(default_factory=Totals)
+
+    def merge(self, other: ConversationSums) -> None:
+        self.title = self.title or other.title
+        self.models |= other.models
+        self.first_ms = min(self.first_ms, other.first_ms)
+        self.last_ms = max(self.last_ms, other.last_ms)
+        self.totals.merge(other.totals)
+
+    def copy(self) -> ConversationSums:
+        out = ConversationSums(self.title, self.project, self.provider, set(self.models))
+        out.first_ms, out.last_ms = self.first_ms, self.last_ms
+        out.totals.merge(self.totals)
+        return out
+
+    def dump(self) -> list[Any]:
+        return [
+            self.title,
+            self.project,
+            self.provider,
+            sorted(self.models),
+            self.first_ms,
+            self.last_ms,
+            self.totals.dump(),
+        ]
+
+    @classmethod
+    def load(cls, raw: list[Any]) -> ConversationSums:
+        title, project, provider, models, first, last, totals = raw
+        return cls(
+            None if title is None else str(title),
+            str(project),
+            str(provider),
+            {str(m) for m in models},
+            int(first),
+            int(last),
+            Totals.load(totals),
+        )
+
+
+@dataclass(slots=True)
 class Slice:
     """One provider's usage on one local day."""
 
@@ -129,6 +179,34 @@ class Slice:
     projects: dict[str, Totals] = field(default_factory=dict)
     unpriced: dict[str, list[int]] = field(default_factory=dict)  # model → [calls, tokens]
     local_cost: float = 0.0  # locally estimated Cursor dollars that no import covers
+    # conversation id → its sums; attribution kind (SPEC §8) → [calls, cost] of exact events
+    conversations: dict[str, ConversationSums] = field(default_factory=dict)
+    attribution: dict[str, list[Any]] = field(default_factory=dict)
+
+    def add_conversation(
+        self,
+        session: str,
+        head: tuple[str | None, str, str],
+        model: str,
+        flags: tuple[bool, bool],
+        sums: list[Any],
+    ) -> None:
+        """Calls of one conversation (`head`: title, project, provider; `flags`: estimated,
+        billed); `sums` as in `add_group`, with the first and last call time at [7], [8]."""
+        conv = self.conversations.get(session)
+        if conv is None:
+            conv = self.conversations[session] = ConversationSums(*head)
+            conv.first_ms, conv.last_ms = sums[7], sums[8]
+        else:
+            conv.title = conv.title or head[0]
+            conv.first_ms, conv.last_ms = min(conv.first_ms, sums[7]), max(conv.last_ms, sums[8])
+        conv.models.add(model)
+        conv.totals.add_sums(sums[0], sums[1], sums[2:6], *flags, session, sums[6])
+
+    def add_attribution(self, kind: str, calls: int, cost: float) -> None:
+        entry = self.attribution.setdefault(kind, [0, 0.0])
+        entry[0] += calls
+        entry[1] += cost
 
     def add_group(
         self,
@@ -174,6 +252,14 @@ class Slice:
             entry[0] += calls
             entry[1] += tokens
         self.local_cost += other.local_cost
+        for cid, conv in other.conversations.items():
+            mine = self.conversations.get(cid)
+            if mine is None:
+                self.conversations[cid] = conv.copy()
+            else:
+                mine.merge(conv)
+        for kind, (calls, cost) in other.attribution.items():
+            self.add_attribution(kind, calls, cost)
 
     def dump(self) -> dict[str, Any]:
         return {
@@ -182,6 +268,8 @@ class Slice:
             "projects": {k: v.dump() for k, v in self.projects.items()},
             "unpriced": self.unpriced,
             "localCost": self.local_cost,
+            "conversations": {k: v.dump() for k, v in self.conversations.items()},
+            "attribution": self.attribution,
         }
 
     @classmethod
@@ -192,6 +280,12 @@ class Slice:
             projects={str(k): Totals.load(v) for k, v in raw["projects"].items()},
             unpriced={str(k): [int(v[0]), int(v[1])] for k, v in raw["unpriced"].items()},
             local_cost=float(raw["localCost"]),
+            conversations={
+                str(k): ConversationSums.load(v) for k, v in raw.get("conversations", {}).items()
+            },
+            attribution={
+                str(k): [int(v[0]), float(v[1])] for k, v in raw.get("attribution", {}).items()
+            },
         )
 
 

@@ -206,9 +206,9 @@ def composer_times(
 
 def composer_meta(
     conn: sqlite3.Connection, composer_ids: Sequence[str]
-) -> dict[str, tuple[Any, Any, Any]]:
-    """composerId → (createdAt, totalUsedTokens, contextTokensUsed) for the given ids."""
-    found: dict[str, tuple[Any, Any, Any]] = {}
+) -> dict[str, tuple[Any, Any, Any, Any]]:
+    """composerId → (createdAt, totalUsedTokens, contextTokensUsed, name) for the given ids."""
+    found: dict[str, tuple[Any, Any, Any, Any]] = {}
     ids = list(composer_ids)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
@@ -217,12 +217,12 @@ def composer_meta(
             conn,
             "SELECT substr(key, 14), json_extract(value, '$.createdAt'),"
             " json_extract(value, '$.promptTokenBreakdown.totalUsedTokens'),"
-            " json_extract(value, '$.contextTokensUsed')"
+            " json_extract(value, '$.contextTokensUsed'), json_extract(value, '$.name')"
             f" FROM cursorDiskKV WHERE key IN ({marks}) AND json_valid(value)",
             [COMPOSER_PREFIX + cid for cid in chunk],
         )
-        for cid, created, total, context in rows:
-            found[cid] = (created, total, context)
+        for cid, created, total, context, name in rows:
+            found[cid] = (created, total, context, name)
     return found
 
 

@@ -47,6 +47,7 @@ from codeburn.providers import (
     CursorDbError,
     DatabaseLockedError,
     DatabaseUnrecognizedError,
+    LocalConversation,
     LocalReader,
     canonical,
     gc_paused,
@@ -79,6 +80,8 @@ class LocalState:
     message: str | None = None
     warnings: list[str] = field(default_factory=list)
     unreadable: dict[str, int] = field(default_factory=dict)
+    # the local conversations exact events are attributed to; None: not known (not read)
+    conversations: dict[str, LocalConversation] | None = None
 
 
 @dataclass(slots=True)
@@ -86,6 +89,7 @@ class Collected:
     days: dict[date, DaySlices]
     local: LocalState
     snapshot: ImportSnapshot | None
+    diagnostics: list[str] = field(default_factory=list)
 
 
 class UsageService:
@@ -117,7 +121,9 @@ class UsageService:
         return db_fingerprint(self.db_path, f"{sources}|{store}")
 
     def _no_data(self, detail: str = "") -> LocalState:
-        return LocalState("no-data", f"No Cursor data found at {self.db_path}{detail}")
+        # Nothing local at all: no event can be this machine's.
+        message = f"No Cursor data found at {self.db_path}{detail}"
+        return LocalState("no-data", message, conversations={})
 
     def _snapshot(self) -> tuple[ImportSnapshot | None, str | None]:
         try:
@@ -156,7 +162,7 @@ class UsageService:
         if read.no_data is not None:
             return [], self._no_data(read.no_data), True
         calls, notes = read.calls, read.notes
-        local = LocalState("ok", None, notes, read.unreadable)
+        local = LocalState("ok", None, notes, read.unreadable, read.conversations)
         if read.busy:
             return calls, local, False  # a locked CLI store: nothing cached, nothing sealed
         keep_from = local_midnight_ms(today())
@@ -169,6 +175,7 @@ class UsageService:
                 calls=[c for c in calls if c.timestamp_ms >= keep_from],
                 warnings=notes,
                 unreadable=read.unreadable,
+                conversations=read.conversations,
             ),
         )
         sweep_old_versions(self.cache_dir)
@@ -177,7 +184,8 @@ class UsageService:
     @staticmethod
     def _from_cache(cached: CachedResults, floor_ms: int) -> tuple[list[Call], LocalState]:
         calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms]
-        return calls, LocalState("ok", None, cached.warnings, cached.unreadable)
+        state = LocalState("ok", None, cached.warnings, cached.unreadable, cached.conversations)
+        return calls, state
 
     def _last_good(
         self, cached: CachedResults | None, floor_ms: int, exc: CursorDbError
@@ -191,6 +199,7 @@ class UsageService:
         log.warning("reading %s failed: %s", self.db_path, state.message)
         if cached is not None:
             state.unreadable = cached.unreadable
+            state.conversations = cached.conversations
             return self._from_cache(cached, floor_ms)[0], state, False
         return [], state, False
 
@@ -241,12 +250,15 @@ class UsageService:
             for day in before_floor:
                 days[day] = stored.get(day, {})
         local = LocalState()
+        diagnostics: list[str] = []
         if needed:
             parse_from = self._parse_start(daily, needed[0], floor_day)
             calls, local, sealable = self._read_local(
                 local_midnight_ms(parse_from), cached_only=cached_only, held=daily.first_seen
             )
-            derived = derive_days(parse_from, now_day, calls, snapshot)
+            derived = derive_days(
+                parse_from, now_day, calls, snapshot, local.conversations, diagnostics
+            )
             for day in needed:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
@@ -255,13 +267,15 @@ class UsageService:
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
             # Imported or synced usage is data: show it, and say what is missing.
-            local = LocalState("ok", None, [f"{local.message}; showing imported usage only"])
+            local = LocalState(
+                "ok", None, [f"{local.message}; showing imported usage only"], conversations={}
+            )
         if needed and any(load_first_seen(self.cache_dir, n) for n in lost):
             local.warnings = [*local.warnings, self._undated_notice(daily)]
         if store_error is not None and local.state == "ok":
             local = LocalState("error", store_error, local.warnings)
         self.local = local
-        return Collected(days, local, snapshot)
+        return Collected(days, local, snapshot, diagnostics)
 
     def _hold_first_seen(
         self, daily: DailyCache, zone: str, floor_day: date
@@ -360,6 +374,7 @@ class UsageService:
             snapshot=collected.snapshot,
             cursor_sync=self.cursor_sync_block(),
             warnings=notes,
+            diagnostics=collected.diagnostics,
         )
 
     def status(

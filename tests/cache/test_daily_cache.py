@@ -63,7 +63,7 @@ def test_v1_keeps_only_its_sealed_days_before_the_floor(tmp_path: Path) -> None:
     sweep_old_versions(cache)
     assert not (cache / V1_FILE).exists()
     doc = json.loads(daily_path(cache).read_text())
-    assert daily_path(cache).name == "daily.v3.json" and doc["version"] == 3
+    assert daily_path(cache).name == f"daily.v{VERSION}.json" and doc["version"] == VERSION
     assert list(doc["days"]) == ["2026-05-25", "2026-05-31"]
     again = load_daily(cache, timezone=ZONE, db_path=DB, floor=date(2026, 7, 1))
     assert sorted(again.days) == [date(2026, 5, 25), date(2026, 5, 31)]  # migrated once

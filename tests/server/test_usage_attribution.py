@@ -1,0 +1,207 @@
+"""Synced events attributed to local conversations end to end (issue 17 part 2, SPEC §2.7, §8).
+
+One Cursor profile holds a conversation of bubbles (the older layout, named in composerData), a
+Cursor 3.x root-only conversation (named in its header) and two overlapping bubble conversations
+of one model; the Cursor home holds a Cursor Agent CLI session. Synced JSON events whose ids,
+times and models are known give the ground truth for each rule.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codeburn.cache import apply_sync
+from codeburn.providers import OTHER_MACHINES_PROJECT, parse_events
+from codeburn.providers.localtime import iso_utc, local_midnight_ms, now_ms
+from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
+from codeburn.providers.samples.graph_writer import TurnSpec
+from codeburn.providers.samples.home_writer import AgentHomeWriter
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.server.cli.main import main
+from tests.usage_fixtures import at, days_ago, isolated_env
+
+S = 1_000
+DAY = days_ago(3)
+IMPORTED = "Cursor (imported)"
+
+
+def _t(hour: int, minute: int = 0, second: int = 0) -> int:
+    return at(DAY, hour, minute) + second * S
+
+
+def _bubbles(p: ProfileWriter, cid: str, start: int, model: str, end: int) -> None:
+    p.bubble(cid, f"{cid}-u", role="user", text="q" * 40, created_at=iso_utc(start))
+    p.bubble(cid, f"{cid}-a", role="assistant", text="r" * 80, created_at=iso_utc(start + S))
+    p.bubble(cid, f"{cid}-b", role="assistant", text="s" * 80, created_at=iso_utc(end), model=model)
+
+
+def _write_local(root: Path, home: Path) -> Path:
+    with ProfileWriter(root) as p:
+        # Older layout: bubbles, the name in composerData, the workspace in workspaceStorage.
+        _bubbles(p, "comp-old", _t(10), "claude-4.5-sonnet", _t(10, 0, 30))
+        p.composer("comp-old", created_at_ms=_t(10), extra={"name": "Fix login"})
+        p.workspace("w1", folder="file:///home/me/alpha", composers=["comp-old"])
+        # Two conversations of one model at once, in two projects.
+        _bubbles(p, "comp-o1", _t(14), "claude-4.5-sonnet", _t(14, 1))
+        _bubbles(p, "comp-o2", _t(14, 0, 10), "claude-4.5-sonnet", _t(14, 1, 30))
+        p.workspace("w2", folder="file:///home/me/delta", composers=["comp-o1"])
+        p.workspace("w3", folder="file:///home/me/epsilon", composers=["comp-o2"])
+        # Cursor 3.x: a root-only conversation, its name in the header (ItemTable headers).
+        c3 = Cursor3Writer(p, header_columns=None)
+        c3.item_headers([Header("comp-new", folder="/home/me/beta", name="Refactor")])
+        turn = TurnSpec(
+            user="please refactor",
+            assistant=["one", "two"],
+            user_ms=_t(11),
+            assistant_ms=_t(11, 0, 5),
+            end_ms=_t(11, 1),
+        )
+        c3.conversation(
+            "comp-new", [turn], created_ms=_t(11), model="gpt-5", folder="/home/me/beta"
+        )
+    # Cursor Agent CLI: one session, named in its meta.
+    turn = TurnSpec(
+        user="add tests",
+        assistant=["x" * 40, "y" * 40],
+        user_ms=_t(12),
+        assistant_ms=_t(12, 0, 10),
+        end_ms=_t(12, 2),
+    )
+    AgentHomeWriter(home).cli_session(
+        "cli-1", [turn], workspace="/home/me/gamma", model="gpt-5", name="Add tests"
+    )
+    return p.db_path
+
+
+def _event(ts: int, model: str, cents: float, conversation: str | None) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "timestamp": str(ts),
+        "model": model,
+        "kind": "USAGE_EVENT_KIND_USAGE_BASED",
+        "tokenUsage": {"inputTokens": 1000, "outputTokens": int(cents)},
+        "chargedCents": cents,
+    }
+    if conversation is not None:
+        item["conversationId"] = conversation
+    return item
+
+
+OTHER = OTHER_MACHINES_PROJECT
+# (time, model, cents, conversationId) → (attribution, project, conversation)
+EVENTS: list[tuple[tuple[int, str, float, str | None], tuple[str, str, str | None]]] = [
+    ((_t(10, 0, 5), "claude-4.5-sonnet", 100, "comp-old"), ("byId", "-home-me-alpha", "comp-old")),
+    ((_t(12, 0, 5), "gpt-5", 70, "cli-1"), ("byId", "-home-me-gamma", "cli-1")),
+    ((_t(10, 0, 20), "claude-4.5-sonnet-thinking", 30, None), ("byTime", "-home-me-alpha", "comp-old")),  # noqa: E501
+    ((_t(11, 0, 30), "gpt-5", 40, None), ("byTime", "-home-me-beta", "comp-new")),
+    ((_t(12, 1, 50), "gpt-5", 20, None), ("byTime", "-home-me-gamma", "cli-1")),
+    ((_t(13), "claude-4.5-sonnet", 300, "bc-cloud-9"), ("otherMachines", OTHER, "bc-cloud-9")),
+    ((_t(14, 0, 30), "claude-4.5-sonnet", 50, None), ("unattributed", IMPORTED, None)),
+    ((_t(10, 0, 10), "gemini-2.5-pro", 9, None), ("unattributed", IMPORTED, None)),
+    ((_t(16), "gpt-5", 5, None), ("unattributed", IMPORTED, None)),
+]  # fmt: skip
+
+
+def _sync(events: list[dict[str, Any]]) -> None:
+    parsed = parse_events(events)
+    apply_sync(
+        [e.row for e in parsed],
+        "0123456789abcdef",
+        local_midnight_ms(DAY),
+        now_ms(),
+        details={e.row.hash: e.detail for e in parsed},
+    )
+
+
+def _report(capsys: pytest.CaptureFixture[str], db: Path) -> dict[str, Any]:
+    day = DAY.isoformat()
+    argv = ["report", "--format", "json", "--cursor-db", str(db), "--from", day, "--to", day]
+    assert main(argv) == 0
+    report: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return report
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    isolated_env(tmp_path, monkeypatch)
+    home = tmp_path / "home"
+    monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(home))
+    return _write_local(tmp_path / "Cursor", home)
+
+
+def _expected(rule: str) -> tuple[int, float]:
+    picked = [e for e, (r, _, _) in EVENTS if r == rule]
+    return len(picked), sum(e[2] for e in picked) / 100
+
+
+def test_every_rule_gives_the_ground_truth(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _sync([_event(*e) for e, _ in EVENTS])
+    report = _report(capsys, db)
+    for rule in ("byId", "byTime", "otherMachines", "unattributed"):
+        calls, cost = _expected(rule)
+        got = report["attribution"][rule]
+        assert (got["calls"], got["cost"]) == (calls, pytest.approx(cost)), rule
+    projects = {p["project"]: p for p in report["projects"]}
+    for project in {p for _, (_, p, _) in EVENTS}:
+        cents = sum(e[2] for e, (_, p, _) in EVENTS if p == project)
+        assert projects[project]["billedCost"] == pytest.approx(cents / 100), project
+    # The overlapping conversations' projects get nothing of the exact events.
+    assert "-home-me-delta" not in projects and "-home-me-epsilon" not in projects
+    convs = {c["id"]: c for c in report["conversations"]}
+    assert convs["comp-old"]["title"] == "Fix login"
+    assert convs["comp-old"]["project"] == "-home-me-alpha"
+    assert convs["comp-new"]["title"] == "Refactor"
+    assert (convs["cli-1"]["title"], convs["cli-1"]["provider"]) == ("Add tests", "cursor-agent")
+    assert convs["cli-1"]["calls"] == 2
+    assert convs["cli-1"]["billedCost"] == pytest.approx(0.9)
+    assert convs["cli-1"]["first"] == iso_utc(_t(12, 0, 5))
+    assert convs["cli-1"]["last"] == iso_utc(_t(12, 1, 50))
+    assert convs["bc-cloud-9"]["project"] == OTHER_MACHINES_PROJECT
+    assert convs["comp-old"]["models"] == ["claude-4.5-sonnet", "claude-4.5-sonnet-thinking"]
+    # Attributed events count as their conversation's session; unattributed ones as the day's.
+    assert report["totals"]["sessions"] == 5
+
+
+def test_projects_sum_to_the_exact_total_less_unattributed_and_other_machines(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _sync([_event(*e) for e, _ in EVENTS])
+    report = _report(capsys, db)
+    exact_total = report["totals"]["cost"] - report["totals"]["estimatedCost"]
+    machine = sum(
+        p["cost"] - p["estimatedCost"]
+        for p in report["projects"]
+        if p["project"] not in (IMPORTED, OTHER_MACHINES_PROJECT)
+    )
+    split = report["attribution"]
+    expected = exact_total - split["unattributed"]["cost"] - split["otherMachines"]["cost"]
+    assert machine == pytest.approx(expected) and machine > 0
+
+
+def test_sealed_days_keep_conversations_and_attribution(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _sync([_event(*e) for e, _ in EVENTS])
+    first = _report(capsys, db)
+    again = _report(capsys, db)  # served from the daily cache now
+    for key in ("attribution", "conversations", "projects", "totals"):
+        assert again[key] == first[key], key
+
+
+def test_ids_of_another_namespace_are_time_matched(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = [
+        _event(_t(11, 0, 30), "gpt-5", 40, "other-ns-1"),
+        _event(_t(12, 1, 50), "gpt-5", 20, "other-ns-2"),
+        _event(_t(16), "gpt-5", 5, "other-ns-3"),
+    ]
+    _sync(events)
+    report = _report(capsys, db)
+    assert report["attribution"]["otherMachines"]["calls"] == 0
+    assert report["attribution"]["byTime"]["calls"] == 2
+    assert report["attribution"]["unattributed"]["calls"] == 1
+    assert any("matched by time" in d for d in report["diagnostics"])
