@@ -175,7 +175,10 @@ class UsageService:
                 calls=[c for c in calls if c.timestamp_ms >= keep_from],
                 warnings=notes,
                 unreadable=read.unreadable,
-                conversations=read.conversations,
+                # every id (an event of today may be of an older conversation), today's turns
+                conversations={
+                    cid: c.turns_since(keep_from - 60_000) for cid, c in read.conversations.items()
+                },
             ),
         )
         sweep_old_versions(self.cache_dir)

@@ -16,7 +16,7 @@ import pytest
 
 from codeburn.cache import apply_sync
 from codeburn.providers import OTHER_MACHINES_PROJECT, parse_events
-from codeburn.providers.localtime import iso_utc, local_midnight_ms, now_ms
+from codeburn.providers.localtime import iso_utc, local_midnight_ms, now_ms, today
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.samples.graph_writer import TurnSpec
 from codeburn.providers.samples.home_writer import AgentHomeWriter
@@ -205,3 +205,35 @@ def test_ids_of_another_namespace_are_time_matched(
     assert report["attribution"]["byTime"]["calls"] == 2
     assert report["attribution"]["unattributed"]["calls"] == 1
     assert any("matched by time" in d for d in report["diagnostics"])
+
+
+def test_todays_events_are_attributed_from_the_results_cache_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(tmp_path / "home"))
+    midnight = local_midnight_ms(today())
+    t0 = midnight + (now_ms() - midnight) // 2  # today, before now
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        _bubbles(p, "c-today", t0, "gpt-5", t0 + 2 * S)
+        p.workspace("w1", folder="file:///home/me/today", composers=["c-today"])
+    day = today().isoformat()
+    events = [_event(t0 + S, "gpt-5-high", 10, None), _event(t0, "gpt-5", 20, "c-today")]
+    parsed = parse_events(events)
+    apply_sync(
+        [e.row for e in parsed],
+        "0123456789abcdef",
+        midnight,
+        now_ms(),
+        details={e.row.hash: e.detail for e in parsed},
+    )
+    argv = ["report", "--format", "json", "--cursor-db", str(p.db_path), "--from", day]
+    for _ in range(2):  # a parse, then the results cache (nothing changed)
+        assert main(argv) == 0
+        report = json.loads(capsys.readouterr().out)
+        split = report["attribution"]
+        assert (split["byTime"]["calls"], split["byId"]["calls"]) == (1, 1)
+        assert [(c["id"], c["project"]) for c in report["conversations"]] == [
+            ("c-today", "-home-me-today")
+        ]
+    assert any(tmp_path.glob("cache/cursor-results.v*.json"))
