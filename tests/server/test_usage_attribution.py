@@ -9,6 +9,7 @@ times and models are known give the ground truth for each rule.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +17,14 @@ import pytest
 
 from codeburn.cache import apply_sync
 from codeburn.providers import OTHER_MACHINES_PROJECT, parse_events
-from codeburn.providers.localtime import iso_utc, local_midnight_ms, now_ms, today
+from codeburn.providers.localtime import iso_utc, local_day, local_midnight_ms, now_ms, today
+from codeburn.providers.samples import SampleSpec, generate_sample_profile
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.samples.graph_writer import TurnSpec
 from codeburn.providers.samples.home_writer import AgentHomeWriter
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.cli.main import main
+from tests.cursor_fixtures import read
 from tests.usage_fixtures import at, days_ago, isolated_env
 
 S = 1_000
@@ -237,3 +240,64 @@ def test_todays_events_are_attributed_from_the_results_cache_too(
             ("c-today", "-home-me-today")
         ]
     assert any(tmp_path.glob("cache/cursor-results.v*.json"))
+
+
+def test_a_synced_month_of_the_sample_profile_adds_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Done-when of issue 17: on a synced month, this machine's projects' exact figures are the
+    exact total less the unattributed and other-machine parts."""
+    isolated_env(tmp_path, monkeypatch)
+    monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(tmp_path / "home"))
+    spec = SampleSpec(seed=5, conversations=40, days=25, now_ms=now_ms())
+    db = generate_sample_profile(tmp_path / "Cursor", spec).db_path
+    local = read(db)
+    rng = random.Random(17)
+    items: list[dict[str, Any]] = []
+    expected = {"byId": 0, "otherMachines": 0, "noId": 0}
+    for call in local.calls:
+        if call.key.startswith("cursor:agentKv:"):
+            continue
+        draw = rng.random()
+        cid: str | None = call.session
+        if draw < 0.3:
+            cid, rule = None, "noId"
+        elif draw < 0.4:
+            cid, rule = f"cloud-{rng.randrange(5)}", "otherMachines"
+        else:
+            rule = "byId"
+        expected[rule] += 1
+        model = "auto" if call.model == "cursor-auto" else call.model
+        items.append(_event(call.timestamp_ms, model, rng.randint(1, 300), cid))
+    first = min(int(i["timestamp"]) for i in items)
+    parsed = parse_events(items)
+    apply_sync(
+        [e.row for e in parsed],
+        "0123456789abcdef",
+        local_midnight_ms(local_day(first)),
+        now_ms(),
+        details={e.row.hash: e.detail for e in parsed},
+    )
+    assert main(["report", "--format", "json", "--cursor-db", str(db), "--period", "30days"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    split = report["attribution"]
+    assert split["byId"]["calls"] == expected["byId"]
+    assert split["otherMachines"]["calls"] == expected["otherMachines"]
+    assert split["byTime"]["calls"] + split["unattributed"]["calls"] == expected["noId"]
+    assert split["byTime"]["calls"] > expected["noId"] // 2  # most fall inside one turn
+    totals = report["totals"]
+    assert sum(split[k]["calls"] for k in split) == len(items)  # each event in one part
+    machine = sum(
+        p["cost"] - p["estimatedCost"]
+        for p in report["projects"]
+        if p["project"] not in (IMPORTED, OTHER_MACHINES_PROJECT)
+    )
+    exact = totals["cost"] - totals["estimatedCost"]
+    rest = split["unattributed"]["cost"] + split["otherMachines"]["cost"]
+    assert machine == pytest.approx(exact - rest)
+    assert sum(split[k]["cost"] for k in split) == pytest.approx(exact)
+    convs = report["conversations"]
+    assert len(convs) <= 50 and {c["project"] for c in convs} > {OTHER_MACHINES_PROJECT}
+    assert sum(c["id"].startswith("cloud-") for c in convs) == len(
+        {i["conversationId"] for i in items if i.get("conversationId", "").startswith("cloud-")}
+    )
