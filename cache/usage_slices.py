@@ -182,6 +182,17 @@ class Slice:
     # conversation id → its sums; attribution kind (SPEC §8) → [calls, cost] of exact events
     conversations: dict[str, ConversationSums] = field(default_factory=dict)
     attribution: dict[str, list[Any]] = field(default_factory=dict)
+    # The sums as a sealed day stored them, made into objects only when a report asks (a status
+    # never does; decoding every sealed day's conversations cost a warm status ~13 ms).
+    stored_conversations: dict[str, Any] | None = None
+
+    def conversation_sums(self) -> dict[str, ConversationSums]:
+        raw = self.stored_conversations
+        if raw is not None:
+            self.stored_conversations = None
+            for cid, row in raw.items():
+                self.conversations.setdefault(str(cid), ConversationSums.load(row))
+        return self.conversations
 
     def add_conversation(
         self,
@@ -193,9 +204,10 @@ class Slice:
     ) -> None:
         """Calls of one conversation (`head`: title, project, provider; `flags`: estimated,
         billed); `sums` as in `add_group`, with the first and last call time at [7], [8]."""
-        conv = self.conversations.get(session)
+        convs = self.conversation_sums()
+        conv = convs.get(session)
         if conv is None:
-            conv = self.conversations[session] = ConversationSums(*head)
+            conv = convs[session] = ConversationSums(*head)
             conv.first_ms, conv.last_ms = sums[7], sums[8]
         else:
             conv.title = conv.title or head[0]
@@ -241,7 +253,8 @@ class Slice:
         if local and provider in LOCAL_ESTIMATE_PROVIDERS:
             self.local_cost += cost
 
-    def merge(self, other: Slice) -> None:
+    def merge(self, other: Slice, *, conversations: bool = True) -> None:
+        """`conversations=False` leaves the per-conversation sums out (a status needs none)."""
         self.totals.merge(other.totals)
         for name, totals in other.models.items():
             self.models.setdefault(name, Totals()).merge(totals)
@@ -252,12 +265,14 @@ class Slice:
             entry[0] += calls
             entry[1] += tokens
         self.local_cost += other.local_cost
-        for cid, conv in other.conversations.items():
-            mine = self.conversations.get(cid)
-            if mine is None:
-                self.conversations[cid] = conv.copy()
-            else:
-                mine.merge(conv)
+        if conversations:
+            mine = self.conversation_sums()
+            for cid, conv in other.conversation_sums().items():
+                kept = mine.get(cid)
+                if kept is None:
+                    mine[cid] = conv.copy()
+                else:
+                    kept.merge(conv)
         for kind, (calls, cost) in other.attribution.items():
             self.add_attribution(kind, calls, cost)
 
@@ -268,21 +283,31 @@ class Slice:
             "projects": {k: v.dump() for k, v in self.projects.items()},
             "unpriced": self.unpriced,
             "localCost": self.local_cost,
-            "conversations": {k: v.dump() for k, v in self.conversations.items()},
+            "conversations": self._conversations_json(),
             "attribution": self.attribution,
         }
 
+    def _conversations_json(self) -> dict[str, Any]:
+        raw = self.stored_conversations
+        if raw is not None and not self.conversations:
+            return raw  # as stored: written back unchanged
+        return {k: v.dump() for k, v in self.conversation_sums().items()}
+
     @classmethod
     def load(cls, raw: dict[str, Any]) -> Slice:
+        stored = raw.get("conversations")
+        if stored is not None and not (
+            isinstance(stored, dict)
+            and all(isinstance(v, list) and len(v) == 7 for v in stored.values())
+        ):
+            raise ValueError("not a slice")  # a corrupt file: a miss
         return cls(
             totals=Totals.load(raw["totals"]),
             models={str(k): Totals.load(v) for k, v in raw["models"].items()},
             projects={str(k): Totals.load(v) for k, v in raw["projects"].items()},
             unpriced={str(k): [int(v[0]), int(v[1])] for k, v in raw["unpriced"].items()},
             local_cost=float(raw["localCost"]),
-            conversations={
-                str(k): ConversationSums.load(v) for k, v in raw.get("conversations", {}).items()
-            },
+            stored_conversations=stored or None,
             attribution={
                 str(k): [int(v[0]), float(v[1])] for k, v in raw.get("attribution", {}).items()
             },
@@ -292,11 +317,17 @@ class Slice:
 DaySlices = dict[str, Slice]  # provider id → slice
 
 
-def merge_days(days: Iterable[DaySlices], providers: frozenset[str] | None = None) -> DaySlices:
-    """Provider-wise sum of several days (optionally only some providers)."""
+def merge_days(
+    days: Iterable[DaySlices],
+    providers: frozenset[str] | None = None,
+    *,
+    conversations: bool = True,
+) -> DaySlices:
+    """Provider-wise sum of several days (optionally only some providers; `conversations=False`
+    without the per-conversation sums)."""
     out: DaySlices = {}
     for day in days:
         for provider, part in day.items():
             if providers is None or provider in providers:
-                out.setdefault(provider, Slice()).merge(part)
+                out.setdefault(provider, Slice()).merge(part, conversations=conversations)
     return out

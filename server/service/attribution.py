@@ -100,7 +100,7 @@ class Attributor:
         `ids`: (time, conversationId) of the same period's events that carry one (the guard
         looks at them all before the first event is attributed)."""
         ignore_ids = self._other_namespace(list(ids))
-        index = TurnIndex(self.conversations.values())
+        index: TurnIndex | None = None  # built for the first event without an id
         convs = self.conversations
         for call, cid in events:
             if cid and not ignore_ids:
@@ -111,6 +111,8 @@ class Attributor:
                     other = _relabel(call, OTHER_MACHINES_PROJECT, call.provider, cid)
                     yield Attributed(other, OTHER_MACHINES)
                 continue
+            if index is None:
+                index = TurnIndex(convs.values())
             found = index.match(call.timestamp_ms, call.model)
             if found is None:
                 yield Attributed(call, UNATTRIBUTED)

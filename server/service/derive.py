@@ -119,25 +119,22 @@ def derive_days(
     index = DayIndex(first, last)
     coverage = CoverageIndex.from_snapshot(snapshot) if snapshot is not None else None
     grouper = _Grouper(index, first, last)
-    titles: dict[str, str | None] = {}
     with gc_paused():
         for call in local_calls:
             if coverage and coverage.covers(call.provider, call.timestamp_ms):
                 continue
             grouper.add(call, True, LOCAL)
-        if conversations is not None:
-            titles.update((cid, conv.title) for cid, conv in conversations.items())
-        if snapshot is not None:
+        if snapshot is not None and snapshot.events:
             lo, hi = local_midnight_ms(first), local_midnight_ms(last + ONE_DAY)
             events = (e for e in iter_events(snapshot) if lo <= e[0].timestamp_ms < hi)
             ids = ((ms, cid) for ms, cid in iter_conversation_ids(snapshot) if lo <= ms < hi)
             for done in attribute(events, conversations, notes, ids=ids):
                 grouper.add(done.call, False, done.kind)
-    return _slices(grouper.groups, titles)
+    return _slices(grouper.groups, conversations or {})
 
 
 def _slices(
-    groups: dict[GroupKey, list[Any]], titles: Mapping[str, str | None]
+    groups: dict[GroupKey, list[Any]], conversations: Mapping[str, LocalConversation]
 ) -> dict[date, DaySlices]:
     days: dict[date, DaySlices] = {}
     for key, sums in groups.items():
@@ -152,7 +149,8 @@ def _slices(
         if kind in KINDS:
             part.add_attribution(kind, sums[1], sums[0])
         if (local and provider in CONVERSATION_PROVIDERS) or kind in CONVERSATION_KINDS:
-            head = (titles.get(session), project, provider)
+            conv = conversations.get(session)
+            head = (conv.title if conv is not None else None, project, provider)
             part.add_conversation(session, head, model, (est, billed), sums)
     return days
 

@@ -57,8 +57,8 @@ def _period_slices(
     days: dict[date, DaySlices], period: Period, providers: frozenset[str]
 ) -> tuple[DaySlices, list[tuple[date, DaySlices]]]:
     in_range = [(d, s) for d, s in sorted(days.items()) if period.start <= d <= period.end]
-    per_day = [(d, merge_days([s], providers)) for d, s in in_range]
-    return merge_days((s for _, s in per_day)), per_day
+    per_day = [(d, merge_days([s], providers, conversations=False)) for d, s in in_range]
+    return merge_days((s for _, s in in_range), providers), per_day
 
 
 def _total(slices: DaySlices) -> Totals:
@@ -71,7 +71,7 @@ def _total(slices: DaySlices) -> Totals:
 def _user_api_key(days: dict[date, DaySlices], period: Period, provider: str) -> dict[str, Any]:
     """Rows billed by the user's own API key: not Cursor spend, listed apart (API-rate estimate)."""
     in_period = (s for d, s in days.items() if period.start <= d <= period.end)
-    part = merge_days(in_period, frozenset({USER_API_KEY})).get(USER_API_KEY)
+    part = merge_days(in_period, frozenset({USER_API_KEY}), conversations=False).get(USER_API_KEY)
     if part is None or provider not in ("all", CURSOR):
         return {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
     models: list[dict[str, Any]] = [
@@ -121,7 +121,7 @@ def conversation_rows(merged: DaySlices, limit: int = TOP_CONVERSATIONS) -> list
     """The period's conversations, top `limit` by cost (then id)."""
     convs: dict[str, ConversationSums] = {}
     for part in merged.values():
-        for cid, conv in part.conversations.items():
+        for cid, conv in part.conversation_sums().items():
             mine = convs.get(cid)
             if mine is None:
                 convs[cid] = conv.copy()
@@ -266,7 +266,7 @@ def build_status(
     warnings: list[str] | None = None,
     unreadable: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS)
+    today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS, conversations=False)
     month_slices = merge_days(
         (
             s
@@ -274,6 +274,7 @@ def build_status(
             if d.year == today.year and d.month == today.month and d <= today
         ),
         ALL_PROVIDERS,
+        conversations=False,
     )
     local_cost = sum(part.local_cost for part in month_slices.values())
     today_total = _total(today_slices).cost

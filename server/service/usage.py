@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -81,7 +81,7 @@ class LocalState:
     warnings: list[str] = field(default_factory=list)
     unreadable: dict[str, int] = field(default_factory=dict)
     # the local conversations exact events are attributed to; None: not known (not read)
-    conversations: dict[str, LocalConversation] | None = None
+    conversations: Mapping[str, LocalConversation] | None = None
 
 
 @dataclass(slots=True)
