@@ -21,7 +21,7 @@ from codeburn.providers.localtime import iso_utc, local_day, local_midnight_ms, 
 from codeburn.providers.samples import SampleSpec, generate_sample_profile
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.samples.graph_writer import TurnSpec
-from codeburn.providers.samples.home_writer import AgentHomeWriter
+from codeburn.providers.samples.home_writer import AgentHomeWriter, assistant, user
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.cli.main import main
 from tests.cursor_fixtures import read
@@ -74,9 +74,10 @@ def _write_local(root: Path, home: Path) -> Path:
         assistant_ms=_t(12, 0, 10),
         end_ms=_t(12, 2),
     )
-    AgentHomeWriter(home).cli_session(
-        "cli-1", [turn], workspace="/home/me/gamma", model="gpt-5", name="Add tests"
-    )
+    writer = AgentHomeWriter(home)
+    writer.cli_session("cli-1", [turn], workspace="/home/me/gamma", model="gpt-5", name="Add tests")
+    # An agent transcript: no times of its own (never time-matched), its id matches.
+    writer.transcript("tx-1", [user("why"), assistant("because " * 20)], slug="home-me-zeta")
     return p.db_path
 
 
@@ -98,6 +99,7 @@ OTHER = OTHER_MACHINES_PROJECT
 EVENTS: list[tuple[tuple[int, str, float, str | None], tuple[str, str, str | None]]] = [
     ((_t(10, 0, 5), "claude-4.5-sonnet", 100, "comp-old"), ("byId", "-home-me-alpha", "comp-old")),
     ((_t(12, 0, 5), "gpt-5", 70, "cli-1"), ("byId", "-home-me-gamma", "cli-1")),
+    ((_t(15), "gpt-5", 15, "tx-1"), ("byId", "-home-me-zeta", "tx-1")),
     ((_t(10, 0, 20), "claude-4.5-sonnet-thinking", 30, None), ("byTime", "-home-me-alpha", "comp-old")),  # noqa: E501
     ((_t(11, 0, 30), "gpt-5", 40, None), ("byTime", "-home-me-beta", "comp-new")),
     ((_t(12, 1, 50), "gpt-5", 20, None), ("byTime", "-home-me-gamma", "cli-1")),
@@ -164,8 +166,12 @@ def test_every_rule_gives_the_ground_truth(db: Path, capsys: pytest.CaptureFixtu
     assert convs["cli-1"]["last"] == iso_utc(_t(12, 1, 50))
     assert convs["bc-cloud-9"]["project"] == OTHER_MACHINES_PROJECT
     assert convs["comp-old"]["models"] == ["claude-4.5-sonnet", "claude-4.5-sonnet-thinking"]
+    assert (convs["tx-1"]["project"], convs["tx-1"]["provider"]) == (
+        "-home-me-zeta",
+        "cursor-agent",
+    )
     # Attributed events count as their conversation's session; unattributed ones as the day's.
-    assert report["totals"]["sessions"] == 5
+    assert report["totals"]["sessions"] == 6
 
 
 def test_projects_sum_to_the_exact_total_less_unattributed_and_other_machines(
