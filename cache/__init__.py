@@ -34,6 +34,8 @@ from codeburn.cache.imports import (
     events_as_calls,
     import_file,
     iter_calls,
+    iter_conversation_ids,
+    iter_events,
     load_store,
     newest_synced_ms,
     other_accounts_coverage_end,
@@ -49,12 +51,13 @@ from codeburn.cache.results_cache import (
     save_results,
     sweep_old_versions,
 )
-from codeburn.cache.usage_slices import DaySlices, Slice, Totals, merge_days
+from codeburn.cache.usage_slices import ConversationSums, DaySlices, Slice, Totals, merge_days
 
 __all__ = [
     "FIRST_SEEN_FILE",
     "Budget",
     "CachedResults",
+    "ConversationSums",
     "CoverageError",
     "CoverageIndex",
     "DailyCache",
@@ -79,6 +82,8 @@ __all__ = [
     "import_file",
     "imports_dir",
     "iter_calls",
+    "iter_conversation_ids",
+    "iter_events",
     "load_config",
     "load_daily",
     "load_first_seen",

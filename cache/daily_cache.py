@@ -6,6 +6,8 @@ hold wrong figures. A v1 file is migrated once: its sealed days before the 6-mon
 are dropped and re-derived. The v1 file itself is swept later with our other old versions.
 Version 3: the rules of issue 16 (served model, tool output, undated and inline messages) change
 past figures; a v2 file is migrated the same way.
+Version 4: exact events are attributed to local conversations, and slices keep per-conversation
+sums and the attribution split (issue 17); a v3 (or older) file is migrated the same way.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ from codeburn.cache.files import FileMemo, loads_json, locked, read_json, write_
 from codeburn.cache.usage_slices import DaySlices, Slice
 from codeburn.providers import six_month_floor
 
-VERSION: Final = 3  # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16)
+# 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16); 4: attribution (17)
+VERSION: Final = 4
 FILE: Final = f"daily.v{VERSION}.json"
 V1: Final = 1
 V1_FILE: Final = f"daily.v{V1}.json"
-# Older versions migrated once, newest first: v2 → v3 like v1 → v2 (issue 16 changed the rules).
-OLDER: Final = (2, V1)
+# Older versions migrated once, newest first: v3 → v4 like v1 → v2 (each changed the rules).
+OLDER: Final = (3, 2, V1)
 ONE_DAY = timedelta(days=1)
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from codeburn.cache.files import EncodedItems, FileMemo, json_with, locked, write_cache_text
-from codeburn.providers import Call
+from codeburn.providers import Call, LocalConversation
 
 # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16); 4: `diagnostics` apart
-# from `warnings` (issue 18: a v3 file holds skipped-row notes among its warnings)
+# from `warnings` (issue 18: a v3 file holds skipped-row notes among its warnings), and the local
+# conversations (ids, titles, turns) that exact events are attributed to (issue 17)
 VERSION: Final = 4
 FILE: Final = f"cursor-results.v{VERSION}.json"
 _CALL_TEXTS: Final = EncodedItems(Call.to_row)
@@ -40,6 +42,44 @@ def db_fingerprint(db_path: Path, workspaces: str = "") -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8", "replace")).hexdigest()[:32]
 
 
+def _is_row(row: Any) -> bool:
+    """The shape of `LocalConversation.to_row` (its values are checked when it is made)."""
+    return (
+        isinstance(row, list)
+        and len(row) == 8
+        and isinstance(row[0], str)
+        and isinstance(row[4], list)
+        and isinstance(row[5], list)
+        and all(isinstance(t, list) and len(t) == 3 for t in row[5])
+    )
+
+
+class StoredConversations(Mapping[str, LocalConversation]):
+    """The cached local conversations, each made into an object when it is looked up (a warm
+    status looks up a few, or none: decoding a thousand cost it ~8 ms)."""
+
+    def __init__(self, rows: list[Any]) -> None:
+        if not isinstance(rows, list) or not all(_is_row(r) for r in rows):
+            raise TypeError("not a list of conversations")  # a corrupt file: a miss
+        self._rows: dict[str, list[Any]] = {row[0]: row for row in rows}
+        self._made: dict[str, LocalConversation] = {}
+
+    def __getitem__(self, cid: str) -> LocalConversation:
+        made = self._made.get(cid)
+        if made is None:
+            made = self._made[cid] = LocalConversation.from_row(self._rows[cid])
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def rows(self) -> list[list[Any]]:
+        return list(self._rows.values())
+
+
 @dataclass(slots=True)
 class CachedResults:
     db_path: str
@@ -49,6 +89,7 @@ class CachedResults:
     warnings: list[str]
     unreadable: dict[str, int] = field(default_factory=dict)  # reason → conversations
     diagnostics: list[str] = field(default_factory=list)  # facts of the read, not warnings
+    conversations: Mapping[str, LocalConversation] = field(default_factory=dict)
 
     def dump(self) -> dict[str, Any]:
         return {**self._head(), "calls": [c.to_row() for c in self.calls]}
@@ -66,6 +107,11 @@ class CachedResults:
             "warnings": self.warnings,
             "unreadable": self.unreadable,
             "diagnostics": self.diagnostics,
+            "conversations": (
+                self.conversations.rows()
+                if isinstance(self.conversations, StoredConversations)
+                else [c.to_row() for c in self.conversations.values()]
+            ),
         }
 
     @classmethod
@@ -81,6 +127,7 @@ class CachedResults:
                 warnings=[str(w) for w in raw["warnings"]],
                 unreadable={str(k): int(v) for k, v in raw.get("unreadable", {}).items()},
                 diagnostics=[str(d) for d in raw["diagnostics"]],
+                conversations=StoredConversations(raw["conversations"]),
             )
         except (AttributeError, KeyError, TypeError, ValueError):
             return None

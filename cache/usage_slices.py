@@ -129,6 +129,56 @@ class Totals:
 
 
 @dataclass(slots=True)
+class ConversationSums:
+    """One conversation's usage in a slice (the conversations view, SPEC §4)."""
+
+    title: str | None
+    project: str
+    provider: str
+    models: set[str] = field(default_factory=set)
+    first_ms: int = 0
+    last_ms: int = 0
+    totals: Totals = field(default_factory=Totals)
+
+    def merge(self, other: ConversationSums) -> None:
+        self.title = self.title or other.title
+        self.models |= other.models
+        self.first_ms = min(self.first_ms, other.first_ms)
+        self.last_ms = max(self.last_ms, other.last_ms)
+        self.totals.merge(other.totals)
+
+    def copy(self) -> ConversationSums:
+        out = ConversationSums(self.title, self.project, self.provider, set(self.models))
+        out.first_ms, out.last_ms = self.first_ms, self.last_ms
+        out.totals.merge(self.totals)
+        return out
+
+    def dump(self) -> list[Any]:
+        return [
+            self.title,
+            self.project,
+            self.provider,
+            sorted(self.models),
+            self.first_ms,
+            self.last_ms,
+            self.totals.dump(),
+        ]
+
+    @classmethod
+    def load(cls, raw: list[Any]) -> ConversationSums:
+        title, project, provider, models, first, last, totals = raw
+        return cls(
+            None if title is None else str(title),
+            str(project),
+            str(provider),
+            {str(m) for m in models},
+            int(first),
+            int(last),
+            Totals.load(totals),
+        )
+
+
+@dataclass(slots=True)
 class Slice:
     """One provider's usage on one local day."""
 
@@ -137,6 +187,46 @@ class Slice:
     projects: dict[str, Totals] = field(default_factory=dict)
     unpriced: dict[str, list[int]] = field(default_factory=dict)  # model → [calls, tokens]
     local_cost: float = 0.0  # locally estimated Cursor dollars that no import covers
+    # conversation id → its sums; attribution kind (SPEC §8) → [calls, cost] of exact events
+    conversations: dict[str, ConversationSums] = field(default_factory=dict)
+    attribution: dict[str, list[Any]] = field(default_factory=dict)
+    # The sums as a sealed day stored them, made into objects only when a report asks (a status
+    # never does; decoding every sealed day's conversations cost a warm status ~13 ms).
+    stored_conversations: dict[str, Any] | None = None
+
+    def conversation_sums(self) -> dict[str, ConversationSums]:
+        raw = self.stored_conversations
+        if raw is not None:
+            self.stored_conversations = None
+            for cid, row in raw.items():
+                self.conversations.setdefault(str(cid), ConversationSums.load(row))
+        return self.conversations
+
+    def add_conversation(
+        self,
+        session: str,
+        head: tuple[str | None, str, str],
+        model: str,
+        flags: tuple[bool, bool],
+        sums: list[Any],
+    ) -> None:
+        """Calls of one conversation (`head`: title, project, provider; `flags`: estimated,
+        billed); `sums` as in `add_group`, with the first and last call time at [7], [8]."""
+        convs = self.conversation_sums()
+        conv = convs.get(session)
+        if conv is None:
+            conv = convs[session] = ConversationSums(*head)
+            conv.first_ms, conv.last_ms = sums[7], sums[8]
+        else:
+            conv.title = conv.title or head[0]
+            conv.first_ms, conv.last_ms = min(conv.first_ms, sums[7]), max(conv.last_ms, sums[8])
+        conv.models.add(model)
+        conv.totals.add_sums(sums[0], sums[1], sums[2:6], *flags, session, sums[6])
+
+    def add_attribution(self, kind: str, calls: int, cost: float) -> None:
+        entry = self.attribution.setdefault(kind, [0, 0.0])
+        entry[0] += calls
+        entry[1] += cost
 
     def add_group(
         self,
@@ -171,7 +261,8 @@ class Slice:
         if local and provider in LOCAL_ESTIMATE_PROVIDERS:
             self.local_cost += cost
 
-    def merge(self, other: Slice) -> None:
+    def merge(self, other: Slice, *, conversations: bool = True) -> None:
+        """`conversations=False` leaves the per-conversation sums out (a status needs none)."""
         self.totals.merge(other.totals)
         for name, totals in other.models.items():
             self.models.setdefault(name, Totals()).merge(totals)
@@ -182,6 +273,16 @@ class Slice:
             entry[0] += calls
             entry[1] += tokens
         self.local_cost += other.local_cost
+        if conversations:
+            mine = self.conversation_sums()
+            for cid, conv in other.conversation_sums().items():
+                kept = mine.get(cid)
+                if kept is None:
+                    mine[cid] = conv.copy()
+                else:
+                    kept.merge(conv)
+        for kind, (calls, cost) in other.attribution.items():
+            self.add_attribution(kind, calls, cost)
 
     def dump(self) -> dict[str, Any]:
         return {
@@ -190,27 +291,51 @@ class Slice:
             "projects": {k: v.dump() for k, v in self.projects.items()},
             "unpriced": self.unpriced,
             "localCost": self.local_cost,
+            "conversations": self._conversations_json(),
+            "attribution": self.attribution,
         }
+
+    def _conversations_json(self) -> dict[str, Any]:
+        raw = self.stored_conversations
+        if raw is not None and not self.conversations:
+            return raw  # as stored: written back unchanged
+        return {k: v.dump() for k, v in self.conversation_sums().items()}
 
     @classmethod
     def load(cls, raw: dict[str, Any]) -> Slice:
+        stored = raw.get("conversations")
+        if stored is not None and not (
+            isinstance(stored, dict)
+            and all(isinstance(v, list) and len(v) == 7 for v in stored.values())
+        ):
+            raise ValueError("not a slice")  # a corrupt file: a miss
         return cls(
             totals=Totals.load(raw["totals"]),
             models={str(k): Totals.load(v) for k, v in raw["models"].items()},
             projects={str(k): Totals.load(v) for k, v in raw["projects"].items()},
             unpriced={str(k): [int(v[0]), int(v[1])] for k, v in raw["unpriced"].items()},
             local_cost=float(raw["localCost"]),
+            stored_conversations=stored or None,
+            attribution={
+                str(k): [int(v[0]), float(v[1])] for k, v in raw.get("attribution", {}).items()
+            },
         )
 
 
 DaySlices = dict[str, Slice]  # provider id → slice
 
 
-def merge_days(days: Iterable[DaySlices], providers: frozenset[str] | None = None) -> DaySlices:
-    """Provider-wise sum of several days (optionally only some providers)."""
+def merge_days(
+    days: Iterable[DaySlices],
+    providers: frozenset[str] | None = None,
+    *,
+    conversations: bool = True,
+) -> DaySlices:
+    """Provider-wise sum of several days (optionally only some providers; `conversations=False`
+    without the per-conversation sums)."""
     out: DaySlices = {}
     for day in days:
         for provider, part in day.items():
             if providers is None or provider in providers:
-                out.setdefault(provider, Slice()).merge(part)
+                out.setdefault(provider, Slice()).merge(part, conversations=conversations)
     return out

@@ -1,13 +1,19 @@
 """Readers of Cursor's files, pricing and call records: the bottom layer (knows no file of ours)."""
 
+from codeburn.providers.agent import Turn
 from codeburn.providers.calls import (
     CURSOR,
     CURSOR_AGENT,
     GROKBOT,
+    GROKBOT_IMPORTED_PROJECT,
+    IMPORTED_PROJECT,
+    OTHER_MACHINES_PROJECT,
     PROVIDER_NAMES,
+    UNMAPPED_PROJECT,
     USER_API_KEY,
     Call,
 )
+from codeburn.providers.conversations import LocalConversation
 from codeburn.providers.errors import CodeBurnError
 from codeburn.providers.exports import (
     ChooseUserError,
@@ -54,7 +60,7 @@ from codeburn.providers.localtime import (
     timezone_name,
     today,
 )
-from codeburn.providers.pricing import display_name
+from codeburn.providers.pricing import base_model, display_name
 from codeburn.providers.runtime import gc_paused
 from codeburn.providers.sqlite_ro import (
     SNAPSHOT_PREFIX,
@@ -71,9 +77,13 @@ __all__ = [
     "DAY",
     "EPOCH",
     "GROKBOT",
+    "GROKBOT_IMPORTED_PROJECT",
+    "IMPORTED_PROJECT",
     "NO_DATE",
+    "OTHER_MACHINES_PROJECT",
     "PROVIDER_NAMES",
     "SNAPSHOT_PREFIX",
+    "UNMAPPED_PROJECT",
     "USER_API_KEY",
     "Call",
     "ChooseUserError",
@@ -87,8 +97,11 @@ __all__ = [
     "DayIndex",
     "EventDetail",
     "EventShapeError",
+    "LocalConversation",
     "LocalReader",
+    "Turn",
     "UsageRow",
+    "base_model",
     "billed_amount",
     "canonical",
     "day_end_ms",

@@ -21,6 +21,8 @@ PROVIDER_NAMES: Final[dict[str, str]] = {
 UNMAPPED_PROJECT: Final = "cursor"
 IMPORTED_PROJECT: Final = "Cursor (imported)"
 GROKBOT_IMPORTED_PROJECT: Final = "Grok Bot (imported)"
+# Exact events whose conversation no local file knows: the account's usage made elsewhere.
+OTHER_MACHINES_PROJECT: Final = "Other machines and cloud agents"
 
 
 # Not frozen (but hashable): a frozen dataclass's __init__ goes through object.__setattr__ and

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from codeburn.providers.agent import graph_turns
 from codeburn.providers.calls import Call
 from codeburn.providers.combine import NO_IDE, CallMemo, Combined, IdeSide, combine
+from codeburn.providers.conversations import LocalConversation, local_conversations
 from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
 from codeburn.providers.home import AgentRead, AgentReader, AgentSnapshot, take_snapshot
 from codeburn.providers.ide import (
@@ -55,6 +57,8 @@ class LocalRead:
     diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (SPEC §11)
     busy: bool = False  # a locked CLI store: nothing may be cached or sealed
     no_data: str | None = None
+    # every local conversation by id: project, title, provider, models, recorded turns
+    conversations: dict[str, LocalConversation] = field(default_factory=dict)
 
 
 def ide_side(result: ReadResult | None) -> IdeSide:
@@ -117,6 +121,22 @@ def local_diagnostics(result: ReadResult | None, skipped_gauges: int = 0) -> lis
             " conversation's start and last update (they carry no time of their own)"
         )
     return notes
+
+
+def conversations_of(
+    calls: list[Call], ide: ReadResult | None, agent: AgentRead
+) -> dict[str, LocalConversation]:
+    """The local conversations of these calls, with the turns and titles their readers know."""
+    turns = dict(ide.turns) if ide is not None else {}
+    titles = dict(ide.titles) if ide is not None else {}
+    for cid, session in agent.sessions.items():
+        if cid not in turns:
+            found = graph_turns(session.graph)
+            if found:
+                turns[cid] = found
+        if session.title and cid not in titles:
+            titles[cid] = session.title
+    return local_conversations(calls, turns, titles)
 
 
 def earliest(seen: dict[str, int], held: Mapping[str, int]) -> dict[str, int]:
@@ -191,7 +211,15 @@ class LocalReader:
         if result is None:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
         calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
-        return LocalRead(calls, notes, combined.unreadable, diagnostics, busy=agent.busy)
+        conversations = conversations_of(combined.calls, result, agent)
+        return LocalRead(
+            calls,
+            notes,
+            combined.unreadable,
+            diagnostics,
+            busy=agent.busy,
+            conversations=conversations,
+        )
 
     def _save_first_seen(self, seen: dict[str, int]) -> None:
         # Unchanged since this reader saved it: the file holds these times or earlier ones.

@@ -129,6 +129,21 @@ def iter_calls(snapshot: ImportSnapshot) -> Iterator[Call]:
         yield row_to_call(e.row, e.detail)
 
 
+def iter_events(snapshot: ImportSnapshot) -> Iterator[tuple[Call, str]]:
+    """The stored events as calls with their JSON event's `conversationId` ("" when none)."""
+    for e in snapshot.events:
+        detail = e.detail
+        yield row_to_call(e.row, detail), detail.conversation_id if detail is not None else ""
+
+
+def iter_conversation_ids(snapshot: ImportSnapshot) -> Iterator[tuple[int, str]]:
+    """(time, conversationId) of the stored events that carry one, without pricing them."""
+    for e in snapshot.events:
+        detail = e.detail
+        if detail is not None and detail.conversation_id:
+            yield e.row.timestamp_ms, detail.conversation_id
+
+
 def newest_synced_ms(account: str, path: Path | None = None) -> int | None:
     """Newest event time a sync of `account` stored or covered (its next window starts from it)."""
     snap = load(path)

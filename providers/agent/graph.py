@@ -219,6 +219,10 @@ class BytesParts:
             self._prefetch(keys)
 
 
+# A turn for attribution: (first recorded time, last recorded time, its model or None).
+Turn = tuple[int, int, str | None]
+
+
 @dataclass(frozen=True, slots=True)
 class GraphTurn:
     """One user turn and what answered it."""
@@ -231,6 +235,7 @@ class GraphTurn:
     tools: tuple[str, ...]
     commands: tuple[str, ...]
     served: str | None = None  # the model named inside the turn's content blocks (it wins)
+    end_ms: int | None = None  # the turn's last recorded message time (attribution, §2.7)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +280,7 @@ class _TurnBlob:
     assistant_chars: int = 0
     user_ms: int | None = None
     assistant_ms: int | None = None
+    last_ms: int | None = None  # the latest message time of the turn
 
 
 @dataclass(slots=True)
@@ -396,11 +402,15 @@ def _turn_blob(walk: _Walk, user: UserPart | None, step_refs: list[bytes]) -> _T
             walk.unreadable += 1
             continue
         out.assistant_chars += step.chars
+        if not step.failed_time and step.timestamp_ms is not None:
+            out.last_ms = max(out.last_ms or 0, step.timestamp_ms)
         if out.assistant_ms is None:
             if step.failed_time:
                 walk.unreadable += 1
             else:
                 out.assistant_ms = step.timestamp_ms
+    if out.user_ms is not None:
+        out.last_ms = max(out.last_ms or 0, out.user_ms)
     return out
 
 
@@ -512,6 +522,7 @@ def decode_parts(root: bytes | RootFields, parts: Parts) -> Graph:
                 tools=tuple(seg.tools) if seg else (),
                 commands=tuple(seg.commands) if seg else (),
                 served=seg.served if seg else None,
+                end_ms=tb.last_ms if tb is not None else None,
             )
         )
     return Graph(
@@ -616,3 +627,18 @@ def graph_calls(
         key = f"{key_prefix}{conversation_id}:input"
         calls.append(_call(key, model, meter, 0, meter_ts, where))
     return calls
+
+
+def graph_turns(graph: Graph | None) -> tuple[Turn, ...]:
+    """Turns of a decoded graph whose time is recorded (turn timing or message times)."""
+    if graph is None:
+        return ()
+    out: list[Turn] = []
+    for turn in graph.turns:
+        start = turn.timestamp_ms
+        if start is None or start <= 0:
+            continue
+        end = turn.end_ms if turn.end_ms is not None and turn.end_ms >= start else start
+        name = turn.served or turn.model
+        out.append((start, end, canonical_model(name) if name else None))
+    return tuple(out)

@@ -49,6 +49,7 @@ class CliSession:
     unreadable: str | None = None  # the reason, when the conversation exists but is unreadable
     prompt_workspace: str | None = None  # the workspace path the system prompt names
     folder: str | None = None  # `chats/<md5(cwd)>`: the folder the store is in
+    title: str | None = None  # the meta's `name`
 
 
 class StoreBusy(Exception):
@@ -196,5 +197,13 @@ def read_store(path: Path) -> CliSession | None:
     except CursorDbError:
         return CliSession(fallback_id, None, None, None, None, "unreadable-store")
     return CliSession(
-        session_id, created, model, workspace, graph, None, named, path.parent.parent.name
+        session_id,
+        created,
+        model,
+        workspace,
+        graph,
+        None,
+        named,
+        path.parent.parent.name,
+        _text(meta.get("name")),
     )

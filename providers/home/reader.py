@@ -117,6 +117,7 @@ def turn_row(turn: GraphTurn) -> list[Any]:
         list(turn.tools),
         list(turn.commands),
         turn.served,
+        turn.end_ms,
     ]
 
 
@@ -129,7 +130,7 @@ def _opt_str(value: Any) -> str | None:
 
 
 def turn_from_row(row: list[Any]) -> GraphTurn:
-    ts, user, context, assistant, model, tools, commands, served = row
+    ts, user, context, assistant, model, tools, commands, served, *rest = row
     return GraphTurn(
         _opt_int(ts),
         int(user),
@@ -139,6 +140,7 @@ def turn_from_row(row: list[Any]) -> GraphTurn:
         tuple(str(t) for t in tools),
         tuple(str(c) for c in commands),
         _opt_str(served),
+        _opt_int(rest[0]) if rest else None,
     )
 
 
@@ -152,6 +154,7 @@ def session_json(session: CliSession) -> dict[str, Any]:
         "unreadable": session.unreadable,
         "prompt_workspace": session.prompt_workspace,
         "folder": session.folder,
+        "title": session.title,
         "graph": None
         if graph is None
         else {
@@ -184,6 +187,7 @@ def session_from_json(raw: dict[str, Any]) -> CliSession:
         unreadable=_opt_str(raw["unreadable"]),
         prompt_workspace=_opt_str(raw.get("prompt_workspace")),
         folder=_opt_str(raw.get("folder")),
+        title=_opt_str(raw.get("title")),
     )
 
 

@@ -9,7 +9,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Final
 
-from codeburn.providers.agent import StreamRequest, estimate_tokens
+from codeburn.providers.agent import StreamRequest, Turn, estimate_tokens
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.gauges import first_gauge
 from codeburn.providers.localtime import is_date_ms
@@ -58,7 +58,7 @@ class Conversation:
 
     composer_id: str
     bubbles: list[Bubble]  # ascending ROWID
-    meta: tuple[Any, Any, Any] | None  # composerData (createdAt, totalUsedTokens, context)
+    meta: tuple[Any, ...] | None  # composerData (createdAt, totalUsedTokens, context, name)
     stream: Sequence[StreamRequest]  # joined agent requests, in stream order
     project: str = UNMAPPED_PROJECT
     fallback_model: str | None = None  # composerData.modelConfig (Cursor 3.x)
@@ -240,3 +240,23 @@ def _conversation_record(conv: Conversation, input_tokens: int, model: str | Non
         input_tokens,
         output,
     )
+
+
+def bubble_turns(bubbles: Sequence[Bubble]) -> tuple[Turn, ...]:
+    """Turns of a conversation's bubbles (ascending ROWID): a user bubble opens one, replies
+    extend it to their time. The caller leaves out conversations with inferred dates."""
+    turns: list[list[Any]] = []
+    for bubble in bubbles:
+        ts = bubble[B_TS]
+        if not is_date_ms(ts) or ts <= 0:
+            continue
+        if bubble[B_TYPE] == USER_TYPE or not turns:
+            turns.append([ts, ts, None])
+            if bubble[B_TYPE] == USER_TYPE:
+                continue
+        turn = turns[-1]
+        turn[1] = max(turn[1], ts)
+        name = bubble[B_MODEL]
+        if name:
+            turn[2] = canonical_model(name)
+    return tuple((int(a), int(b), m) for a, b, m in turns)

@@ -22,7 +22,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final, cast
 
-from codeburn.providers.agent import StreamRequest, StreamWalker
+from codeburn.providers.agent import StreamRequest, StreamWalker, Turn, graph_turns
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import (
@@ -30,12 +30,14 @@ from codeburn.providers.ide.emit import (
     B_TS,
     Bubble,
     Conversation,
+    bubble_turns,
     emit_conversation,
     skips_a_gauge,
 )
 from codeburn.providers.ide.inline import NO_DATE, inline_rows, workspace_db_message
 from codeburn.providers.ide.layout3 import (
     BUBBLES,
+    ROOT,
     UNREADABLE,
     ConversationMeta,
     JsonRecords,
@@ -76,7 +78,7 @@ _ROWID_OF: Final = itemgetter(0)
 _REQUEST_OF: Final = itemgetter(B_REQ)
 _TS_OF: Final = itemgetter(B_TS)
 Progress = Callable[[int, int], None]
-Meta = tuple[Any, Any, Any]
+Meta = tuple[Any, ...]
 
 
 @dataclass(slots=True)
@@ -97,6 +99,9 @@ class ReadResult:
     unreadable_ids: dict[str, str] = field(default_factory=dict)
     skipped_gauges: int = 0  # conversations whose meter is above the gauge bound
     inferred_dates: int = 0  # messages dated from their conversation's times (SPEC §2.2)
+    # conversation id → its recorded turns and its name (attribution, SPEC §2.7)
+    turns: dict[str, tuple[Turn, ...]] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
 
 
 class CursorReader:
@@ -187,7 +192,25 @@ class CursorReader:
             unreadable_ids=dict(self._l3.unreadable_ids),
             skipped_gauges=sum(c.skipped_gauge for c in self._convs.values())
             + len(self._l3.skipped_gauges),
+            turns=self.turns(),
+            titles=self.titles(),
         )
+
+    def turns(self) -> dict[str, tuple[Turn, ...]]:
+        """Recorded turns of every conversation read from bubbles or a root graph."""
+        out = {cid: state.turns for cid, state in self._convs.items() if state.turns}
+        for cid, rep in self._l3.conversations.items():
+            held = self._l3.graphs.get(cid)
+            if rep == ROOT and held is not None and cid not in out:
+                turns = graph_turns(held[1])
+                if turns:
+                    out[cid] = turns
+        return out
+
+    def titles(self) -> dict[str, str]:
+        out = {cid: m.title for cid, m in self._l3.metas.items() if m.title}
+        out.update((cid, state.title) for cid, state in self._convs.items() if state.title)
+        return out
 
     def calls(self) -> list[Call]:
         out: list[Call] = []
@@ -444,6 +467,10 @@ class CursorReader:
         streams = self._walker.requests
         state.newest_ms = max(map(_TS_OF, bubbles), default=0)
         state.skipped_gauge = False
+        name = meta[3] if meta is not None and len(meta) > 3 else None
+        state.title = name if isinstance(name, str) and name else None
+        # Inferred dates are no turn times (SPEC §2.7): such a conversation matches by id only.
+        state.turns = () if state.inferred else bubble_turns(bubbles)
         if not bubbles:
             state.calls = []
             return

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from codeburn.providers.agent import Turn
 from codeburn.providers.calls import Call
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import Bubble
@@ -51,6 +52,8 @@ class ConvState:
     undated: int = 0
     skipped_gauge: bool = False  # its meter is above the gauge bound
     inferred: int = 0  # kept bubbles dated from the conversation's times (SPEC §2.2)
+    turns: tuple[Turn, ...] = ()  # recorded turns (none when any date was inferred)
+    title: str | None = None  # composerData.name
 
 
 @dataclass(slots=True)

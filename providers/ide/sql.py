@@ -214,8 +214,13 @@ def composer_times(
 def composer_meta(
     conn: sqlite3.Connection, composer_ids: Sequence[str]
 ) -> dict[str, tuple[Any, ...]]:
-    """composerId → (createdAt, totalUsedTokens, contextTokensUsed) for the given ids."""
-    paths = ("$.createdAt", "$.promptTokenBreakdown.totalUsedTokens", "$.contextTokensUsed")
+    """composerId → (createdAt, totalUsedTokens, contextTokensUsed, name) for the given ids."""
+    paths = (
+        "$.createdAt",
+        "$.promptTokenBreakdown.totalUsedTokens",
+        "$.contextTokensUsed",
+        "$.name",
+    )
     return _composer_fields(conn, composer_ids, paths)
 
 

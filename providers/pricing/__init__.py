@@ -1,8 +1,15 @@
 """Model prices (a bundled LiteLLM snapshot + SPEC §3) and the one display-name function."""
 
-from codeburn.providers.pricing.prices import canonical_model, cost_of, display_name, rates_for
+from codeburn.providers.pricing.prices import (
+    base_model,
+    canonical_model,
+    cost_of,
+    display_name,
+    rates_for,
+)
 
 __all__ = [
+    "base_model",
     "canonical_model",
     "cost_of",
     "display_name",

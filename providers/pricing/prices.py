@@ -264,6 +264,16 @@ def canonical_model(name: str | None) -> str:
     return sys.intern(name)
 
 
+def base_model(model: str) -> str:
+    """The priced base model a name resolves to (suffix variants and spellings folded), for
+    telling whether two names are one model (SPEC §2.7); `cursor-auto` stays itself."""
+    lowered = model.strip().lower()
+    if lowered in ("", "default", "auto", "agent_review", AUTO_MODEL):
+        return AUTO_MODEL
+    name = _canonical(_ALIASES.get(lowered, lowered))
+    return _candidates(name)[-1]
+
+
 def display_name(model: str) -> str:
     """The label SPEC §3 gives a Cursor model; other names unchanged."""
     return _DISPLAY_NAMES.get(model, model)

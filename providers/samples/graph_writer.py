@@ -23,6 +23,7 @@ class TurnSpec:
     assistant: Sequence[str] = ()  # one assistant step per text
     user_ms: int | None = None  # user message field 25
     assistant_ms: int | None = None  # first assistant step's field 2
+    end_ms: int | None = None  # the last assistant step's field 2 (when there are several)
     timing_ms: int | None = None  # root turn_timings[i].timestamp_ms
     simulated: bool = False
     text_in_blob: bool = False  # the user text only in a field-18 blob
@@ -92,6 +93,8 @@ def _turn_blob(turn: TurnSpec, blobs: GraphBlobs) -> bytes:
         assistant = [pb.bytes_field(1, text)]
         if i == 0 and turn.assistant_ms is not None:
             assistant.append(pb.varint_field(2, turn.assistant_ms))
+        elif i > 0 and i == len(turn.assistant) - 1 and turn.end_ms is not None:
+            assistant.append(pb.varint_field(2, turn.end_ms))
         step = pb.bytes_field(1, pb.message(*assistant))
         agent.append(pb.bytes_field(2, blobs.add(step)))
     for i in range(turn.tool_steps):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, Final
 
 from codeburn.cache import (
     CoverageIndex,
@@ -12,7 +12,8 @@ from codeburn.cache import (
     ImportSnapshot,
     Slice,
     events_as_calls,
-    iter_calls,
+    iter_conversation_ids,
+    iter_events,
 )
 from codeburn.providers import (
     CURSOR,
@@ -20,36 +21,50 @@ from codeburn.providers import (
     GROKBOT,
     Call,
     DayIndex,
+    LocalConversation,
     gc_paused,
     local_midnight_ms,
 )
+from codeburn.server.service.attribution import (
+    BY_ID,
+    BY_TIME,
+    KINDS,
+    OTHER_MACHINES,
+    attribute,
+)
+
+CONVERSATION_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT})
+# Exact events that belong to a conversation (an unattributed one belongs to none).
+CONVERSATION_KINDS: Final = frozenset({BY_ID, BY_TIME, OTHER_MACHINES})
 
 ONE_DAY = timedelta(days=1)
-# A group: calls of one day, provider, model, project and session with the same flags.
-GroupKey = tuple[date, str, str, str, str, bool, bool, bool, bool]
+# A group: calls of one day, provider, model, project and session with the same flags, and
+# for exact events how they were attributed ("" for local calls).
+GroupKey = tuple[date, str, str, str, str, bool, bool, bool, bool, str]
+LOCAL: Final = ""
 
 
-def _group(
-    groups: dict[GroupKey, list[Any]],
-    calls: Iterable[Call],
-    index: DayIndex,
-    first: date,
-    last: date,
-    coverage: CoverageIndex | None,
-    local: bool,
-) -> None:
-    """Sum calls into groups; a report has thousands of groups for a hundred thousand calls."""
-    lo = hi = 0
-    day = first
-    for call in calls:
+class _Grouper:
+    """Sums calls into groups; a report has thousands of groups for a hundred thousand calls."""
+
+    def __init__(self, index: DayIndex, first: date, last: date) -> None:
+        self.index, self.first, self.last = index, first, last
+        self.groups: dict[GroupKey, list[Any]] = {}
+        self._lo = self._hi = 0
+        self._day = first
+
+    def day_of(self, ms: int) -> date | None:
+        if not self._lo <= ms < self._hi:  # calls come in runs of one conversation, mostly a day
+            day = self._day = self.index.day_of(ms)
+            self._lo, self._hi = local_midnight_ms(day), local_midnight_ms(day + ONE_DAY)
+        day = self._day
+        return None if day < self.first or day > self.last else day
+
+    def add(self, call: Call, local: bool, kind: str) -> None:
         ms = call.timestamp_ms
-        if coverage is not None and coverage.covers(call.provider, ms):
-            continue
-        if not lo <= ms < hi:  # calls come in runs of one conversation, mostly one day
-            day = index.day_of(ms)
-            lo, hi = local_midnight_ms(day), local_midnight_ms(day + ONE_DAY)
-        if day < first or day > last:
-            continue
+        day = self.day_of(ms)
+        if day is None:
+            return
         key = (
             day,
             call.provider,
@@ -60,10 +75,11 @@ def _group(
             call.billed,
             call.priced,
             local,
+            kind,
         )
-        sums = groups.get(key)
+        sums = self.groups.get(key)
         if sums is None:
-            groups[key] = [
+            self.groups[key] = [
                 call.cost,
                 1,
                 call.input_tokens,
@@ -71,6 +87,8 @@ def _group(
                 call.cache_read_tokens,
                 call.cache_write_tokens,
                 1 if call.not_charged else 0,
+                ms,
+                ms,
             ]
         else:
             sums[0] += call.cost
@@ -81,6 +99,10 @@ def _group(
             sums[5] += call.cache_write_tokens
             if call.not_charged:
                 sums[6] += 1
+            if ms < sums[7]:
+                sums[7] = ms
+            elif ms > sums[8]:
+                sums[8] = ms
 
 
 def derive_days(
@@ -88,27 +110,35 @@ def derive_days(
     last: date,
     local_calls: Iterable[Call],
     snapshot: ImportSnapshot | None,
+    conversations: Mapping[str, LocalConversation] | None = None,
+    notes: list[str] | None = None,
 ) -> dict[date, DaySlices]:
-    """Slices of every local day in [first, last]; local calls covered by an import give way."""
+    """Slices of every local day in [first, last]; local calls covered by an import give way,
+    and the stored exact events are attributed to the local `conversations` (None: the local
+    sources were not read, the events stay unattributed). `notes` gets what attribution says."""
     index = DayIndex(first, last)
     coverage = CoverageIndex.from_snapshot(snapshot) if snapshot is not None else None
-    groups: dict[GroupKey, list[Any]] = {}
+    grouper = _Grouper(index, first, last)
     with gc_paused():
-        _group(groups, local_calls, index, first, last, coverage or None, True)
-        if snapshot is not None:
-            _group(groups, iter_calls(snapshot), index, first, last, None, False)
+        for call in local_calls:
+            if coverage and coverage.covers(call.provider, call.timestamp_ms):
+                continue
+            grouper.add(call, True, LOCAL)
+        if snapshot is not None and snapshot.events:
+            lo, hi = local_midnight_ms(first), local_midnight_ms(last + ONE_DAY)
+            events = (e for e in iter_events(snapshot) if lo <= e[0].timestamp_ms < hi)
+            ids = ((ms, cid) for ms, cid in iter_conversation_ids(snapshot) if lo <= ms < hi)
+            for done in attribute(events, conversations, notes, ids=ids):
+                grouper.add(done.call, False, done.kind)
+    return _slices(grouper.groups, conversations or {})
+
+
+def _slices(
+    groups: dict[GroupKey, list[Any]], conversations: Mapping[str, LocalConversation]
+) -> dict[date, DaySlices]:
     days: dict[date, DaySlices] = {}
-    for (
-        day,
-        provider,
-        model,
-        project,
-        session,
-        est,
-        billed,
-        priced,
-        local,
-    ), sums in groups.items():
+    for key, sums in groups.items():
+        day, provider, model, project, session, est, billed, priced, local, kind = key
         slices = days.get(day)
         if slices is None:
             slices = days[day] = {}
@@ -116,6 +146,12 @@ def derive_days(
         if part is None:
             part = slices[provider] = Slice()
         part.add_group(provider, model, project, session, est, billed, priced, sums, local=local)
+        if kind in KINDS:
+            part.add_attribution(kind, sums[1], sums[0])
+        if (local and provider in CONVERSATION_PROVIDERS) or kind in CONVERSATION_KINDS:
+            conv = conversations.get(session)
+            head = (conv.title if conv is not None else None, project, provider)
+            part.add_conversation(session, head, model, (est, billed), sums)
     return days
 
 

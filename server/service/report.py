@@ -6,10 +6,21 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any, Final
 
-from codeburn.cache import Budget, DaySlices, ImportSnapshot, Totals, merge_days
+from codeburn.cache import (
+    Budget,
+    ConversationSums,
+    DaySlices,
+    ImportSnapshot,
+    Totals,
+    merge_days,
+)
 from codeburn.providers import (
     CURSOR,
+    GROKBOT_IMPORTED_PROJECT,
+    IMPORTED_PROJECT,
+    OTHER_MACHINES_PROJECT,
     PROVIDER_NAMES,
+    UNMAPPED_PROJECT,
     USER_API_KEY,
     day_end_ms,
     display_name,
@@ -18,12 +29,18 @@ from codeburn.providers import (
     now_ms,
 )
 from codeburn.server.names import REPORT_SCHEMA, STATUS_SCHEMA
+from codeburn.server.service.attribution import KINDS
 from codeburn.server.service.formatting import local_estimate_note
 from codeburn.server.service.json_out import finite
 from codeburn.server.service.periods import Period
 
 ALL_PROVIDERS: Final = frozenset(PROVIDER_NAMES)
 WARNING_SHARE: Final = 0.8
+TOP_CONVERSATIONS: Final = 50
+# Rows of the project table that are no project of this machine (the status's top project).
+NOT_A_PROJECT: Final = frozenset(
+    {IMPORTED_PROJECT, GROKBOT_IMPORTED_PROJECT, OTHER_MACHINES_PROJECT, UNMAPPED_PROJECT}
+)
 
 
 def providers_for(choice: str) -> frozenset[str]:
@@ -40,8 +57,8 @@ def _period_slices(
     days: dict[date, DaySlices], period: Period, providers: frozenset[str]
 ) -> tuple[DaySlices, list[tuple[date, DaySlices]]]:
     in_range = [(d, s) for d, s in sorted(days.items()) if period.start <= d <= period.end]
-    per_day = [(d, merge_days([s], providers)) for d, s in in_range]
-    return merge_days((s for _, s in per_day)), per_day
+    per_day = [(d, merge_days([s], providers, conversations=False)) for d, s in in_range]
+    return merge_days((s for _, s in in_range), providers), per_day
 
 
 def _total(slices: DaySlices) -> Totals:
@@ -54,7 +71,7 @@ def _total(slices: DaySlices) -> Totals:
 def _user_api_key(days: dict[date, DaySlices], period: Period, provider: str) -> dict[str, Any]:
     """Rows billed by the user's own API key: not Cursor spend, listed apart (API-rate estimate)."""
     in_period = (s for d, s in days.items() if period.start <= d <= period.end)
-    part = merge_days(in_period, frozenset({USER_API_KEY})).get(USER_API_KEY)
+    part = merge_days(in_period, frozenset({USER_API_KEY}), conversations=False).get(USER_API_KEY)
     if part is None or provider not in ("all", CURSOR):
         return {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
     models: list[dict[str, Any]] = [
@@ -87,6 +104,59 @@ def _coverage(snapshot: ImportSnapshot | None, period: Period, local_cost: float
                     {"start": iso_utc(r.start_ms), "end": iso_utc(r.end_ms), "source": r.source}
                 )
     return {"ranges": ranges, "localEstimateCost": local_cost}
+
+
+def attribution_block(merged: DaySlices) -> dict[str, Any]:
+    """How the period's exact Cursor events were attributed (SPEC §8): calls and cost each."""
+    out: dict[str, Any] = {kind: {"calls": 0, "cost": 0.0} for kind in KINDS}
+    for part in merged.values():
+        for kind, (calls, cost) in part.attribution.items():
+            if kind in out:
+                out[kind]["calls"] += calls
+                out[kind]["cost"] += cost
+    return out
+
+
+def conversation_rows(merged: DaySlices, limit: int = TOP_CONVERSATIONS) -> list[dict[str, Any]]:
+    """The period's conversations, top `limit` by cost (then id)."""
+    convs: dict[str, ConversationSums] = {}
+    for part in merged.values():
+        for cid, conv in part.conversation_sums().items():
+            mine = convs.get(cid)
+            if mine is None:
+                convs[cid] = conv.copy()
+            else:
+                mine.merge(conv)
+    rows = [
+        {
+            "id": cid,
+            "title": c.title,
+            "project": c.project,
+            "provider": c.provider,
+            "models": sorted(c.models),
+            "first": iso_utc(c.first_ms),
+            "last": iso_utc(c.last_ms),
+            **c.totals.to_json(),
+        }
+        for cid, c in convs.items()
+        if c.totals.calls
+    ]
+    rows.sort(key=lambda r: (-r["cost"], r["id"]))
+    return rows[:limit]
+
+
+def top_project(month: DaySlices) -> dict[str, Any] | None:
+    """This month's costliest project of this machine (imported, other machines and
+    unmapped usage are no project), or None."""
+    costs: dict[str, float] = {}
+    for part in month.values():
+        for project, totals in part.projects.items():
+            if project not in NOT_A_PROJECT and totals.calls:
+                costs[project] = costs.get(project, 0.0) + totals.cost
+    if not costs:
+        return None
+    name = min(costs, key=lambda p: (-costs[p], p))
+    return {"name": name, "cost": costs[name]}
 
 
 def build_report(
@@ -145,6 +215,8 @@ def build_report(
         ),
         "coverage": _coverage(snapshot, period, local_cost),
         "userApiKey": _user_api_key(days, period, provider),
+        "attribution": attribution_block(merged),
+        "conversations": conversation_rows(merged),
         "cursorSync": cursor_sync,
         "warnings": warnings,
         "diagnostics": list(diagnostics or []),
@@ -204,7 +276,7 @@ def build_status(
     unreadable: dict[str, int] | None = None,
     diagnostics: list[str] | None = None,
 ) -> dict[str, Any]:
-    today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS)
+    today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS, conversations=False)
     month_slices = merge_days(
         (
             s
@@ -212,6 +284,7 @@ def build_status(
             if d.year == today.year and d.month == today.month and d <= today
         ),
         ALL_PROVIDERS,
+        conversations=False,
     )
     local_cost = sum(part.local_cost for part in month_slices.values())
     today_total = _total(today_slices).cost
@@ -225,6 +298,7 @@ def build_status(
         "month": _summary(month_slices),
         "localEstimateNote": local_estimate_note(local_cost) if local_cost > 0 else None,
         "topModels": top_models(month_slices),
+        "topProject": top_project(month_slices),
         "budget": budget_block(budget, today_total, month_total),
         "quota": quota,
         "cursorSync": cursor_sync,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -47,6 +47,7 @@ from codeburn.providers import (
     CursorDbError,
     DatabaseLockedError,
     DatabaseUnrecognizedError,
+    LocalConversation,
     LocalReader,
     canonical,
     gc_paused,
@@ -80,6 +81,8 @@ class LocalState:
     warnings: list[str] = field(default_factory=list)
     unreadable: dict[str, int] = field(default_factory=dict)
     diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (SPEC §11)
+    # the local conversations exact events are attributed to; None: not known (not read)
+    conversations: Mapping[str, LocalConversation] | None = None
 
 
 @dataclass(slots=True)
@@ -87,6 +90,7 @@ class Collected:
     days: dict[date, DaySlices]
     local: LocalState
     snapshot: ImportSnapshot | None
+    diagnostics: list[str] = field(default_factory=list)
 
 
 class UsageService:
@@ -118,7 +122,9 @@ class UsageService:
         return db_fingerprint(self.db_path, f"{sources}|{store}")
 
     def _no_data(self, detail: str = "") -> LocalState:
-        return LocalState("no-data", f"No Cursor data found at {self.db_path}{detail}")
+        # Nothing local at all: no event can be this machine's.
+        message = f"No Cursor data found at {self.db_path}{detail}"
+        return LocalState("no-data", message, conversations={})
 
     def _snapshot(self) -> tuple[ImportSnapshot | None, str | None]:
         try:
@@ -157,7 +163,7 @@ class UsageService:
         if read.no_data is not None:
             return [], self._no_data(read.no_data), True
         calls, notes = read.calls, read.notes
-        local = LocalState("ok", None, notes, read.unreadable, read.diagnostics)
+        local = LocalState("ok", None, notes, read.unreadable, read.diagnostics, read.conversations)
         if read.busy:
             return calls, local, False  # a locked CLI store: nothing cached, nothing sealed
         keep_from = local_midnight_ms(today())
@@ -171,6 +177,10 @@ class UsageService:
                 warnings=notes,
                 unreadable=read.unreadable,
                 diagnostics=read.diagnostics,
+                # every id (an event of today may be of an older conversation), today's turns
+                conversations={
+                    cid: c.turns_since(keep_from - 60_000) for cid, c in read.conversations.items()
+                },
             ),
         )
         sweep_old_versions(self.cache_dir)
@@ -179,7 +189,10 @@ class UsageService:
     @staticmethod
     def _from_cache(cached: CachedResults, floor_ms: int) -> tuple[list[Call], LocalState]:
         calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms]
-        return calls, LocalState("ok", None, cached.warnings, cached.unreadable, cached.diagnostics)
+        state = LocalState(
+            "ok", None, cached.warnings, cached.unreadable, cached.diagnostics, cached.conversations
+        )
+        return calls, state
 
     def _last_good(
         self, cached: CachedResults | None, floor_ms: int, exc: CursorDbError
@@ -194,6 +207,7 @@ class UsageService:
         if cached is not None:
             state.unreadable = cached.unreadable
             state.diagnostics = cached.diagnostics
+            state.conversations = cached.conversations
             return self._from_cache(cached, floor_ms)[0], state, False
         return [], state, False
 
@@ -244,12 +258,15 @@ class UsageService:
             for day in before_floor:
                 days[day] = stored.get(day, {})
         local = LocalState()
+        diagnostics: list[str] = []
         if needed:
             parse_from = self._parse_start(daily, needed[0], floor_day)
             calls, local, sealable = self._read_local(
                 local_midnight_ms(parse_from), cached_only=cached_only, held=daily.first_seen
             )
-            derived = derive_days(parse_from, now_day, calls, snapshot)
+            derived = derive_days(
+                parse_from, now_day, calls, snapshot, local.conversations, diagnostics
+            )
             for day in needed:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
@@ -259,7 +276,12 @@ class UsageService:
         if local.state == "no-data" and snapshot is not None and snapshot.events:
             # Imported or synced usage is data: show it, and say what is missing.
             local = LocalState(
-                "ok", None, [f"{local.message}; showing imported usage only"], {}, local.diagnostics
+                "ok",
+                None,
+                [f"{local.message}; showing imported usage only"],
+                {},
+                local.diagnostics,
+                conversations={},
             )
         if needed and any(load_first_seen(self.cache_dir, n) for n in lost):
             local.warnings = [*local.warnings, self._undated_notice(daily)]
@@ -268,7 +290,7 @@ class UsageService:
                 "error", store_error, local.warnings, local.unreadable, local.diagnostics
             )
         self.local = local
-        return Collected(days, local, snapshot)
+        return Collected(days, local, snapshot, diagnostics)
 
     def _hold_first_seen(
         self, daily: DailyCache, zone: str, floor_day: date
@@ -367,7 +389,7 @@ class UsageService:
             snapshot=collected.snapshot,
             cursor_sync=self.cursor_sync_block(),
             warnings=notes,
-            diagnostics=list(collected.local.diagnostics),
+            diagnostics=[*collected.local.diagnostics, *collected.diagnostics],
         )
 
     def status(

@@ -63,7 +63,7 @@ def test_v1_keeps_only_its_sealed_days_before_the_floor(tmp_path: Path) -> None:
     sweep_old_versions(cache)
     assert not (cache / V1_FILE).exists()
     doc = json.loads(daily_path(cache).read_text())
-    assert daily_path(cache).name == "daily.v3.json" and doc["version"] == 3
+    assert daily_path(cache).name == f"daily.v{VERSION}.json" and doc["version"] == VERSION
     assert list(doc["days"]) == ["2026-05-25", "2026-05-31"]
     again = load_daily(cache, timezone=ZONE, db_path=DB, floor=date(2026, 7, 1))
     assert sorted(again.days) == [date(2026, 5, 25), date(2026, 5, 31)]  # migrated once
@@ -79,6 +79,25 @@ def test_a_v2_file_is_migrated_like_a_v1_file(tmp_path: Path) -> None:
     daily = load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR)
     assert sorted(daily.days) == [date(2026, 5, 25)]  # the v2 file's, not the older v1's
     assert daily.watermark == date(2026, 5, 31)
+
+
+def test_a_v3_file_is_migrated_and_its_kept_days_read_without_conversations(
+    tmp_path: Path,
+) -> None:
+    # Version 4 (issue 17) attributes exact events to conversations and keeps per-conversation
+    # sums: days from the floor on are derived again; kept days have neither (no such sums).
+    cache = tmp_path / "cache"
+    days = {"2026-05-25": 1.5, "2026-06-05": 7.0}
+    _write_v1(cache, sealed_from="2026-05-20", watermark="2026-06-10", days=days, version=3)
+    _write_v1(
+        cache, sealed_from="2026-05-20", watermark="2026-06-10", days={"2026-05-21": 4.0}, version=2
+    )
+    daily = load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR)
+    assert sorted(daily.days) == [date(2026, 5, 25)]  # the v3 file's, not the older v2's
+    assert daily.watermark == date(2026, 5, 31)
+    kept = daily.day(date(2026, 5, 25))["cursor"]
+    assert kept.totals.cost == 1.5 and kept.conversations == {} and kept.attribution == {}
+    assert json.loads(daily_path(cache).read_text())["version"] == VERSION == 4
 
 
 def test_v1_sealed_only_from_the_floor_on_keeps_nothing(tmp_path: Path) -> None:

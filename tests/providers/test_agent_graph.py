@@ -53,7 +53,7 @@ def test_turns_take_texts_from_turn_blobs_and_context_tools_models_from_the_hist
     graph = _decode(root, blobs)
     assert graph.turns == (
         GraphTurn(T1, 20, 40 + 16, 30, "claude-4.6-sonnet", ("Bash",), ("npm", "git")),
-        GraphTurn(T2, 8, 0, 10, "gpt-5", (), ()),
+        GraphTurn(T2, 8, 0, 10, "gpt-5", (), (), end_ms=T2),  # its user message's time
     )
     assert graph.used_tokens == 0 and graph.skipped_blobs == 0
     assert graph.started_ms == T1 - 60_000
@@ -242,7 +242,7 @@ def test_hex_string_references_resolve_too() -> None:
     turn_id = "cd" * 32
     store = {user_id: user, turn_id: turn}
     graph = decode_root(pb.bytes_field(8, turn_id), store.get)
-    assert graph.turns == (GraphTurn(T1, 5, 0, 0, None, (), ()),)
+    assert graph.turns == (GraphTurn(T1, 5, 0, 0, None, (), (), end_ms=T1),)
 
 
 _TEXTS = st.one_of(st.text(max_size=40), st.just("é" * 5), st.just("a\udcff"))

@@ -35,7 +35,7 @@ def test_session_meta_and_graph(tmp_path: Path) -> None:
     assert session.graph is not None
     assert session.graph.turns == (
         GraphTurn(None, 20, 0, 50, None, (), ()),
-        GraphTurn(CREATED + 5000, 4, 0, 2, None, (), ()),
+        GraphTurn(CREATED + 5000, 4, 0, 2, None, (), (), end_ms=CREATED + 5000),
     )
 
 

@@ -73,7 +73,8 @@ def test_report_shape_follows_the_spec(
     assert report["schema"] == "codeburn.report/1"
     assert set(report) == {
         "schema", "period", "totals", "providers", "models", "projects", "days",
-        "unpricedModels", "coverage", "userApiKey", "cursorSync", "warnings", "diagnostics",
+        "unpricedModels", "coverage", "userApiKey", "cursorSync", "warnings",
+        "attribution", "conversations", "diagnostics",
     }  # fmt: skip
     totals_keys = {
         "cost", "estimatedCost", "billedCost", "calls", "sessions", "inputTokens",
@@ -88,6 +89,14 @@ def test_report_shape_follows_the_spec(
     assert set(report["coverage"]) == {"ranges", "localEstimateCost"}
     assert report["userApiKey"] == {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
     assert isinstance(report["warnings"], list) and isinstance(report["diagnostics"], list)
+    # No exact events: nothing to attribute; the local conversations are listed.
+    assert report["attribution"] == {
+        k: {"calls": 0, "cost": 0.0} for k in ("byId", "byTime", "otherMachines", "unattributed")
+    }
+    conv_keys = totals_keys | {"id", "title", "project", "provider", "models", "first", "last"}
+    assert all(set(c) == conv_keys for c in report["conversations"])
+    assert {c["id"] for c in report["conversations"]} == {"conv-a", "conv-b", "conv-c"}
+    assert report["diagnostics"] == []
 
 
 def test_status_shape_and_month_figures(
@@ -98,6 +107,7 @@ def test_status_shape_and_month_figures(
     assert set(status) == {
         "schema", "generatedAt", "state", "message", "today", "month", "localEstimateNote",
         "topModels", "budget", "quota", "cursorSync", "warnings", "unreadable", "diagnostics",
+        "topProject",
     }  # fmt: skip
     assert status["unreadable"] == {"count": 0, "reasons": {}}
     assert status["warnings"] == []
@@ -117,13 +127,17 @@ def test_status_shape_and_month_figures(
         assert status["localEstimateNote"] == (
             "includes $0.031 of Cursor priced from local files, not Cursor's bill"
         )
+        # B and C have no workspace: no project of this machine.
+        assert status["topProject"] == {"name": "-home-me-alpha", "cost": pytest.approx(COST_A)}
     elif d2[:7] == month:  # the 3rd: only B and C (d2)
+        assert status["topProject"] is None
         assert status["month"]["calls"] == 3
         assert status["month"]["cost"] == pytest.approx(COST_B)
         assert status["topModels"][0]["name"] == "Sonnet 4.6"
     else:  # the 1st or 2nd: nothing yet this month
         assert status["month"] == zero
         assert status["topModels"] == [] and status["localEstimateNote"] is None
+        assert status["topProject"] is None
     assert status["budget"] == {"daily": None, "monthly": None, "level": "ok"}
 
 

@@ -4,6 +4,7 @@ from codeburn.providers.ide.layout3.blob_scan import JsonRecords, json_records
 from codeburn.providers.ide.layout3.headers import ConversationMeta, path_project
 from codeburn.providers.ide.layout3.reader import (
     BUBBLES,
+    ROOT,
     UNREADABLE,
     Layout3,
     any_json_rows,
@@ -13,6 +14,7 @@ from codeburn.providers.ide.layout3.reader import (
 
 __all__ = [
     "BUBBLES",
+    "ROOT",
     "UNREADABLE",
     "ConversationMeta",
     "JsonRecords",

@@ -33,6 +33,7 @@ _DATA_FIELDS: Final = (
     "$.workspaceIdentifier.uri.fsPath", "$.workspaceIdentifier.id",
     "$.trackedGitRepos[0].repoPath", "$.subagentInfo.parentComposerId",
     "$.modelConfig.selectedModels[0].modelId", "$.modelConfig.selectedModels[0].parameters",
+    "$.name",
 )  # fmt: skip
 _DATA_FAMILY: Final = "FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'"
 _DATA_SQL: Final = (
@@ -64,6 +65,7 @@ class ConversationMeta:
     created_ms: int | None
     updated_ms: int | None
     parent_id: str | None  # subagent → parent composer
+    title: str | None = None  # the composer's name
 
 
 @dataclass(slots=True)
@@ -86,6 +88,7 @@ class Composer:
     workspace_id: str | None = None
     tracked_repo: str | None = None
     parent_id: str | None = None
+    title: str | None = None
 
     def take_times(self, created: Any, updated: Any) -> None:
         self.created_ms = self.created_ms or valid_ms(created)
@@ -146,6 +149,7 @@ def _take_header(comp: Composer, head: Any) -> None:
     info = head.get("subagentInfo")
     if isinstance(info, dict):
         comp.parent_id = comp.parent_id or _text(info.get("parentComposerId"))
+    comp.title = comp.title or _text(head.get("name"))
 
 
 def _table_exists(conn: sqlite3.Connection, name: str) -> bool:
@@ -339,7 +343,7 @@ def fast_variant(model: str | None, selected: str | None, parameters: Any) -> st
 
 def _take_data(comp: Composer, row: tuple[Any, ...]) -> None:
     (_, version, created, updated, total, context, model, external, fs_path, workspace_id,
-     repo, parent, selected, parameters, state, encrypted) = row  # fmt: skip
+     repo, parent, selected, parameters, name, state, encrypted) = row  # fmt: skip
     comp.has_data = True
     comp.version = version if isinstance(version, int) and not isinstance(version, bool) else None
     comp.take_times(created, updated)
@@ -352,6 +356,7 @@ def _take_data(comp: Composer, row: tuple[Any, ...]) -> None:
     comp.workspace_id = comp.workspace_id or _text(workspace_id)
     comp.tracked_repo = _text(repo)
     comp.parent_id = comp.parent_id or _text(parent)
+    comp.title = _text(name) or comp.title
 
 
 def _workspace_project(db_path: Path, workspace_id: str, memo: dict[str, str | None]) -> str | None:
@@ -384,6 +389,6 @@ def conversation_metas(
             project = own.get(comp.parent_id) or workspace_projects.get(comp.parent_id) or project
         model = canonical_model(comp.model) if comp.model else None
         metas[cid] = ConversationMeta(
-            project, model, comp.created_ms, comp.updated_ms, comp.parent_id
+            project, model, comp.created_ms, comp.updated_ms, comp.parent_id, comp.title
         )
     return metas
