@@ -79,8 +79,8 @@ class IncomingRows:
 
     def drop_future(self, now: int) -> int:
         """Rows dated after now + 1 day are refused (`split_future`); how many there were."""
-        events = self.events
-        keep = bytearray(events.time_at(n) <= now + FUTURE_SLACK_MS for n in range(len(events)))
+        latest = now + FUTURE_SLACK_MS
+        keep = bytearray(ms <= latest for ms in self.events.times())
         future = len(keep) - sum(keep)
         if future:
             self._keep_only(keep)
@@ -97,17 +97,16 @@ class IncomingRows:
         """CoverageError naming the first row outside --from/--to (`refuse_outside`)."""
         if start_ms is None and end_ms is None:
             return
-        events = self.events
+        times = self.events.times()
         outside = [
             n
-            for n in range(len(events))
-            if (start_ms is not None and events.time_at(n) < start_ms)
-            or (end_ms is not None and events.time_at(n) > end_ms)
+            for n, ms in enumerate(times)
+            if (start_ms is not None and ms < start_ms) or (end_ms is not None and ms > end_ms)
         ]
         if outside:
             first = outside[0]
             raise CoverageError(
-                f"line {self.lines[first]}: {events[first].row.date.strip()} is outside "
+                f"line {self.lines[first]}: {self.events[first].row.date.strip()} is outside "
                 f"--from/--to ({len(outside)} row(s) outside); nothing was imported"
             )
 
@@ -115,7 +114,7 @@ class IncomingRows:
         self, start_ms: int | None, end_ms: int | None, mtime_ms: int
     ) -> tuple[int, int] | None:
         """`import_coverage` of the rows."""
-        times = [self.events.time_at(n) for n in range(len(self.events))]
+        times = self.events.times()
         return coverage_of(
             min(times, default=None), max(times, default=None), start_ms, end_ms, mtime_ms
         )
