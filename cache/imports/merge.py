@@ -13,7 +13,6 @@ from codeburn.cache.imports.records import (
     CELLS_CSV,
     SOURCE_IMPORT,
     SOURCE_SYNC,
-    CoverageError,
     Range,
     StoredEvent,
     merge_ranges,
@@ -89,29 +88,19 @@ def content_key(event: StoredEvent) -> str:
     return json.dumps(event.to_json(), sort_keys=True)
 
 
-def refuse_outside(rows: Sequence[UsageRow], start_ms: int | None, end_ms: int | None) -> None:
-    outside = [
-        r
-        for r in rows
-        if (start_ms is not None and r.timestamp_ms < start_ms)
-        or (end_ms is not None and r.timestamp_ms > end_ms)
-    ]
-    if outside:
-        first = outside[0]
-        raise CoverageError(
-            f"line {first.line}: {first.date.strip()} is outside --from/--to "
-            f"({len(outside)} row(s) outside); nothing was imported"
-        )
-
-
-def import_coverage(
-    rows: Sequence[UsageRow], start_ms: int | None, end_ms: int | None, mtime_ms: int
+def coverage_of(
+    first_ms: int | None,
+    last_ms: int | None,
+    start_ms: int | None,
+    end_ms: int | None,
+    mtime_ms: int,
 ) -> tuple[int, int] | None:
-    times = [r.timestamp_ms for r in rows]
-    if start_ms is None and times:
-        start_ms = local_midnight_ms(local_day(min(times)))
-    if end_ms is None and times:
-        end_ms = day_end_ms(local_day(max(times)))
+    """A manual import's coverage: --from/--to, else the whole local days of its first and last
+    row (`first_ms`/`last_ms`, None without rows), never ending after the export was made."""
+    if start_ms is None and first_ms is not None:
+        start_ms = local_midnight_ms(local_day(first_ms))
+    if end_ms is None and last_ms is not None:
+        end_ms = day_end_ms(local_day(last_ms))
     if start_ms is None or end_ms is None:
         return None
     end_ms = min(end_ms, mtime_ms)

@@ -6,6 +6,7 @@ Pure data and pure functions; `import_store` does the file reading, locking and 
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import math
 import re
@@ -167,7 +168,7 @@ class PackedEvents(Sequence[StoredEvent]):
             self._table.append(value)
         return n
 
-    def append(self, event: StoredEvent) -> None:
+    def append(self, event: StoredEvent, *, iso_time: str | None = None) -> None:
         r = event.row
         self.append_fields(
             (r.timestamp_ms, r.cache_write, r.input, r.cache_read, r.output, r.total),
@@ -176,7 +177,7 @@ class PackedEvents(Sequence[StoredEvent]):
                 r.requests, event.source, event.account, event.cells,
             ),
             date=r.date, hash_=r.hash, tokens_only=r.tokens_only,
-            exported_ms=event.exported_at_ms, detail=event.detail,
+            exported_ms=event.exported_at_ms, detail=event.detail, iso_time=iso_time,
         )  # fmt: skip
 
     def append_fields(
@@ -206,6 +207,81 @@ class PackedEvents(Sequence[StoredEvent]):
         if detail is not None:
             self._details[len(self._flags) - 1] = detail
 
+    def put(self, n: int, event: StoredEvent) -> None:
+        """Event `n` becomes `event` (the same identity: a merge chose another rendering)."""
+        r = event.row
+        if bytes.fromhex(r.hash) != self.hash_at(n):
+            raise ValueError("put() keeps an event's identity")
+        exported = -1 if event.exported_at_ms is None else event.exported_at_ms
+        width, count = self._WIDTH, self._CELLS
+        numbers = (r.timestamp_ms, r.cache_write, r.input, r.cache_read, r.output, r.total)
+        self._numbers[n * width : (n + 1) * width] = array("q", (*numbers, exported))
+        cells = (
+            r.cloud_agent_id, r.automation_id, r.kind, r.model, r.max_mode, r.cost,
+            r.requests, event.source, event.account, event.cells,
+        )  # fmt: skip
+        self._cells[n * count : (n + 1) * count] = array("I", [self._cell(c) for c in cells])
+        self._flags[n] = r.tokens_only
+        self._dates[n] = None if r.date == iso_utc(r.timestamp_ms) else r.date
+        if event.detail is None:
+            self._details.pop(n, None)
+        else:
+            self._details[n] = event.detail
+
+    def keep_only(self, keep: bytearray) -> None:
+        """Drop the events whose flag in `keep` is 0, in place (the others keep their order)."""
+        width, count = self._WIDTH, self._CELLS
+        numbers, cells, hashes, flags, dates = (
+            self._numbers, self._cells, self._hashes, self._flags, self._dates
+        )  # fmt: skip
+        details: dict[int, EventDetail] = {}
+        w = 0
+        for n in range(len(self)):
+            if not keep[n]:
+                continue
+            if w != n:
+                numbers[w * width : (w + 1) * width] = numbers[n * width : (n + 1) * width]
+                cells[w * count : (w + 1) * count] = cells[n * count : (n + 1) * count]
+                hashes[w * 16 : (w + 1) * 16] = hashes[n * 16 : (n + 1) * 16]
+                flags[w], dates[w] = flags[n], dates[n]
+            if n in self._details:
+                details[w] = self._details[n]
+            w += 1
+        del numbers[w * width :], cells[w * count :], hashes[w * 16 :], flags[w:], dates[w:]
+        self._details = details
+
+    def times(self) -> array[int]:
+        """The events' times (epoch ms), in their order: one array, no object per event."""
+        return self._numbers[:: self._WIDTH]
+
+    def time_at(self, n: int) -> int:
+        return self._numbers[n * self._WIDTH]
+
+    def tokens_at(self, n: int) -> int:
+        """Cache write + input + cache read + output of event `n`."""
+        start = n * self._WIDTH + 1
+        return sum(self._numbers[start : start + 4])
+
+    def kind_at(self, n: int) -> str:
+        return str(self._table[self._cells[n * self._CELLS + 2]])
+
+    def hash_at(self, n: int) -> bytes:
+        return bytes(self._hashes[n * 16 : (n + 1) * 16])
+
+    def order(self) -> Iterator[int]:
+        """The positions in the store's order: by time, then identity."""
+        width, hashes = self._WIDTH, self._hashes
+        keys = [
+            (self._numbers[n * width] << 160)
+            | (int.from_bytes(hashes[n * 16 : (n + 1) * 16], "big") << 32)
+            | n
+            for n in range(len(self))
+        ]
+        keys.sort()
+        for n, key in enumerate(keys):
+            keys[n] = 0  # each key is let go once it was given
+            yield key & 0xFFFFFFFF
+
     def __len__(self) -> int:
         return len(self._flags)
 
@@ -234,6 +310,71 @@ class PackedEvents(Sequence[StoredEvent]):
         """The distinct Model cells, without making the events again."""
         models = {self._cells[n * self._CELLS + 3] for n in range(len(self))}
         return {str(self._table[m]) for m in models}
+
+    def same_at(self, n: int, other: PackedEvents, m: int) -> bool:
+        """Whether event `n` equals event `m` of `other`, without making either."""
+        width, count = self._WIDTH, self._CELLS
+        numbers = self._numbers[n * width : (n + 1) * width]
+        if (
+            numbers != other._numbers[m * width : (m + 1) * width]
+            or self._hashes[n * 16 : (n + 1) * 16] != other._hashes[m * 16 : (m + 1) * 16]
+            or self._flags[n] != other._flags[m]
+            or self._dates[n] != other._dates[m]
+            or self._details.get(n) != other._details.get(m)
+        ):
+            return False
+        mine, theirs = self._table, other._table
+        return all(
+            mine[a] == theirs[b]
+            for a, b in zip(
+                self._cells[n * count : (n + 1) * count],
+                other._cells[m * count : (m + 1) * count],
+                strict=True,
+            )
+        )
+
+    def json_at(self, n: int, iso: Callable[[int], str] = iso_utc) -> dict[str, Any]:
+        """`self[n].to_json()` without making the event (`iso` may remember the texts)."""
+        ts, cw, inp, cr, out, total, exported = self._numbers[
+            n * self._WIDTH : (n + 1) * self._WIDTH
+        ]
+        table = self._table
+        cloud, automation, kind, model, max_mode, cost, requests, source, account, cells = (
+            table[c] for c in self._cells[n * self._CELLS : (n + 1) * self._CELLS]
+        )
+        time = iso_utc(ts)
+        date = self._dates[n]
+        d = self._details.get(n)
+        return {
+            "time": time,
+            "date": time if date is None else date,
+            "cloudAgentId": cloud,
+            "automationId": automation,
+            "kind": kind,
+            "model": model,
+            "maxMode": max_mode,
+            "cacheWrite": cw,
+            "input": inp,
+            "cacheRead": cr,
+            "output": out,
+            "totalTokens": total,
+            "cost": cost,
+            "requests": requests,
+            "tokensOnly": bool(self._flags[n]),
+            "hash": self._hashes[n * 16 : (n + 1) * 16].hex(),
+            "source": source,
+            "account": account,
+            "exportedAt": None if exported < 0 else iso(exported),
+            "cells": cells,
+            "usageEvent": None
+            if d is None
+            else {
+                "kind": d.kind,
+                "conversationId": d.conversation_id,
+                "chargedCents": d.charged_cents,
+                "cursorTokenFee": d.cursor_fee_cents,
+            },
+        }
 
     def _event(self, n: int) -> StoredEvent:
         ts, cw, inp, cr, out, total, exported = self._numbers[
@@ -417,12 +558,21 @@ def encode_store(ranges: Sequence[Range], events: Iterable[StoredEvent]) -> dict
 def encode_store_lines(ranges: Sequence[Range], events: Iterable[StoredEvent]) -> Iterator[bytes]:
     """`encode_store` as JSON text made piece by piece, one event a line (`decode_store_file`
     reads it back line by line): a large store is never one string in memory."""
-    ordered = sorted(events, key=lambda e: (e.row.timestamp_ms, e.row.hash))
+    items: Iterator[dict[str, Any]]
+    if isinstance(events, PackedEvents):
+        # Never every event as an object: each is encoded from its packed fields.
+        exported = functools.lru_cache(maxsize=64)(iso_utc)
+        items = (events.json_at(n, exported) for n in events.order())
+        count = len(events)
+    else:
+        ordered = sorted(events, key=lambda e: (e.row.timestamp_ms, e.row.hash))
+        items = (e.to_json() for e in ordered)
+        count = len(ordered)
     head = json.dumps({"version": VERSION, "ranges": [r.to_json() for r in ranges]}, **_COMPACT)
     yield (head[:-1] + ',"events":[\n').encode()
-    last = len(ordered) - 1
-    for n, event in enumerate(ordered):
-        line = json.dumps(event.to_json(), **_COMPACT)
+    last = count - 1
+    for n, item in enumerate(items):
+        line = json.dumps(item, **_COMPACT)
         yield (line + (",\n" if n < last else "\n")).encode()
     yield b"]}"
 
@@ -672,7 +822,8 @@ def parse_boundary(text: str, *, end: bool, option: str = "") -> int:
 def replaced_providers(ranges: Sequence[Range], events: Iterable[StoredEvent]) -> tuple[str, ...]:
     if not ranges:
         return ()
-    grokbot = any(normalise_model(e.row.model)[0] == GROKBOT for e in events)
+    models = events.models() if isinstance(events, PackedEvents) else (e.row.model for e in events)
+    grokbot = any(normalise_model(model)[0] == GROKBOT for model in models)
     return (CURSOR, CURSOR_AGENT, GROKBOT) if grokbot else (CURSOR, CURSOR_AGENT)
 
 

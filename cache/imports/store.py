@@ -18,14 +18,12 @@ from typing import Final
 
 from codeburn.cache.dirs import imports_dir
 from codeburn.cache.files import LockTimeoutError, locked, require_folder, write_chunks_atomic
+from codeburn.cache.imports.incoming import IncomingRows, incoming_of, merge_into, read_incoming
 from codeburn.cache.imports.merge import (
     enriched,
     event_set,
     heal,
-    import_coverage,
     keeps_detail,
-    keeps_stored,
-    refuse_outside,
     replaced_by_sync,
     split_future,
     with_json,
@@ -60,8 +58,6 @@ from codeburn.providers import (
     UsageRow,
     is_user_api_key,
     now_ms,
-    parse_csv,
-    read_export,
     row_to_call,
 )
 
@@ -207,15 +203,13 @@ def import_file(
     signed_in: str | None = None,
     path: Path | None = None,
 ) -> ImportSummary:
-    """`codeburn import cursor FILE.csv [--from X] [--to Y] [--user EMAIL]`: parse, check, merge."""
-    from codeburn.providers import one_persons_rows  # noqa: PLC0415
+    """`codeburn import cursor FILE.csv [--from X] [--to Y] [--user EMAIL]`: parse, check, merge.
 
-    data, mtime_ms = read_export(csv_path)
-    parsed = parse_csv(data)
-    del data  # the merge below need not hold the file's bytes too
-    rows = one_persons_rows(parsed, user=user, signed_in=signed_in)
-    del parsed
-    return import_rows(rows, mtime_ms=mtime_ms, start=start, end=end, path=path)
+    The rows are packed as they are read (`read_incoming`): a large export is never held as
+    bytes, text or row objects, and every row is checked before the store is opened."""
+    incoming = read_incoming(csv_path)
+    incoming.keep_person(user, signed_in)
+    return _import(incoming, start=start, end=end, path=path, now=None)
 
 
 def import_rows(
@@ -233,56 +227,54 @@ def import_rows(
     (`mtime_ms`), so overlapping exports give the same store in any order.
     """
     now = now_ms() if now is None else now
-    exported = now if mtime_ms is None else mtime_ms
+    incoming = incoming_of(rows, now if mtime_ms is None else mtime_ms)
+    return _import(incoming, start=start, end=end, path=path, now=now)
+
+
+def _import(
+    incoming: IncomingRows,
+    *,
+    start: str | None,
+    end: str | None,
+    path: Path | None,
+    now: int | None,
+) -> ImportSummary:
+    now = now_ms() if now is None else now
     start_ms = parse_boundary(start, end=False) if start is not None else None
     end_ms = parse_boundary(end, end=True) if end is not None else None
     if start_ms is not None and end_ms is not None and start_ms > end_ms:
         raise CoverageError(f"--from {start} is later than --to {end}")
-    rows, future = split_future(rows, now)
-    refuse_outside(rows, start_ms, end_ms)
-    coverage = import_coverage(rows, start_ms, end_ms, min(exported, now))
+    future = incoming.drop_future(now)
+    incoming.refuse_outside(start_ms, end_ms)
+    coverage = incoming.coverage(start_ms, end_ms, min(incoming.exported_ms, now))
+    tokens, user_api_key = incoming.tokens(), incoming.user_api_key()
     store = path or store_path()
     with locked(store):
         snap = _read(store)
-        events = {e.row.hash: e for e in snap.events}
-        ranges, healed = heal(snap.ranges, events, now)
-        added = skipped = 0
-        touched: list[int] = []
-        bumped = False
-        for row in rows:
-            old = events.get(row.hash)
-            new = keeps_detail(old, StoredEvent(row, SOURCE_IMPORT, None, exported))
-            if old is None:
-                added += 1
-            else:
-                skipped += 1
-                keep = keeps_stored(old, new)
-                if keep is not None:
-                    bumped = bumped or keep != old
-                    events[row.hash] = keep
-                    continue
-            events[row.hash] = new
-            touched.append(row.timestamp_ms)
+        merged, healed = merge_into(incoming, snap.events, now)
+        events = incoming.events  # now every event of the store
+        ranges, _ = heal(snap.ranges, {}, now)
         if coverage is not None:
             ranges = merge_ranges((*ranges, Range(*coverage, SOURCE_IMPORT, None)))
-        changed = ranges != snap.ranges or bool(touched) or bool(healed)
-        if changed or bumped:
-            _write(store, ranges, events.values())
-    first, last = days_of((*touched, *(coverage or ()))) if changed else (None, None)
+        changed = ranges != snap.ranges or merged.touched or bool(healed)
+        if changed or merged.bumped:
+            _write(store, ranges, events)
+    touched = (merged.first_ms, merged.last_ms, *(coverage or ()))
+    first, last = days_of(touched) if changed else (None, None)
     return ImportSummary(
         changed=changed,
-        added=added,
-        skipped=skipped,
+        added=merged.added,
+        skipped=merged.skipped,
         total=len(events),
         coverage_start_ms=coverage[0] if coverage else None,
         coverage_end_ms=coverage[1] if coverage else None,
         inferred=start_ms is None or end_ms is None,
-        tokens=sum(r.tokens for r in rows),
-        replaced=replaced_providers(ranges, events.values()),
+        tokens=tokens,
+        replaced=replaced_providers(ranges, events),
         first_day=first,
         last_day=last,
         future=future,
-        user_api_key=sum(1 for r in rows if is_user_api_key(r.kind)),
+        user_api_key=user_api_key,
     )
 
 

@@ -7,10 +7,13 @@ it is read, and reading stops at the size cap.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Final
+from typing import Any, BinaryIO, Final
 
 from codeburn.providers.exports.usage_csv import CsvFormatError
 
@@ -28,6 +31,18 @@ def _size_text(limit: int) -> str:
 
 def read_export(path: Path, *, limit: int = MAX_EXPORT_BYTES) -> tuple[bytes, int]:
     """The file's bytes and its modification time (epoch ms)."""
+    with open_export(path, limit=limit) as (handle, mtime_ms):
+        chunks: list[bytes] = []
+        while chunk := handle.read(_CHUNK):
+            chunks.append(chunk)
+    return b"".join(chunks), mtime_ms
+
+
+@contextmanager
+def open_export(path: Path, *, limit: int = MAX_EXPORT_BYTES) -> Iterator[tuple[BinaryIO, int]]:
+    """The file open for reading, and its modification time (epoch ms): `read_export` without
+    holding the bytes. Reading past `limit` raises ExportFileError, so a file that grows while
+    it is read is refused like one that was too big from the start."""
     try:
         before = os.stat(path)
     except OSError as exc:
@@ -41,18 +56,33 @@ def read_export(path: Path, *, limit: int = MAX_EXPORT_BYTES) -> tuple[bytes, in
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:
         raise ExportFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    with os.fdopen(fd, "rb", buffering=0) as handle:
-        st = os.fstat(handle.fileno())
+    with os.fdopen(fd, "rb", buffering=0) as raw:
+        st = os.fstat(raw.fileno())
         if not stat.S_ISREG(st.st_mode):
             raise ExportFileError(f"cannot import {path}: not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := handle.read(_CHUNK):
-            size += len(chunk)
-            if size > limit:
-                raise ExportFileError(_too_big(path, limit))
-            chunks.append(chunk)
-    return b"".join(chunks), st.st_mtime_ns // 1_000_000
+        yield io.BufferedReader(_Bounded(raw, limit, path), _CHUNK), st.st_mtime_ns // 1_000_000
+
+
+class _Bounded(io.RawIOBase):
+    """A raw file that refuses to be read past `limit` bytes."""
+
+    def __init__(self, raw: BinaryIO, limit: int, path: Path) -> None:
+        super().__init__()
+        self._raw, self._left, self._path, self._limit = raw, limit, path, limit
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        # One byte more than is left: reading it proves the file is larger than the limit.
+        n = self._raw.readinto(view[: self._left + 1])  # type: ignore[attr-defined]
+        if n is None:
+            return 0
+        if n > self._left:
+            raise ExportFileError(_too_big(self._path, self._limit))
+        self._left -= n
+        return int(n)
 
 
 def _too_big(path: Path, limit: int) -> str:

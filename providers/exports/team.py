@@ -37,32 +37,42 @@ def one_persons_rows(
     rows: Sequence[UsageRow], *, user: str | None = None, signed_in: str | None = None
 ) -> list[UsageRow]:
     """The rows of one person: `user` if given, else the signed-in e-mail, else the only user."""
-    users = users_of(rows)
+    wanted = chosen_user(users_of(rows), user=user, signed_in=signed_in)
+    if wanted is None:
+        return list(rows)
+    return [r for r in rows if r.user.casefold() == wanted]
+
+
+def chosen_user(
+    users: Sequence[str], *, user: str | None = None, signed_in: str | None = None
+) -> str | None:
+    """Whose rows of an export holding `users` (its distinct User cells, as `users_of` gives
+    them) are imported: a casefolded User cell, or None for every row; ChooseUserError when
+    that cannot be told or the one asked for has no row."""
     wanted = (user or "").strip().casefold()
+    present = {name.casefold() for name in users}
     if wanted:
         if not users:
-            return list(rows)  # a personal export: every row is this person's
-        chosen = [r for r in rows if r.user.casefold() == wanted]
-        if not chosen:
+            return None  # a personal export: every row is this person's
+        if wanted not in present:
             raise ChooseUserError(
                 f"--user {user.strip() if user else ''} has no rows in this export; "
                 f"it holds: {', '.join(users)}",
                 users,
             )
-        return chosen
+        return wanted
     me = (signed_in or "").strip().casefold()
     if me and users and all(map(is_email, users)):
         # Whose export it is we know only when its cells are e-mails (a personal one says `You`).
-        mine = [r for r in rows if r.user.casefold() == me]
-        if mine:
-            return mine
+        if me in present:
+            return me
         raise ChooseUserError(
             f"no row of this team export is the signed-in Cursor user's; it holds the usage of "
             f"{', '.join(users)}: choose with --user EMAIL, nothing was imported",
             users,
         )
     if len(users) <= 1:
-        return list(rows)
+        return None
     raise ChooseUserError(
         f"this team export holds the usage of {len(users)} people ({', '.join(users)}); "
         "choose yours with --user EMAIL, nothing was imported",

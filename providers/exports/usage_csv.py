@@ -11,10 +11,11 @@ import csv
 import hashlib
 import io
 import re
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Final, TextIO
+from typing import TYPE_CHECKING, BinaryIO, Final, TextIO
 
 from codeburn.providers.calls import (
     CURSOR,
@@ -25,6 +26,7 @@ from codeburn.providers.calls import (
     Call,
 )
 from codeburn.providers.errors import CodeBurnError
+from codeburn.providers.exports.digests import DigestIndex
 from codeburn.providers.localtime import EPOCH, local_day, local_midnight_ms
 from codeburn.providers.pricing import cost_of
 
@@ -192,10 +194,12 @@ def parse_export_date(text: str) -> int | None:
     return ms if _plausible(ms) else None
 
 
+_LOW_MS: Final = (datetime(_EARLIEST_YEAR, 1, 1, tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1)
+_HIGH_MS: Final = (datetime(_LATEST_YEAR, 12, 31, tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1)
+
+
 def _plausible(ms: int) -> bool:
-    low = (datetime(_EARLIEST_YEAR, 1, 1, tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1)
-    high = (datetime(_LATEST_YEAR, 12, 31, tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1)
-    return low <= ms <= high
+    return _LOW_MS <= ms <= _HIGH_MS
 
 
 def normalise_model(raw: str) -> tuple[str, str]:
@@ -219,12 +223,18 @@ def billed_amount(cost: str) -> float | None:
 
 
 def parse_csv(data: bytes) -> list[UsageRow]:
-    """Every row of an export, or CsvFormatError naming the first problem (and its line).
+    """Every row of an export, or CsvFormatError naming the first problem (and its line)."""
+    return list(iter_csv(io.BytesIO(data)))
 
-    The bytes are decoded as they are read (a large export is never also held as text)."""
-    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
+
+def iter_csv(handle: BinaryIO) -> Iterator[UsageRow]:
+    """`parse_csv` of an open export, one row at a time: a consumer need not hold the rows, and
+    the bytes are decoded as they are read (never held whole, nor as text). CsvFormatError
+    naming the first problem can come after rows were given: nothing may be stored before the
+    last row was read."""
+    text = io.TextIOWrapper(handle, encoding="utf-8-sig", newline="")
     try:
-        return list(_rows(text))
+        yield from _rows(text)
     except UnicodeDecodeError as exc:
         raise CsvFormatError(
             f"not a Cursor usage export: the file is not UTF-8 text; {_EXPORT_HINT}"
@@ -239,7 +249,8 @@ def _rows(text: TextIO) -> Iterator[UsageRow]:
     columns = _header(reader)
     width = len(columns)
     last_line = reader.line_num
-    seen: dict[str, int] = {}
+    seen = DigestIndex()  # the base identities, and how often each came (`counts`)
+    counts = array("I")
     raw: list[str] = []
     record.clear()
     # Cells that repeat row after row are kept as one object each (a large export has
@@ -262,8 +273,12 @@ def _rows(text: TextIO) -> Iterator[UsageRow]:
         for n in repeated:
             cells[n] = memo.setdefault(cells[n], cells[n])
         row = _row(dict(zip(columns, cells, strict=True)), line)
-        occurrence = seen[row.hash] = seen.get(row.hash, 0) + 1
-        if occurrence > 1:
+        position, new = seen.add(bytes.fromhex(row.hash))
+        if new:
+            counts.append(1)
+        else:
+            counts[position] += 1
+            occurrence = counts[position]
             row = replace(
                 row,
                 hash=identity(

@@ -11,7 +11,7 @@ from codeburn.cache import (
     DaySlices,
     ImportSnapshot,
     Slice,
-    events_as_calls,
+    iter_calls,
     iter_conversation_ids,
     iter_events,
 )
@@ -162,7 +162,7 @@ def import_marks(first: date, last: date, snapshot: ImportSnapshot | None) -> di
         return {}
     index = DayIndex(first, last)
     marks: dict[date, set[str]] = {}
-    for call in events_as_calls(snapshot):
+    for call in iter_calls(snapshot):  # one at a time: a large store never becomes a list
         day = index.day_of(call.timestamp_ms)
         if first <= day <= last:
             marks.setdefault(day, set()).add(call.provider)
