@@ -9,6 +9,7 @@ from codeburn.providers.ide.layout3.reader import (
     any_json_rows,
     layout3_present,
     read_layout3,
+    roots_present,
 )
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "layout3_present",
     "path_project",
     "read_layout3",
+    "roots_present",
 ]
