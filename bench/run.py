@@ -102,7 +102,9 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
                 seconds, _payload = first_status_seconds(env)
                 lsp_times.append(seconds)
             _say(f"  LSP first status: {', '.join(f'{s:.3f}' for s in lsp_times)} s")
-            resident = resident_mb(env)
+            # A fresh cache: the server parses the database itself (with (b)'s caches it
+            # answers from them and never holds a parse).
+            resident = resident_mb(env_for(db, tmp / "lsp-cache", config, home))
             _say(
                 f"  LSP resident: {resident['afterFirstStatus']:.0f} MB 5 s after the first"
                 f" status, {resident['afterRefreshes']:.0f} MB after 10 refreshes"
