@@ -7,23 +7,30 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Final, Literal
 
+from codeburn.providers import localtime
 from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
 from codeburn.providers.samples.generator import (
     GENERATOR_VERSION,
     SampleSpec,
     generate_sample_profile,
 )
+from codeburn.providers.samples.header_index import add_header_index
 
 DATA_DIR: Final = Path(__file__).resolve().parent / ".data"
 BUBBLES_PER_CONVERSATION: Final = 50
 TURNS_PER_CONVERSATION: Final = 20
 CLASSIC_SHARE: Final = 5  # 1/5 of a Cursor 3.x profile's messages are old `_v:3` bubbles
-Layout = Literal["bubbles", "cursor3"]
-LAYOUTS: Final[tuple[Layout, ...]] = ("bubbles", "cursor3")
+# "headers": the bubbles profile with the ItemTable header key every Cursor since 3.0 writes
+# (a 3.x user whose history is still bubbles); "headers-roots": and root-only conversations
+# for 5 % of its conversations.
+Layout = Literal["bubbles", "cursor3", "headers", "headers-roots"]
+LAYOUTS: Final[tuple[Layout, ...]] = ("bubbles", "cursor3", "headers", "headers-roots")
+BUBBLE_LAYOUTS: Final = ("bubbles", "headers", "headers-roots")  # floor: the bubble floor
+ROOTS_PERCENT: Final = 5
 SPREAD_DAYS: Final = 120  # well inside the six-month window
 MAX_AGE_DAYS: Final = 30  # older data drifts towards the window's edge: generate again
 
@@ -167,7 +174,8 @@ def _generate(layout: str, bubbles: int, seed: int, building: Path) -> None:
             "transcripts": info3.transcripts,
         }
     else:
-        spec = spec_for(bubbles, seed)
+        now = localtime.now_ms()
+        spec = replace(spec_for(bubbles, seed), now_ms=now)
         info = generate_sample_profile(building / "Cursor", spec, progress=_progress)
         meta = {
             "spec": {k: v for k, v in asdict(spec).items() if k != "now_ms"},
@@ -176,6 +184,19 @@ def _generate(layout: str, bubbles: int, seed: int, building: Path) -> None:
             "conversations": info.conversations,
             "sources": info.sources,
         }
+        if layout in ("headers", "headers-roots"):
+            roots = info.conversations * ROOTS_PERCENT // 100 if layout == "headers-roots" else 0
+            extra = add_header_index(
+                building / "Cursor", seed=seed, now_ms=now, days=SPREAD_DAYS, roots=roots,
+                turns=(TURNS_PER_CONVERSATION, TURNS_PER_CONVERSATION),
+            )  # fmt: skip
+            meta.update(
+                agentRows=info.agent_rows + extra.blobs,
+                conversations=info.conversations + extra.roots,
+                listed=extra.listed,
+                roots=extra.roots,
+                rootTurns=extra.turns,
+            )
     sys.stderr.write("\r" + " " * 60 + "\r")
     meta.update(createdAt=time.time(), generatedSeconds=time.perf_counter() - started)
     (building / "profile.json").write_text(json.dumps(meta, indent=2))

@@ -17,7 +17,10 @@ from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.paths import DB_NAME, default_db_path
 
 # Inline messages have no ROWID of their own: one above any real ROWID, in message order
-# (composerData ROWID, then index).
+# (composerData ROWID, then index). The query orders by that number, which is the order of
+# (ROWID, index) for fewer than 2**20 messages a composer: ordering by `c.rowid` made SQLite
+# scan the whole table in ROWID order instead of the composerData key range (0.12 s at 100k
+# messages, 0.33 s at 300k, against 0.007 s).
 ROWID_BASE: Final = 1 << 50
 _PER_COMPOSER: Final = 1 << 20
 NO_DATE: Final = "no date"
@@ -47,7 +50,7 @@ WHERE c.key >= '{scan.COMPOSER_PREFIX}' AND c.key < 'composerData;' AND json_val
   AND NOT EXISTS (SELECT 1 FROM cursorDiskKV AS b
                   WHERE b.key >= 'bubbleId:' || substr(c.key, 14) || ':'
                     AND b.key < 'bubbleId:' || substr(c.key, 14) || ';')
-ORDER BY c.rowid DESC, m.key DESC
+ORDER BY 1 DESC
 """
 
 

@@ -46,6 +46,7 @@ from codeburn.providers.ide.layout3 import (
     json_records,
     layout3_present,
     read_layout3,
+    roots_present,
 )
 from codeburn.providers.ide.paths import workspace_storage_dir
 from codeburn.providers.ide.rows import (
@@ -257,24 +258,30 @@ class CursorReader:
 
     # -- full parse -------------------------------------------------------------------------
 
-    def _full(self, conn: sqlite3.Connection, progress: Progress | None) -> None:
-        # What the last full parse froze goes back to the collector; once the old state is
-        # dropped, one collection frees any cycles that died while frozen (a first parse has
-        # nothing to thaw: no collection).
+    def _thaw_and_reset(self) -> None:
+        """What the last full parse froze goes back to the collector; once the old state is
+        dropped, one collection frees any cycles that died while frozen (a first parse has
+        nothing to thaw: no collection)."""
         thaw = gc.get_freeze_count() > 0
         if thaw:
             gc.unfreeze()
         self._reset()
         if thaw:
             gc.collect()
+
+    def _full(self, conn: sqlite3.Connection, progress: Progress | None) -> None:
+        self._thaw_and_reset()
         self._ident = self._stat()
         self._count_rows(conn)
         many = self._agent_count >= WALK_ASIDE_ROWS and can_fork()
-        cold = _ColdSide(self) if many and layout3_present(conn) else None
+        one_pass = self._one_blob_pass(conn)
+        cold = _ColdSide(self) if many and one_pass else None
         acc: BubbleScan | None = None
         try:
             self._read_layout3(
-                conn, scan_upto=self._last_rowid, json_aside=cold.records if cold else None
+                conn,
+                scan_upto=self._last_rowid if one_pass else None,
+                json_aside=cold.records if cold else None,
             )
             skip, records = self._l3.skip_rowids, self._l3.records
             self._l3.records = None
@@ -305,6 +312,16 @@ class CursorReader:
         # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
         # the report that follows, or a server's next hour) from walking them again.
         gc.freeze()
+
+    def _one_blob_pass(self, conn: sqlite3.Connection) -> bool:
+        """Whether a full parse reads the blobs in one pass shared by the roots and the agent
+        stream (`blob_scan`): only when roots exist and bubbles are sparse (Cursor 3.x), where
+        roots reach most blobs. A database of bubbles with the 3.x index and no root (a 3.x
+        user whose history is still bubbles) pays nothing for the index beyond the composer
+        rows; with a few roots they are looked up by key while the stream is walked aside, as
+        in a database of older builds (the one pass cost such a profile ~35 %: issue 19)."""
+        sparse = self._bubble_count * SPARSE_BUBBLES < self._total_count
+        return sparse and layout3_present(conn) and roots_present(conn)
 
     def _count_rows(self, conn: sqlite3.Connection) -> None:
         """The last row and the family counts, in one read transaction."""

@@ -10,6 +10,7 @@ from codeburn.providers.ide.layout3.reader import (
     any_json_rows,
     layout3_present,
     read_layout3,
+    roots_present,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "layout3_present",
     "path_project",
     "read_layout3",
+    "roots_present",
 ]

@@ -198,10 +198,10 @@ def has_index(conn: sqlite3.Connection) -> bool:
         row = conn.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerHeaders'")
         if row.fetchone() is not None:
             return True
-    return _has_root(conn)
+    return has_root(conn)
 
 
-def _has_root(conn: sqlite3.Connection) -> bool:
+def has_root(conn: sqlite3.Connection) -> bool:
     """Some composerData holds a non-empty `conversationState` (a root needs blobs: only a
     database with agentKv blobs pays for looking at its composerData rows)."""
     if not _table_exists(conn, "cursorDiskKV"):

@@ -37,6 +37,7 @@ from codeburn.providers.ide.layout3.headers import (
     ConversationMeta,
     conversation_metas,
     has_index,
+    has_root,
     path_project,
     read_composers,
 )
@@ -94,6 +95,12 @@ class Layout3:
 def layout3_present(conn: sqlite3.Connection) -> bool:
     """Whether the database has a Cursor 3.x conversation index (cheap: no value is read)."""
     return has_index(conn)
+
+
+def roots_present(conn: sqlite3.Connection) -> bool:
+    """Whether some composerData row holds a `conversationState` root (one SQL pass over the
+    composerData rows, no JSON decoded): without one the blobs need no pass of their own."""
+    return has_root(conn)
 
 
 def any_json_rows(conn: sqlite3.Connection, rowids: list[int]) -> bool:
@@ -420,10 +427,11 @@ def read_layout3(
     the composerHeaders table): without one the database is an older build's, and the pass
     reads nothing (a database of 100k messages would pay ~0.1 s for its composerData rows).
     `probe`: the conversations whose bubble rows may have changed since `previous` (None: any).
-    With `scan_upto` (a full parse) the blobs are read in one pass over the rows up to that
-    ROWID (`blob_scan`; `json_aside`: its JSON rows from another process), and `records` keeps
-    the pass's JSON rows for the agent stream; otherwise they are looked up by key (a refresh
-    decodes only the roots that changed).
+    With `scan_upto` (a full parse) and some root to decode, the blobs are read in one pass
+    over the rows up to that ROWID (`blob_scan`; `json_aside`: its JSON rows from another
+    process), and `records` keeps the pass's JSON rows for the agent stream; otherwise they
+    are looked up by key (a refresh decodes only the roots that changed) and `records` stays
+    None: the agent stream is walked on its own.
     """
     if not has_index(conn):
         return Layout3()
@@ -448,14 +456,14 @@ def read_layout3(
         no_bubbles.append(cid)
     out.no_bubbles = frozenset(no_bubbles)
     parts: _RowParts
-    if scan_upto is not None:
+    roots = _scan_roots(composers, no_bubbles) if scan_upto is not None else {}
+    if scan_upto is not None and roots:  # no root: no blob is needed, no pass over them
         scanned = ScannedParts(conn, json_aside)
-        roots = _scan_roots(composers, no_bubbles)
         scanned.read(roots.values(), scan_upto)
         out.records = scanned.records
         parts = scanned
     else:
-        parts, roots = _Blobs(conn), {}
+        parts = _Blobs(conn)
     work = _Pass(conn, out, previous, parts, roots)
     for cid in no_bubbles:
         work.conversation(cid, composers[cid])

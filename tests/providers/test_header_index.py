@@ -1,0 +1,105 @@
+"""A Cursor 3.x user whose history is still bubbles (issue 19): the ItemTable header key every
+Cursor since 3.0 writes must not make the full parse read the agent rows again, and the few
+roots such a database holds read the same by key as in the one pass over the blobs."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codeburn.providers.ide import reader as cursor_reader
+from codeburn.providers.ide.reader import CursorReader
+from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
+from codeburn.providers.samples.header_index import add_header_index
+from codeburn.providers.sqlite_ro import open_readonly
+
+T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
+DAYS = 20
+
+
+def _plain(tmp_path: Path) -> Path:
+    """A bubbles profile with agent-stream rows (every source), no Cursor 3.x index."""
+    spec = SampleSpec(seed=5, conversations=48, bubbles=(6, 12), days=DAYS, now_ms=T0)
+    return generate_sample_profile(tmp_path / "plain", spec).root
+
+
+def _with_index(tmp_path: Path, plain: Path, name: str, roots: int) -> Path:
+    root = tmp_path / name
+    shutil.copytree(plain, root)
+    info = add_header_index(root, seed=5, now_ms=T0, days=DAYS, roots=roots, turns=(3, 5))
+    assert info.listed == 48 + roots
+    # Stream-only requests are dated by the database's mtime: the copy keeps the original's.
+    for name in ("state.vscdb", "state.vscdb-wal"):
+        source, target = _db(plain).with_name(name), _db(root).with_name(name)
+        if source.exists() and target.exists():
+            stat = source.stat()
+            os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    return root
+
+
+def _db(root: Path) -> Path:
+    return root / "User" / "globalStorage" / "state.vscdb"
+
+
+def _summary(calls: list[Any]) -> list[tuple[Any, ...]]:
+    return sorted(
+        (c.key, c.timestamp_ms, c.input_tokens, c.output_tokens, c.model, c.project, c.tools)
+        for c in calls
+    )
+
+
+def _traced_read(db: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
+    """The calls of a full parse in this process, and every SQL statement it ran."""
+    statements: list[str] = []
+
+    @contextlib.contextmanager
+    def traced(path: Path) -> Iterator[sqlite3.Connection]:
+        with open_readonly(path) as conn:
+            conn.set_trace_callback(statements.append)
+            yield conn
+
+    monkeypatch.setattr(cursor_reader, "open_readonly", traced)
+    monkeypatch.setattr(cursor_reader, "can_fork", lambda: False)
+    result = CursorReader(db, floor_ms=0).read(now_ms=T0)
+    monkeypatch.undo()
+    return result.calls, statements
+
+
+def _agent_statements(statements: list[str]) -> list[str]:
+    return [s for s in statements if "agentKv" in s]
+
+
+def test_header_key_without_roots_reads_no_agent_row_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = _plain(tmp_path)
+    indexed = _with_index(tmp_path, plain, "indexed", roots=0)
+    plain_calls, plain_sql = _traced_read(_db(plain), monkeypatch)
+    indexed_calls, indexed_sql = _traced_read(_db(indexed), monkeypatch)
+    assert any(c.key.startswith("cursor:agentKv:") for c in plain_calls)  # the stream counts
+    assert _summary(indexed_calls) == _summary(plain_calls)
+    # The agent rows are paged as in a database without the index (which also probes for a
+    # root, the index's stand-in there): no statement more, so no blob pass.
+    extra = Counter(_agent_statements(indexed_sql)) - Counter(_agent_statements(plain_sql))
+    assert not extra
+    assert any("ORDER BY rowid LIMIT" in s for s in _agent_statements(indexed_sql))
+
+
+def test_few_roots_by_key_equal_the_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    indexed = _with_index(tmp_path, _plain(tmp_path), "roots", roots=3)
+    by_key, _ = _traced_read(_db(indexed), monkeypatch)
+    assert sum(c.key.startswith("cursor:root:") for c in by_key) >= 9  # 3 roots of 3–5 turns
+    monkeypatch.setattr(CursorReader, "_one_blob_pass", lambda self, conn: True)
+    one_pass, sql = _traced_read(_db(indexed), monkeypatch)
+    assert any("+key >= 'agentKv:blob:'" in s for s in sql)  # the one pass did run
+    assert _summary(one_pass) == _summary(by_key)
