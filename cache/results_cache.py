@@ -46,6 +46,7 @@ class CachedResults:
     calls: list[Call]
     warnings: list[str]
     unreadable: dict[str, int] = field(default_factory=dict)  # reason → conversations
+    paths: dict[str, str] = field(default_factory=dict)  # project slug → its folder
 
     def dump(self) -> dict[str, Any]:
         return {**self._head(), "calls": [c.to_row() for c in self.calls]}
@@ -62,6 +63,7 @@ class CachedResults:
             "floorMs": self.floor_ms,
             "warnings": self.warnings,
             "unreadable": self.unreadable,
+            "paths": self.paths,
         }
 
     @classmethod
@@ -76,6 +78,9 @@ class CachedResults:
                 calls=[Call.from_row(row) for row in raw["calls"]],
                 warnings=[str(w) for w in raw["warnings"]],
                 unreadable={str(k): int(v) for k, v in raw.get("unreadable", {}).items()},
+                # required: a file written before project paths were kept is a miss (read
+                # again once), not figures whose projects show as slugs until the next change
+                paths={str(k): str(v) for k, v in raw["paths"].items()},
             )
         except (AttributeError, KeyError, TypeError, ValueError):
             return None

@@ -5,6 +5,7 @@ from codeburn.providers.calls import (
     CURSOR_AGENT,
     GROKBOT,
     PROVIDER_NAMES,
+    UNMAPPED_PROJECT,
     USER_API_KEY,
     Call,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "NO_DATE",
     "PROVIDER_NAMES",
     "SNAPSHOT_PREFIX",
+    "UNMAPPED_PROJECT",
     "USER_API_KEY",
     "Call",
     "ChooseUserError",

@@ -24,6 +24,7 @@ from codeburn.providers.ide import (
     ReadResult,
     canonical,
     cursor_home,
+    named_paths,
     storage_fingerprint,
     workspace_storage_dir,
 )
@@ -54,6 +55,9 @@ class LocalRead:
     unreadable: dict[str, int] = field(default_factory=dict)
     busy: bool = False  # a locked CLI store: nothing may be cached or sealed
     no_data: str | None = None
+    # project slug → the folder it names, for the calls' slugs made from one (the slug alone
+    # cannot tell `/` from `-`); a slug not in it has no known folder
+    paths: dict[str, str] = field(default_factory=dict)
 
 
 def ide_side(result: ReadResult | None) -> IdeSide:
@@ -182,7 +186,8 @@ class LocalReader:
         if result is None:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
         calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
-        return LocalRead(calls, notes, combined.unreadable, busy=agent.busy)
+        paths = named_paths(c.project for c in calls)
+        return LocalRead(calls, notes, combined.unreadable, busy=agent.busy, paths=paths)
 
     def _save_first_seen(self, seen: dict[str, int]) -> None:
         # Unchanged since this reader saved it: the file holds these times or earlier ones.

@@ -93,7 +93,7 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
     out.print()
     out.print(_table("Model", report["models"], "name"))
     out.print()
-    out.print(_table("Project", report["projects"], "project"))
+    out.print(_table("Project", report["projects"], "name"))
     if report["unpricedModels"]:
         names = ", ".join(m["model"] for m in report["unpricedModels"])
         out.print(_text(f"No price known for: {names} (counted at $0)", "yellow"))

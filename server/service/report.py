@@ -21,6 +21,7 @@ from codeburn.server.names import REPORT_SCHEMA, STATUS_SCHEMA
 from codeburn.server.service.formatting import local_estimate_note
 from codeburn.server.service.json_out import finite
 from codeburn.server.service.periods import Period
+from codeburn.server.service.projects import ProjectNames
 
 ALL_PROVIDERS: Final = frozenset(PROVIDER_NAMES)
 WARNING_SHARE: Final = 0.8
@@ -98,8 +99,11 @@ def build_report(
     snapshot: ImportSnapshot | None,
     cursor_sync: dict[str, Any] | None,
     warnings: list[str],
+    paths: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """`paths`: project slug → its folder (`projects.ProjectNames`)."""
     providers = providers_for(provider)
+    names = ProjectNames(paths)
     merged, per_day = _period_slices(days, period, providers)
     models: dict[tuple[str, str], Totals] = {}
     projects: dict[str, Totals] = {}
@@ -134,7 +138,7 @@ def build_report(
             ),
             "name",
         ),
-        "projects": _rows((({"project": p}, t) for p, t in projects.items()), "project"),
+        "projects": _rows(((names.fields(p), t) for p, t in projects.items()), "project"),
         "days": [
             {"date": d.isoformat(), **_total(s).to_json()} for d, s in per_day if _total(s).calls
         ],

@@ -79,6 +79,7 @@ class LocalState:
     message: str | None = None
     warnings: list[str] = field(default_factory=list)
     unreadable: dict[str, int] = field(default_factory=dict)
+    paths: dict[str, str] = field(default_factory=dict)  # project slug → its folder
 
 
 @dataclass(slots=True)
@@ -86,6 +87,7 @@ class Collected:
     days: dict[date, DaySlices]
     local: LocalState
     snapshot: ImportSnapshot | None
+    paths: dict[str, str] = field(default_factory=dict)  # project slug → its folder
 
 
 class UsageService:
@@ -156,7 +158,7 @@ class UsageService:
         if read.no_data is not None:
             return [], self._no_data(read.no_data), True
         calls, notes = read.calls, read.notes
-        local = LocalState("ok", None, notes, read.unreadable)
+        local = LocalState("ok", None, notes, read.unreadable, read.paths)
         if read.busy:
             return calls, local, False  # a locked CLI store: nothing cached, nothing sealed
         keep_from = local_midnight_ms(today())
@@ -169,6 +171,7 @@ class UsageService:
                 calls=[c for c in calls if c.timestamp_ms >= keep_from],
                 warnings=notes,
                 unreadable=read.unreadable,
+                paths=read.paths,
             ),
         )
         sweep_old_versions(self.cache_dir)
@@ -177,7 +180,7 @@ class UsageService:
     @staticmethod
     def _from_cache(cached: CachedResults, floor_ms: int) -> tuple[list[Call], LocalState]:
         calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms]
-        return calls, LocalState("ok", None, cached.warnings, cached.unreadable)
+        return calls, LocalState("ok", None, cached.warnings, cached.unreadable, cached.paths)
 
     def _last_good(
         self, cached: CachedResults | None, floor_ms: int, exc: CursorDbError
@@ -190,7 +193,7 @@ class UsageService:
             state = LocalState("error", str(exc))
         log.warning("reading %s failed: %s", self.db_path, state.message)
         if cached is not None:
-            state.unreadable = cached.unreadable
+            state.unreadable, state.paths = cached.unreadable, cached.paths
             return self._from_cache(cached, floor_ms)[0], state, False
         return [], state, False
 
@@ -250,7 +253,7 @@ class UsageService:
             for day in needed:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
-                self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot)
+                self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths)
         elif not self.db_path.is_file() and not self._local.snapshot().idents:
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
@@ -261,7 +264,7 @@ class UsageService:
         if store_error is not None and local.state == "ok":
             local = LocalState("error", store_error, local.warnings)
         self.local = local
-        return Collected(days, local, snapshot)
+        return Collected(days, local, snapshot, {**daily.paths, **local.paths})
 
     def _hold_first_seen(
         self, daily: DailyCache, zone: str, floor_day: date
@@ -317,6 +320,7 @@ class UsageService:
         last: date,
         derived: dict[date, DaySlices],
         snapshot: ImportSnapshot | None,
+        paths: dict[str, str],
     ) -> None:
         before_ms = local_midnight_ms(last + ONE_DAY)
 
@@ -329,6 +333,7 @@ class UsageService:
             for namespace in (self.db_key, self._local.agent.first_seen_key):
                 seen = load_first_seen(self.cache_dir, namespace)
                 cache.remember_first_seen(namespace, seen, before_ms)
+            cache.remember_paths(paths)
 
         update_daily(self.cache_dir, timezone=zone, db_path=self.db_key, change=change)
 
@@ -360,6 +365,7 @@ class UsageService:
             snapshot=collected.snapshot,
             cursor_sync=self.cursor_sync_block(),
             warnings=notes,
+            paths=collected.paths,
         )
 
     def status(

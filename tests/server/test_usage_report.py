@@ -82,7 +82,7 @@ def test_report_shape_follows_the_spec(
     assert set(report["period"]) == {"label", "from", "to", "timezone"}
     assert all(set(p) == totals_keys | {"id", "name"} for p in report["providers"])
     assert all(set(m) == totals_keys | {"model", "name", "provider"} for m in report["models"])
-    assert all(set(p) == totals_keys | {"project"} for p in report["projects"])
+    assert all(set(p) == totals_keys | {"project", "name", "path"} for p in report["projects"])
     assert all(set(d) == totals_keys | {"date"} for d in report["days"])
     assert set(report["coverage"]) == {"ranges", "localEstimateCost"}
     assert report["userApiKey"] == {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
