@@ -104,7 +104,9 @@ test("one bar per day of the month, split exact/estimated", () => {
 test("tables by model and by project, notes, escaping", () => {
   const html = renderBreakdown(report(), { nonce: "abc123", notice: "Cursor database busy, retrying" });
   assert.match(html, /Sonnet 4\.5 \(Thinking\) <span class="dim">claude-4\.5-sonnet-thinking<\/span>/);
-  assert.match(html, /<td>-home-me-app<\/td>/);
+  assert.match(html, /<td><span title="\/home\/me\/web-app">web-app<\/span><\/td>/);
+  assert.match(html, /<td><span title="cursor">\(no project\)<\/span><\/td>/);
+  assert.doesNotMatch(html, />-home-me-web-app</);
   assert.ok(!html.includes("<script>alert(1)</script>"));
   assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
   assert.match(html, /Imported from a CSV export: 2026-10-31 to 2026-11-15/);

@@ -71,7 +71,8 @@ export interface ReportPayload {
   totals: Totals;
   providers: Array<Totals & { id: string; name: string }>;
   models: Array<Totals & { model: string; name: string; provider: string }>;
-  projects: Array<Totals & { project: string }>;
+  /** `project`: the stable id (a path slug); `name`: what a person reads; `path`: the folder, or null when unknown. */
+  projects: Array<Totals & { project: string; name: string; path: string | null }>;
   days: Array<Totals & { date: string }>;
   unpricedModels: Array<{ model: string; calls: number; tokens: number }>;
   coverage: {
