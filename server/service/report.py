@@ -184,6 +184,21 @@ def top_models(month: DaySlices, limit: int = 5) -> list[dict[str, Any]]:
     return rows[:limit]
 
 
+def top_project(month: DaySlices, names: ProjectNames) -> dict[str, Any] | None:
+    """This month's costliest project (`project`, `name`, `path`, `cost`), or None."""
+    costs: dict[str, list[float]] = {}
+    for part in month.values():
+        for project, totals in part.projects.items():
+            entry = costs.setdefault(project, [0.0, 0])
+            entry[0] += totals.cost
+            entry[1] += totals.calls
+    ranked = sorted((-c, p) for p, (c, k) in costs.items() if k)
+    if not ranked:
+        return None
+    cost, project = ranked[0]
+    return {**names.fields(project), "cost": -cost}
+
+
 def build_status(
     days: dict[date, DaySlices],
     *,
@@ -195,7 +210,9 @@ def build_status(
     cursor_sync: dict[str, Any] | None,
     warnings: list[str] | None = None,
     unreadable: dict[str, int] | None = None,
+    paths: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """`paths`: project slug → its folder (`projects.ProjectNames`)."""
     today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS)
     month_slices = merge_days(
         (
@@ -217,6 +234,7 @@ def build_status(
         "month": _summary(month_slices),
         "localEstimateNote": local_estimate_note(local_cost) if local_cost > 0 else None,
         "topModels": top_models(month_slices),
+        "topProject": top_project(month_slices, ProjectNames(paths)),
         "budget": budget_block(budget, today_total, month_total),
         "quota": quota,
         "cursorSync": cursor_sync,

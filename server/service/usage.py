@@ -398,6 +398,7 @@ class UsageService:
             cursor_sync=self.cursor_sync_block(),
             warnings=collected.local.warnings,
             unreadable=collected.local.unreadable,
+            paths=collected.paths,
         )
 
     # -- cursor.com -------------------------------------------------------------------------

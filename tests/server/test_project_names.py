@@ -158,3 +158,21 @@ def test_todays_figures_from_the_results_cache_keep_their_folders(
     assert main(args) == 0
     again = json.loads(capsys.readouterr().out)
     assert _rows(again) == _rows(first) == {"-srv-names-test-web-app": ("web-app", WEB_APP)}
+
+
+def test_status_names_this_months_top_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    _answer(tmp_path, "c-top", 0, model="claude-4.6-sonnet")
+    _answer(tmp_path, "c-other", 0)
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        p.workspace("w-top", folder=f"file://{WEB_APP}", composers=["c-top"])
+    assert main(["status", "--format", "json", "--cursor-db", str(p.db_path)]) == 0
+    top = json.loads(capsys.readouterr().out)["topProject"]
+    assert {k: top[k] for k in ("project", "name", "path")} == {
+        "project": "-srv-names-test-web-app",
+        "name": "web-app",
+        "path": WEB_APP,
+    }
+    assert top["cost"] > 0

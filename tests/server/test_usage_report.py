@@ -96,7 +96,7 @@ def test_status_shape_and_month_figures(
     status = run_json(capsys, "status", "--format", "json", "--cursor-db", str(db))
     assert set(status) == {
         "schema", "generatedAt", "state", "message", "today", "month", "localEstimateNote",
-        "topModels", "budget", "quota", "cursorSync", "warnings", "unreadable",
+        "topModels", "topProject", "budget", "quota", "cursorSync", "warnings", "unreadable",
     }  # fmt: skip
     assert status["unreadable"] == {"count": 0, "reasons": {}}
     assert status["warnings"] == []
@@ -114,6 +114,12 @@ def test_status_shape_and_month_figures(
         assert status["localEstimateNote"] == (
             "includes $0.031 of Cursor priced from local files, not Cursor's bill"
         )
+        assert status["topProject"] == {
+            "project": "cursor",  # B, with no workspace
+            "name": "(no project)",
+            "path": None,
+            "cost": pytest.approx(COST_B),
+        }
     elif d2[:7] == month:  # the 3rd: only B and C (d2)
         assert status["month"]["calls"] == 3
         assert status["month"]["cost"] == pytest.approx(COST_B)
@@ -121,6 +127,7 @@ def test_status_shape_and_month_figures(
     else:  # the 1st or 2nd: nothing yet this month
         assert status["month"] == {"cost": 0, "estimatedCost": 0, "calls": 0}
         assert status["topModels"] == [] and status["localEstimateNote"] is None
+        assert status["topProject"] is None
     assert status["budget"] == {"daily": None, "monthly": None, "level": "ok"}
 
 

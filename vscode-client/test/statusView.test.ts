@@ -201,3 +201,12 @@ test("unreadable conversations are said in the tooltip, in the warning colour", 
   assert.doesNotMatch(view({ state: { kind: "status", status: none } }).tooltip, /could not be read/);
   assert.doesNotMatch(view().tooltip, /could not be read/);
 });
+
+test("the tooltip names this month's top project by its name, never its slug", () => {
+  const top = { project: "-home-me-work-api", name: "work/api", path: "/home/me/work/api", cost: 42 };
+  const v = view({ state: { kind: "status", status: status({ topProject: top }) } });
+  assert.match(v.tooltip, /Top project this month: work\/api — \$42\.00/);
+  assert.doesNotMatch(v.tooltip, /-home-me-work-api/);
+  const none = view({ state: { kind: "status", status: status({ topProject: null }) } });
+  assert.doesNotMatch(none.tooltip, /Top project/);
+});

@@ -41,6 +41,8 @@ export interface StatusPayload {
   month: PeriodFigures;
   localEstimateNote: string | null;
   topModels: TopModel[];
+  /** This month's costliest project (`name` is what is shown); null without usage, absent from older servers. */
+  topProject?: { project: string; name: string; path: string | null; cost: number } | null;
   budget: { daily: number | null; monthly: number | null; level: BudgetLevel };
   /** §7 summary; its shape is read defensively (see quota.ts). */
   quota: unknown;
