@@ -31,13 +31,13 @@ def folder_names(paths: Iterable[str]) -> dict[str, str]:
     split = {p: _split(p) for p in set(paths)}
     names: dict[str, str] = {}
     for path, (host, parts) in split.items():
+        if not parts:
+            names[path] = path
+            continue
         others = [o for other, (h, o) in split.items() if h == host and other != path]
         n = 1
         while n < len(parts) and any(o[-n:] == parts[-n:] for o in others if len(o) >= n):
             n += 1
-        if not parts:
-            names[path] = path
-            continue
         name = "/".join(parts[-n:]) if n < len(parts) else ("" if host else "/") + "/".join(parts)
         names[path] = f"{name} ({host})" if host else name
     return names
