@@ -39,7 +39,10 @@ class DailyCache:
     gave way to an import's coverage, so `--remove` cleans them with the store unreadable (None:
     a file written before this was recorded). `first_seen`: per first-seen namespace, the
     first-seen times that date requests on sealed days, so a lost first-seen file never dates
-    them again.
+    them again. `paths`: project slug → the folder it names, for the projects of sealed days
+    (a report of sealed days only reads no source, and the slug cannot tell `/` from `-`); a
+    file written before it was kept has none (those projects show as their slug until sealed
+    again), which is why no version bump is needed.
     """
 
     timezone: str
@@ -49,6 +52,7 @@ class DailyCache:
     days: dict[date, DaySlices] = field(default_factory=dict)
     imports: dict[date, list[str]] | None = field(default_factory=dict)
     first_seen: dict[str, dict[str, int]] = field(default_factory=dict)
+    paths: dict[str, str] = field(default_factory=dict)
 
     def is_sealed(self, day: date) -> bool:
         return (
@@ -154,6 +158,13 @@ class DailyCache:
                 if old is None or ms < old:
                     held[key] = ms
 
+    def remember_paths(self, paths: dict[str, str]) -> None:
+        """Keep the folders of the projects the sealed days hold; the latest read's wins."""
+        held = {p for slices in self.days.values() for s in slices.values() for p in s.projects}
+        kept = {k: v for k, v in self.paths.items() if k in held}
+        kept.update((k, v) for k, v in paths.items() if k in held)
+        self.paths = dict(sorted(kept.items()))
+
     def dump(self) -> dict[str, Any]:
         return {
             "version": VERSION,
@@ -172,6 +183,7 @@ class DailyCache:
                 else {"imports": {d.isoformat(): m for d, m in sorted(self.imports.items())}}
             ),
             "firstSeen": self.first_seen,
+            "paths": self.paths,
         }
 
     def keep_before(self, floor: date) -> None:
@@ -209,6 +221,7 @@ class DailyCache:
                     str(ns): {str(k): int(v) for k, v in seen.items()}
                     for ns, seen in raw.get("firstSeen", {}).items()
                 },
+                paths={str(k): str(v) for k, v in raw.get("paths", {}).items()},
             )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None

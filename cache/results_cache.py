@@ -90,6 +90,7 @@ class CachedResults:
     unreadable: dict[str, int] = field(default_factory=dict)  # reason → conversations
     diagnostics: list[str] = field(default_factory=list)  # facts of the read, not warnings
     conversations: Mapping[str, LocalConversation] = field(default_factory=dict)
+    paths: dict[str, str] = field(default_factory=dict)  # project slug → its folder
 
     def dump(self) -> dict[str, Any]:
         return {**self._head(), "calls": [c.to_row() for c in self.calls]}
@@ -112,6 +113,7 @@ class CachedResults:
                 if isinstance(self.conversations, StoredConversations)
                 else [c.to_row() for c in self.conversations.values()]
             ),
+            "paths": self.paths,
         }
 
     @classmethod
@@ -128,6 +130,9 @@ class CachedResults:
                 unreadable={str(k): int(v) for k, v in raw.get("unreadable", {}).items()},
                 diagnostics=[str(d) for d in raw["diagnostics"]],
                 conversations=StoredConversations(raw["conversations"]),
+                # required: a file written before project paths were kept is a miss (read
+                # again once), not figures whose projects show as slugs until the next change
+                paths={str(k): str(v) for k, v in raw["paths"].items()},
             )
         except (AttributeError, KeyError, TypeError, ValueError):
             return None

@@ -26,6 +26,7 @@ from codeburn.providers.ide import (
     ReadResult,
     canonical,
     cursor_home,
+    named_paths,
     storage_fingerprint,
     workspace_storage_dir,
 )
@@ -59,6 +60,9 @@ class LocalRead:
     no_data: str | None = None
     # every local conversation by id: project, title, provider, models, recorded turns
     conversations: dict[str, LocalConversation] = field(default_factory=dict)
+    # project slug → the folder it names, for the calls' slugs made from one (the slug alone
+    # cannot tell `/` from `-`); a slug not in it has no known folder
+    paths: dict[str, str] = field(default_factory=dict)
 
 
 def ide_side(result: ReadResult | None) -> IdeSide:
@@ -212,6 +216,7 @@ class LocalReader:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
         calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
         conversations = conversations_of(combined.calls, result, agent)
+        paths = named_paths(c.project for c in calls)
         return LocalRead(
             calls,
             notes,
@@ -219,6 +224,7 @@ class LocalReader:
             diagnostics,
             busy=agent.busy,
             conversations=conversations,
+            paths=paths,
         )
 
     def _save_first_seen(self, seen: dict[str, int]) -> None:

@@ -16,7 +16,7 @@ from codeburn.providers.ide.paths import (
     workspace_storage_dir,
 )
 from codeburn.providers.ide.reader import CursorReader, ReadResult
-from codeburn.providers.ide.workspaces import project_name, storage_fingerprint
+from codeburn.providers.ide.workspaces import named_paths, project_name, storage_fingerprint
 
 __all__ = [
     "NO_DATE",
@@ -26,6 +26,7 @@ __all__ = [
     "canonical",
     "cursor_home",
     "load_token",
+    "named_paths",
     "path_project",
     "project_name",
     "read_access_token",

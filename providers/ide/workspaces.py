@@ -7,6 +7,7 @@ import json
 import re
 import sqlite3
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -18,13 +19,40 @@ _SLASHES = re.compile(r"/+")
 _COMPOSER_KEYS = ("composer.composerData", "composer.composerHeaders")
 
 
+# slug → the folder it was last made from, for every slug this process named (see `named_paths`).
+_NAMED: dict[str, str] = {}
+
+
+def project_path(folder_uri: str) -> str:
+    """The folder a person reads: `file:///home/me/my%20app` → `/home/me/my app`; other schemes
+    keep their URI (`vscode-remote://ssh-remote+box/srv/app`), percent-decoded."""
+    if folder_uri.startswith("file://"):
+        return unquote(folder_uri[len("file://") :])
+    return unquote(folder_uri)
+
+
 def project_name(folder_uri: str) -> str:
-    """`file:///home/me/app` → `-home-me-app`; other schemes keep their authority."""
+    """`file:///home/me/app` → `-home-me-app`; other schemes keep their authority.
+
+    The slug is the stable project id; it loses the difference between `/` and `-`, so the
+    folder each slug was made from is remembered here (`named_paths`)."""
     if folder_uri.startswith("file://"):
         path = folder_uri[len("file://") :]
     else:
         path = _SCHEME.sub("/", folder_uri, count=1).replace("+", "-")
-    return _SLASHES.sub("-", unquote(path))
+    slug = _SLASHES.sub("-", unquote(path))
+    _NAMED[slug] = project_path(folder_uri)
+    return slug
+
+
+def named_paths(slugs: Iterable[str]) -> dict[str, str]:
+    """slug → folder path of those of `slugs` this process made from a folder URI or path.
+
+    Every reader names projects through `project_name`, and every source that names a
+    project (workspace.json, composer headers, CLI stores) is read in full at each read, so
+    this knows the folder of every slug a read returns that came from one; a transcript
+    folder's own slug (no folder known) is not in it."""
+    return {slug: path for slug in sorted(set(slugs)) if (path := _NAMED.get(slug)) is not None}
 
 
 def _composer_ids(payload: Any) -> list[str]:

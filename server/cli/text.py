@@ -142,7 +142,7 @@ def print_report(
     several = len({m["provider"] for m in report["models"]}) > 1
     out.print(_table("Model", report["models"], "name", provider=several))
     out.print()
-    out.print(_table("Project", report["projects"], "project"))
+    out.print(_table("Project", report["projects"], "name"))
     if report["unpricedModels"]:
         names = ", ".join(m["model"] for m in report["unpricedModels"])
         out.print(_text(f"No price known for: {names} (counted at $0)", "yellow"))

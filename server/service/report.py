@@ -33,6 +33,7 @@ from codeburn.server.service.attribution import KINDS
 from codeburn.server.service.formatting import local_estimate_note
 from codeburn.server.service.json_out import finite
 from codeburn.server.service.periods import Period
+from codeburn.server.service.projects import ProjectNames
 
 ALL_PROVIDERS: Final = frozenset(PROVIDER_NAMES)
 WARNING_SHARE: Final = 0.8
@@ -145,20 +146,6 @@ def conversation_rows(merged: DaySlices, limit: int = TOP_CONVERSATIONS) -> list
     return rows[:limit]
 
 
-def top_project(month: DaySlices) -> dict[str, Any] | None:
-    """This month's costliest project of this machine (imported, other machines and
-    unmapped usage are no project), or None."""
-    costs: dict[str, float] = {}
-    for part in month.values():
-        for project, totals in part.projects.items():
-            if project not in NOT_A_PROJECT and totals.calls:
-                costs[project] = costs.get(project, 0.0) + totals.cost
-    if not costs:
-        return None
-    name = min(costs, key=lambda p: (-costs[p], p))
-    return {"name": name, "cost": costs[name]}
-
-
 def build_report(
     days: dict[date, DaySlices],
     period: Period,
@@ -169,8 +156,11 @@ def build_report(
     cursor_sync: dict[str, Any] | None,
     warnings: list[str],
     diagnostics: list[str] | None = None,
+    paths: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """`paths`: project slug → its folder (`projects.ProjectNames`)."""
     providers = providers_for(provider)
+    names = ProjectNames(paths)
     merged, per_day = _period_slices(days, period, providers)
     models: dict[tuple[str, str], Totals] = {}
     projects: dict[str, Totals] = {}
@@ -205,7 +195,7 @@ def build_report(
             ),
             "name",
         ),
-        "projects": _rows((({"project": p}, t) for p, t in projects.items()), "project"),
+        "projects": _rows(((names.fields(p), t) for p, t in projects.items()), "project"),
         "days": [
             {"date": d.isoformat(), **_total(s).to_json()} for d, s in per_day if _total(s).calls
         ],
@@ -263,6 +253,20 @@ def top_models(month: DaySlices, limit: int = 5) -> list[dict[str, Any]]:
     return rows[:limit]
 
 
+def top_project(month: DaySlices, names: ProjectNames) -> dict[str, Any] | None:
+    """This month's costliest project of this machine (`project`, `name`, `path`, `cost`), or
+    None: imported, other machines' and unmapped usage are no project of this machine."""
+    costs: dict[str, float] = {}
+    for part in month.values():
+        for project, totals in part.projects.items():
+            if project not in NOT_A_PROJECT and totals.calls:
+                costs[project] = costs.get(project, 0.0) + totals.cost
+    if not costs:
+        return None
+    project = min(costs, key=lambda p: (-costs[p], p))
+    return {**names.fields(project), "cost": costs[project]}
+
+
 def build_status(
     days: dict[date, DaySlices],
     *,
@@ -275,7 +279,9 @@ def build_status(
     warnings: list[str] | None = None,
     unreadable: dict[str, int] | None = None,
     diagnostics: list[str] | None = None,
+    paths: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """`paths`: project slug → its folder (`projects.ProjectNames`)."""
     today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS, conversations=False)
     month_slices = merge_days(
         (
@@ -298,7 +304,7 @@ def build_status(
         "month": _summary(month_slices),
         "localEstimateNote": local_estimate_note(local_cost) if local_cost > 0 else None,
         "topModels": top_models(month_slices),
-        "topProject": top_project(month_slices),
+        "topProject": top_project(month_slices, ProjectNames(paths)),
         "budget": budget_block(budget, today_total, month_total),
         "quota": quota,
         "cursorSync": cursor_sync,

@@ -83,6 +83,7 @@ class LocalState:
     diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (SPEC §11)
     # the local conversations exact events are attributed to; None: not known (not read)
     conversations: Mapping[str, LocalConversation] | None = None
+    paths: dict[str, str] = field(default_factory=dict)  # project slug → its folder
 
 
 @dataclass(slots=True)
@@ -91,6 +92,7 @@ class Collected:
     local: LocalState
     snapshot: ImportSnapshot | None
     diagnostics: list[str] = field(default_factory=list)
+    paths: dict[str, str] = field(default_factory=dict)  # project slug → its folder
 
 
 class UsageService:
@@ -163,7 +165,15 @@ class UsageService:
         if read.no_data is not None:
             return [], self._no_data(read.no_data), True
         calls, notes = read.calls, read.notes
-        local = LocalState("ok", None, notes, read.unreadable, read.diagnostics, read.conversations)
+        local = LocalState(
+            "ok",
+            None,
+            notes,
+            read.unreadable,
+            read.diagnostics,
+            read.conversations,
+            read.paths,
+        )
         if read.busy:
             return calls, local, False  # a locked CLI store: nothing cached, nothing sealed
         keep_from = local_midnight_ms(today())
@@ -181,6 +191,7 @@ class UsageService:
                 conversations={
                     cid: c.turns_since(keep_from - 60_000) for cid, c in read.conversations.items()
                 },
+                paths=read.paths,
             ),
         )
         sweep_old_versions(self.cache_dir)
@@ -190,7 +201,13 @@ class UsageService:
     def _from_cache(cached: CachedResults, floor_ms: int) -> tuple[list[Call], LocalState]:
         calls = [c for c in cached.calls if c.timestamp_ms >= floor_ms]
         state = LocalState(
-            "ok", None, cached.warnings, cached.unreadable, cached.diagnostics, cached.conversations
+            "ok",
+            None,
+            cached.warnings,
+            cached.unreadable,
+            cached.diagnostics,
+            cached.conversations,
+            cached.paths,
         )
         return calls, state
 
@@ -208,6 +225,7 @@ class UsageService:
             state.unreadable = cached.unreadable
             state.diagnostics = cached.diagnostics
             state.conversations = cached.conversations
+            state.paths = cached.paths
             return self._from_cache(cached, floor_ms)[0], state, False
         return [], state, False
 
@@ -270,7 +288,7 @@ class UsageService:
             for day in needed:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
-                self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot)
+                self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths)
         elif not self.db_path.is_file() and not self._local.snapshot().idents:
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
@@ -290,7 +308,7 @@ class UsageService:
                 "error", store_error, local.warnings, local.unreadable, local.diagnostics
             )
         self.local = local
-        return Collected(days, local, snapshot, diagnostics)
+        return Collected(days, local, snapshot, diagnostics, {**daily.paths, **local.paths})
 
     def _hold_first_seen(
         self, daily: DailyCache, zone: str, floor_day: date
@@ -346,6 +364,7 @@ class UsageService:
         last: date,
         derived: dict[date, DaySlices],
         snapshot: ImportSnapshot | None,
+        paths: dict[str, str],
     ) -> None:
         before_ms = local_midnight_ms(last + ONE_DAY)
 
@@ -358,6 +377,7 @@ class UsageService:
             for namespace in (self.db_key, self._local.agent.first_seen_key):
                 seen = load_first_seen(self.cache_dir, namespace)
                 cache.remember_first_seen(namespace, seen, before_ms)
+            cache.remember_paths(paths)
 
         update_daily(self.cache_dir, timezone=zone, db_path=self.db_key, change=change)
 
@@ -390,6 +410,7 @@ class UsageService:
             cursor_sync=self.cursor_sync_block(),
             warnings=notes,
             diagnostics=[*collected.local.diagnostics, *collected.diagnostics],
+            paths=collected.paths,
         )
 
     def status(
@@ -423,6 +444,7 @@ class UsageService:
             warnings=collected.local.warnings,
             unreadable=collected.local.unreadable,
             diagnostics=collected.local.diagnostics,
+            paths=collected.paths,
         )
 
     # -- cursor.com -------------------------------------------------------------------------

@@ -215,3 +215,31 @@ def test_a_file_without_import_marks_is_cleaned_from_the_floor_on(tmp_path: Path
     loaded = load_daily(tmp_path, timezone=ZONE, db_path=DB, floor=FLOOR)
     assert loaded.imports is None and loaded.first_seen == {}
     assert loaded.imported_span(FLOOR) == (FLOOR, date(2026, 11, 30))
+
+
+def test_sealed_days_keep_the_folders_of_their_projects_only(tmp_path: Path) -> None:
+    """`paths` holds the projects sealed days hold (the latest read's folder wins), survives a
+    write and a load, and a file without it loads with none."""
+    cache = tmp_path / "cache"
+    _write_v1(cache, sealed_from="2026-05-01", watermark="2026-05-02", days={"2026-05-01": 1.0})
+    update_daily(
+        cache,
+        timezone=ZONE,
+        db_path=DB,
+        floor=FLOOR,
+        change=lambda c: c.remember_paths({"alpha": "/srv/alpha", "beta": "/srv/beta"}),
+    )
+    assert load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR).paths == {
+        "alpha": "/srv/alpha"
+    }
+    update_daily(
+        cache,
+        timezone=ZONE,
+        db_path=DB,
+        change=lambda c: c.remember_paths({"alpha": "/srv/work/alpha"}),
+    )
+    raw = json.loads(daily_path(cache).read_text())
+    assert raw["paths"] == {"alpha": "/srv/work/alpha"}
+    del raw["paths"]
+    daily_path(cache).write_text(json.dumps(raw))
+    assert load_daily(cache, timezone=ZONE, db_path=DB, floor=FLOOR).paths == {}

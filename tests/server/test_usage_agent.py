@@ -106,6 +106,8 @@ def test_transcripts_and_cli_sessions_alone_are_data(
         ("-home-me-app", 2),
         ("-home-me-cli", 1),
     ]
+    cli = next(p for p in report["projects"] if p["project"] == "-home-me-cli")
+    assert (cli["name"], cli["path"]) == ("cli", "/home/me/cli")  # the CLI store's workspace
     assert [(d["date"], d["calls"]) for d in report["days"]] == [
         (machine.d1.isoformat(), 1),
         (machine.d2.isoformat(), 2),
@@ -249,6 +251,9 @@ def test_ide_3x_conversations_and_transcripts_count_each_id_once(
         ("-home-me-beta", 3),
         ("-home-me-app", 1),  # e1: no project in the IDE, so the transcript folder's
     }
+    named = {p["project"]: (p["name"], p["path"]) for p in report["projects"]}
+    assert named["-home-me-alpha"] == ("alpha", "/home/me/alpha")  # Cursor 3.x headers
+    assert named["-home-me-beta"] == ("beta", "/home/me/beta")
     assert UNREADABLE_ONE in report["warnings"]
 
 

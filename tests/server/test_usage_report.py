@@ -84,7 +84,7 @@ def test_report_shape_follows_the_spec(
     assert set(report["period"]) == {"label", "from", "to", "timezone"}
     assert all(set(p) == totals_keys | {"id", "name"} for p in report["providers"])
     assert all(set(m) == totals_keys | {"model", "name", "provider"} for m in report["models"])
-    assert all(set(p) == totals_keys | {"project"} for p in report["projects"])
+    assert all(set(p) == totals_keys | {"project", "name", "path"} for p in report["projects"])
     assert all(set(d) == totals_keys | {"date"} for d in report["days"])
     assert set(report["coverage"]) == {"ranges", "localEstimateCost"}
     assert report["userApiKey"] == {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
@@ -127,8 +127,10 @@ def test_status_shape_and_month_figures(
         assert status["localEstimateNote"] == (
             "includes $0.031 of Cursor priced from local files, not Cursor's bill"
         )
-        # B and C have no workspace: no project of this machine.
-        assert status["topProject"] == {"name": "-home-me-alpha", "cost": pytest.approx(COST_A)}
+        # B and C have no workspace: no project of this machine; A's folder names it.
+        top = status["topProject"]
+        assert top == {**top, "project": "-home-me-alpha", "cost": pytest.approx(COST_A)}
+        assert top["name"] == "alpha" and top["path"] == "/home/me/alpha"
     elif d2[:7] == month:  # the 3rd: only B and C (d2)
         assert status["topProject"] is None
         assert status["month"]["calls"] == 3

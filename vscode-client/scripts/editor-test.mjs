@@ -291,6 +291,13 @@ async function drive(page, run, fixture, modules) {
   }
   log(`last 30 days: ${thirty.first} to ${thirty.last}, ${thirty.drawn} days with spend, bars ${thirty.barWidths.join("/")} px wide`);
   await page.screenshot({ path: join(ARTIFACTS, "breakdown-30days.png") });
+  // The sample's local projects (before the import's days) show by folder name, not path slug.
+  const projectNames = await frame.locator("h2:has-text('By project') + table tbody tr td:first-child").allInnerTexts();
+  const local = projectNames.filter((name) => name !== "Cursor (imported)");
+  if (local.length === 0 || projectNames.some((name) => name.startsWith("-"))) {
+    throw new Error(`the project table shows ${JSON.stringify(projectNames)}: folder names expected, not path slugs`);
+  }
+  log(`projects by name: ${projectNames.join(", ")}`);
 
   // 5. Settings: find the sync switch, untick it, tick it again.
   await runPaletteCommand(page, "Preferences: Open Settings (UI)");

@@ -106,7 +106,9 @@ test("tables by model and by project, notes, escaping", () => {
   // The display name, as in every table; the id only as its hover title (and in the JSON).
   assert.match(html, /<span title="claude-4\.5-sonnet-thinking">Sonnet 4\.5 \(Thinking\)<\/span>/);
   assert.ok(!html.includes('class="dim">claude-4.5-sonnet-thinking'));
-  assert.match(html, /<td>-home-me-app<\/td>/);
+  assert.match(html, /<td><span title="\/home\/me\/web-app">web-app<\/span><\/td>/);
+  assert.match(html, /<td><span title="cursor">\(no project\)<\/span><\/td>/);
+  assert.doesNotMatch(html, />-home-me-web-app</);
   assert.ok(!html.includes("<script>alert(1)</script>"));
   assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
   assert.match(html, /Imported from a CSV export: 2026-10-31 to 2026-11-15/);

@@ -47,8 +47,9 @@ export function report(): ReportPayload {
       { model: "gpt-5", name: "GPT-5", provider: "cursor", ...totals(3, 0, 10) },
     ],
     projects: [
-      { project: "-home-me-app", ...totals(8, 2, 25) },
-      { project: "<script>alert(1)</script>", ...totals(2, 2, 5) },
+      { project: "-home-me-web-app", name: "web-app", path: "/home/me/web-app", ...totals(6, 2, 20) },
+      { project: "<script>alert(1)</script>", name: "<script>alert(1)</script>", path: null, ...totals(2, 2, 5) },
+      { project: "cursor", name: "(no project)", path: null, ...totals(2, 0, 5) },
     ],
     days: [
       { date: "2026-11-03", ...totals(6, 1, 10) },

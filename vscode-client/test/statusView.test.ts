@@ -225,3 +225,12 @@ test("the tooltip splits today and the month into parts that add up, and says al
   assert.match(md, /- GPT\\-5 — ~\$2\.00 · 3 calls/);
   assert.match(md, /Budget: ~\$0\.418 of \$10\.00 today/);
 });
+
+test("the tooltip names this month's top project by its name, never its slug", () => {
+  const top = { project: "-home-me-work-api", name: "work/api", path: "/home/me/work/api", cost: 42 };
+  const v = view({ state: { kind: "status", status: status({ topProject: top }) } });
+  assert.match(v.tooltip, /Top project this month: work\/api — \$42\.00/);
+  assert.doesNotMatch(v.tooltip, /-home-me-work-api/);
+  const none = view({ state: { kind: "status", status: status({ topProject: null }) } });
+  assert.doesNotMatch(none.tooltip, /Top project/);
+});

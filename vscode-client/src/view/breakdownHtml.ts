@@ -207,9 +207,14 @@ function modelsTable(report: ReportPayload): string {
   );
 }
 
+/** The project's name; its folder (or, when unknown, its id) as the hover text. */
+function projectCell(p: ReportPayload["projects"][number]): string {
+  return `<span title="${h(p.path ?? p.project)}">${h(p.name)}</span>`;
+}
+
 function projectsTable(report: ReportPayload): string {
   const rows = report.projects.map((p) => [
-    h(p.project),
+    projectCell(p),
     formatCount(p.calls),
     formatCount(p.sessions),
     formatTokens(p.inputTokens + p.outputTokens + p.cacheReadTokens + p.cacheWriteTokens),

@@ -214,6 +214,9 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
     }
     lines.push("");
   }
+  if (status.topProject) {
+    lines.push(`Top project this month: ${escapeMarkdown(status.topProject.name)} — ${formatMoney(status.topProject.cost)}`, "");
+  }
   const extra = [
     unreadableLine(status),
     syncLine(status.cursorSync, input.now),

@@ -46,6 +46,8 @@ export interface StatusPayload {
   month: PeriodFigures;
   localEstimateNote: string | null;
   topModels: TopModel[];
+  /** This month's costliest project (`name` is what is shown); null without usage, absent from older servers. */
+  topProject?: { project: string; name: string; path: string | null; cost: number } | null;
   budget: { daily: number | null; monthly: number | null; level: BudgetLevel };
   /** §7 summary; its shape is read defensively (see quota.ts). */
   quota: unknown;
@@ -80,7 +82,8 @@ export interface ReportPayload {
   totals: Totals;
   providers: Array<Totals & { id: string; name: string }>;
   models: Array<Totals & { model: string; name: string; provider: string }>;
-  projects: Array<Totals & { project: string }>;
+  /** `project`: the stable id (a path slug); `name`: what a person reads; `path`: the folder, or null when unknown. */
+  projects: Array<Totals & { project: string; name: string; path: string | null }>;
   days: Array<Totals & { date: string }>;
   unpricedModels: Array<{ model: string; calls: number; tokens: number }>;
   coverage: {
