@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -318,22 +318,28 @@ EXPORT_MODELS: Final = (
 )
 
 
-def write_sample_export(path: Path, first_ms: int, last_ms: int, *, seed: int = 3) -> int:
-    """A Cursor usage export (CSV) with realistic rows between two times; returns the row count."""
+def write_sample_export(
+    path: Path,
+    first_ms: int,
+    last_ms: int,
+    *,
+    seed: int = 3,
+    turns: Sequence[tuple[int, int, str]] = (),
+) -> int:
+    """A Cursor usage export (CSV) with realistic rows between two times; returns the row count.
+
+    With `turns` (start, end, model of local turns), each row is stamped at a point inside one
+    of them with its model, as Cursor bills a request of that turn; else rows come every few
+    minutes with models of their own."""
     rng = random.Random(seed)
     lines = [EXPORT_HEADER]
-    ts = first_ms
     rows = 0
-    while True:
-        ts += rng.randint(4 * 60_000, 50 * 60_000)
-        if ts > last_ms:
-            break
-        model = rng.choice(EXPORT_MODELS)
+    for ts, model in _export_moments(rng, first_ms, last_ms, turns):
         write = rng.randint(0, 4000)
         fresh = rng.randint(200, 9000)
         cached = rng.randint(5_000, 120_000)
         out = rng.randint(50, 3000)
-        billed = model == "claude-opus-5-thinking-high"
+        billed = model == "claude-opus-5-thinking-high" or (bool(turns) and rng.random() < 0.3)
         cost = f"${rng.uniform(0.2, 1.5):.2f}" if billed else "Included"
         kind = "On-Demand" if billed else "Included in Pro"
         total = write + fresh + cached + out
@@ -343,3 +349,20 @@ def write_sample_export(path: Path, first_ms: int, last_ms: int, *, seed: int = 
         rows += 1
     path.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
     return rows
+
+
+def _export_moments(
+    rng: random.Random, first_ms: int, last_ms: int, turns: Sequence[tuple[int, int, str]]
+) -> Iterator[tuple[int, str]]:
+    """(epoch ms, model) of each export row, in time order."""
+    if turns:
+        inside = sorted(t for t in turns if first_ms <= t[0] and t[1] <= last_ms)
+        for start, end, model in inside:
+            yield rng.randint(start, max(start, end)), model
+        return
+    ts = first_ms
+    while True:
+        ts += rng.randint(4 * 60_000, 50 * 60_000)
+        if ts > last_ms:
+            return
+        yield ts, rng.choice(EXPORT_MODELS)

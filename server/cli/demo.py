@@ -118,9 +118,17 @@ def _bubbles_sample(folder: Path) -> None:
     info = generate_sample_profile(folder / "Cursor", SampleSpec(now_ms=now))
     first, last = (local_day(now) - timedelta(days=n) for n in EXPORT_DAYS_AGO)
     export = folder / "usage-events.csv"
-    rows = write_sample_export(export, local_midnight_ms(first), day_end_ms(last))
-    os.utime(export, ns=(now * 1_000_000, now * 1_000_000))  # written "now" by the demo's clock
     service = UsageService(info.db_path)
+    # Cursor bills the requests of the conversations on this machine: the export's rows are
+    # stamped inside their turns, so the exact figures land on the conversations' projects.
+    service.collect(first, last)
+    turns = [
+        (start, end, model or (conv.models[0] if conv.models else "auto"))
+        for conv in (service.local.conversations or {}).values()
+        for start, end, model in conv.turns
+    ]
+    rows = write_sample_export(export, local_midnight_ms(first), day_end_ms(last), turns=turns)
+    os.utime(export, ns=(now * 1_000_000, now * 1_000_000))  # written "now" by the demo's clock
     service.import_csv(export, start=first.isoformat(), end=last.isoformat())
     _heading("Sample 1 of 2 — Cursor ≤ 2.x layout: conversations stored as bubbles")
     print(

@@ -105,8 +105,17 @@ def test_a_first_demo_shows_the_whole_sample_on_any_day(
     assert "(imported)" not in out[second:]  # sample 1's export stays in sample 1
     bubbles = out[:second]
     assert "150 conversations" in bubbles
-    assert re.search(rf"a usage export of \d+ events for {export[0]} – {export[1]}", bubbles)
+    events = re.search(rf"a usage export of (\d+) events for {export[0]} – {export[1]}", bubbles)
+    assert events is not None
     thirty_days = bubbles[bubbles.index("CodeBurn — last 30 days") : bubbles.index("This month (")]
+    # The export's rows are stamped inside local turns: nearly all land on this machine's
+    # projects (by time), and only what two turns could both claim stays "Cursor (imported)".
+    imported = re.search(
+        r"^Cursor \(imported\)\s+│\s+~?\$[\d,.]+\s+│\s+([\d,]+) ", thirty_days, re.M
+    )
+    left = int(imported.group(1).replace(",", "")) if imported else 0
+    assert 0 <= left < int(events.group(1)) // 4
+    assert "web-app" in thirty_days and "-home-dev-web-app" not in thirty_days  # folder names
     # the export's days are inside: its exact figures and the local estimates are both there
     assert_total_adds_up(thirty_days)
     assert_total_adds_up(out[second:], single="all estimated")  # sample 2: estimates only
