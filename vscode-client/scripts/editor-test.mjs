@@ -8,7 +8,8 @@
 //      range prompt prefilled with the export's days) reports the import, and the status bar
 //      changes to the figures `codeburn status` reports after the same import;
 //   4. clicking the item opens the breakdown webview (tables by model and by project); its period
-//      picker shows the last 30 days: 31 day slots, bars of the same sane size;
+//      picker shows the last 30 days: 31 day slots, bars of the same sane size, projects by folder
+//      name, and a Top conversations table with the report's conversations (ten at most);
 //   5. the Settings UI finds codeburn.cursorSync.enabled; unticking it writes false into the user
 //      settings.json and cursorSync: false into config.json through the server, and ticking it
 //      again says CODEBURN_CURSOR_SYNC=0 keeps sync off.
@@ -298,6 +299,20 @@ async function drive(page, run, fixture, modules) {
     throw new Error(`the project table shows ${JSON.stringify(projectNames)}: folder names expected, not path slugs`);
   }
   log(`projects by name: ${projectNames.join(", ")}`);
+  // The Top conversations table: the report's conversations, ten at most, each with a title.
+  const conversationRows = frame.locator("h2:has-text('Top conversations') + table tbody tr");
+  const wantedRows = Math.min(10, fixture.conversations30);
+  if (wantedRows > 0) {
+    await conversationRows.first().waitFor({ timeout: STEP_TIMEOUT });
+  }
+  const shownRows = await conversationRows.count();
+  const titles = await conversationRows.locator("td:first-child").allInnerTexts();
+  if (fixture.conversations30 < 1 || shownRows !== wantedRows || titles.some((t) => t.trim() === "")) {
+    throw new Error(`Top conversations shows ${shownRows} row(s) ${JSON.stringify(titles)}; the report has ${fixture.conversations30}`);
+  }
+  log(`top conversations: ${shownRows} of ${fixture.conversations30}: ${titles.join(", ")}`);
+  await frame.locator("h2", { hasText: "Top conversations" }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(ARTIFACTS, "breakdown-conversations.png") });
 
   // 5. Settings: find the sync switch, untick it, tick it again.
   await runPaletteCommand(page, "Preferences: Open Settings (UI)");

@@ -4,10 +4,12 @@
     python3 scripts/make_fixture.py OUT_DIR   (after `npm run package`, which fills bundled/libs)
 
 Writes OUT_DIR/fixture.json = {"db", "oneDayDb", "csv", "before": <status>, "after": <status>,
-"oneDay": <status>} ("oneDayDb": a second profile with usage on today only, for the breakdown's
-one-day chart, and "oneDay" its status). The profile
-comes from the project's sample generator; the figures from the project's CLI, each run with a
-private cache and config folder and sync off, so nothing outside OUT_DIR is read or written.
+"oneDay": <status>, "conversations30": <n>} ("oneDayDb": a second profile with usage on today
+only, for the breakdown's one-day chart, and "oneDay" its status; "conversations30": how many
+conversations the last 30 days' report lists after the import, for the breakdown's Top
+conversations table). The profile comes from the project's sample generator; the figures from the
+project's CLI, each run with a private cache and config folder and sync off, so nothing outside
+OUT_DIR is read or written.
 """
 
 from __future__ import annotations
@@ -63,6 +65,12 @@ def status(db: Path, scratch: Path) -> dict[str, Any]:
     return result
 
 
+def report_30days(db: Path, scratch: Path) -> dict[str, Any]:
+    args = ["report", "--period", "30days", "--format", "json", "--cursor-db", str(db), "--no-sync"]
+    result: dict[str, Any] = json.loads(cli(args, scratch))
+    return result
+
+
 def one_day_profile(root: Path, now_ms: int) -> Path:
     """A profile whose only usage is today (the breakdown's one-day case on any date)."""
     floor = local_midnight_ms(today()) + 1000
@@ -106,6 +114,7 @@ def main() -> None:
         sys.exit(f"make_fixture: unexpected states {before['state']} / {after['state']}")
     if (before["today"], before["month"]) == (after["today"], after["month"]):
         sys.exit("make_fixture: importing the export did not change the figures")
+    conversations30 = len(report_30days(info.db_path, scratch)["conversations"])
     one_day = one_day_profile(out / "one-day" / "Cursor", now_ms)
     one_day_status = status(one_day, out / "expected-one-day")
     if one_day_status["state"] != "ok" or one_day_status["today"]["calls"] == 0:
@@ -118,9 +127,10 @@ def main() -> None:
         "rows": rows,
         "before": before,
         "after": after,
+        "conversations30": conversations30,
     }
     (out / "fixture.json").write_text(json.dumps(fixture, indent=2))
-    print(json.dumps({k: fixture[k] for k in ("db", "csv", "rows")}))
+    print(json.dumps({k: fixture[k] for k in ("db", "csv", "rows", "conversations30")}))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ import { test } from "node:test";
 
 import { chartDays, costCards, daysBetween, monthEnd, renderBreakdown, renderBreakdownError } from "../src/view/breakdownHtml";
 import type { ReportPayload } from "../src/view/types";
-import { report, totals } from "./fixtures";
+import { conversation, report, totals } from "./fixtures";
 
 /** A report of `label` from `from` to `to` with spend on `days`. */
 function reportOf(label: string, from: string, to: string, days: string[]): ReportPayload {
@@ -131,6 +131,65 @@ test("strict CSP: nothing remote, only nonce-tagged style and script", () => {
     }
   }
   assert.match(renderBreakdownError("x <b>", "n"), /x &lt;b&gt;/);
+});
+
+/** The cells of the Top conversations table, row by row, as HTML. */
+function conversationRows(html: string): string[][] {
+  const table = /<h2>Top conversations<\/h2>\n<table><thead><tr>(.*?)<\/tr><\/thead><tbody>\n(.*?)\n<\/tbody><\/table>/s.exec(html);
+  assert.ok(table, "a Top conversations table");
+  assert.equal(table[1], "<th>Title</th><th>Project</th><th>Cost</th><th>Calls</th>");
+  return table[2].split("\n").map((row) => [...row.matchAll(/<td(?: class="num")?>(.*?)<\/td>/g)].map((m) => m[1]));
+}
+
+test("top conversations after the projects: title or the id's start, the project's name, cost with ~, calls", () => {
+  const html = renderBreakdown(report(), { nonce: "n" });
+  assert.ok(html.indexOf("<h2>By project</h2>") < html.indexOf("<h2>Top conversations</h2>"));
+  assert.ok(html.indexOf("<h2>Top conversations</h2>") < html.indexOf('<ul class="notes">'));
+  assert.deepEqual(conversationRows(html), [
+    [
+      '<span title="c0ffee00-1111-2222-3333-444455556666">Fix the login form</span>',
+      '<span title="/home/me/web-app">web-app</span>',
+      "~$5.00",
+      "12",
+    ],
+    [
+      '<span title="&lt;b&gt;4a1b2c3d-5555">&lt;script&gt;alert(1)&lt;/script&gt;</span>',
+      '<span title="&lt;script&gt;alert(1)&lt;/script&gt;">&lt;script&gt;alert(1)&lt;/script&gt;</span>',
+      "$2.00",
+      "5",
+    ],
+    // Untitled: the id's first 8 characters, the whole id on hover; "cursor" is "(no project)".
+    ['<span title="9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff">9f8e7d6c</span>', '<span title="cursor">(no project)</span>', "$1.50", "4"],
+  ]);
+  // Figures right-aligned, the title and project as text.
+  assert.match(html, /<tr><td><span title="c0ffee00[^"]*">Fix the login form<\/span><\/td><td><span[^>]*>web-app<\/span><\/td><td class="num">~\$5\.00<\/td>/);
+});
+
+test("top conversations: ten at most, in the report's order; a project without a row shows its key", () => {
+  const many = Array.from({ length: 12 }, (_, i) =>
+    conversation(`conv-${String(i).padStart(2, "0")}-0000`, `Task ${i}`, i === 0 ? "-home-me-gone" : "-home-me-web-app", totals(20 - i, 0, 1)),
+  );
+  const rows = conversationRows(renderBreakdown({ ...report(), conversations: many }, { nonce: "n" }));
+  assert.equal(rows.length, 10);
+  assert.deepEqual(
+    rows.map((r) => /">([^<]*)<\/span>$/.exec(r[0])?.[1]),
+    Array.from({ length: 10 }, (_, i) => `Task ${i}`),
+  );
+  assert.equal(rows[0][1], '<span title="-home-me-gone">-home-me-gone</span>');
+  assert.equal(rows[0][2], "$20.00");
+  assert.equal(rows[9][2], "$11.00");
+  // A blank title counts as none.
+  const blank = conversationRows(renderBreakdown({ ...report(), conversations: [conversation("abcdef0123456789", "  ", "cursor", totals(1))] }, { nonce: "n" }));
+  assert.equal(blank[0][0], '<span title="abcdef0123456789">abcdef01</span>');
+});
+
+test("no Top conversations table when the list is empty or missing (older servers)", () => {
+  const { conversations: _omitted, ...older } = report();
+  for (const r of [{ ...report(), conversations: [] }, older]) {
+    const html = renderBreakdown(r, { nonce: "n" });
+    assert.ok(!html.includes("Top conversations"));
+    assert.match(html, /<h2>By project<\/h2>/);
+  }
 });
 
 /** The money figures of the cost cards: the total and its three parts, as shown. */

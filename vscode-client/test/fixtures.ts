@@ -1,6 +1,6 @@
 /** Status and report objects shaped like the server's (SPEC §8), for the unit tests. */
 
-import type { ReportPayload, StatusPayload, Totals } from "../src/view/types";
+import type { ConversationRow, ReportPayload, StatusPayload, Totals } from "../src/view/types";
 
 export function status(overrides: Partial<StatusPayload> = {}): StatusPayload {
   return {
@@ -36,6 +36,20 @@ export function totals(cost: number, estimatedCost = 0, calls = 1): Totals {
   };
 }
 
+/** A conversation row of the report (SPEC §8 `conversations`). */
+export function conversation(id: string, title: string | null, project: string, t: Totals): ConversationRow {
+  return {
+    id,
+    title,
+    project,
+    provider: "cursor",
+    models: ["gpt-5"],
+    first: "2026-11-03T09:00:00.000Z",
+    last: "2026-11-03T10:00:00.000Z",
+    ...t,
+  };
+}
+
 export function report(): ReportPayload {
   return {
     schema: "codeburn.report/1",
@@ -50,6 +64,11 @@ export function report(): ReportPayload {
       { project: "-home-me-web-app", name: "web-app", path: "/home/me/web-app", ...totals(6, 2, 20) },
       { project: "<script>alert(1)</script>", name: "<script>alert(1)</script>", path: null, ...totals(2, 2, 5) },
       { project: "cursor", name: "(no project)", path: null, ...totals(2, 0, 5) },
+    ],
+    conversations: [
+      conversation("c0ffee00-1111-2222-3333-444455556666", "Fix the login form", "-home-me-web-app", totals(5, 2, 12)),
+      conversation("<b>4a1b2c3d-5555", "<script>alert(1)</script>", "<script>alert(1)</script>", totals(2, 0, 5)),
+      conversation("9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff", null, "cursor", { ...totals(1.5, 0, 4), billedCost: 1.5 }),
     ],
     days: [
       { date: "2026-11-03", ...totals(6, 1, 10) },

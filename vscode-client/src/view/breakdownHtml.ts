@@ -1,7 +1,8 @@
 /**
  * The "Show Spend Breakdown" page: daily bars split exact/estimated over the period picked (this
- * month, last month, last 30 days), and tables by model and by project, from the server's report. Pure (HTML text); no remote resources, and a
- * Content-Security-Policy that allows only the page's own nonce-tagged style and script.
+ * month, last month, last 30 days), tables by model, by project and of the top conversations, from
+ * the server's report. Pure (HTML text); no remote resources, and a Content-Security-Policy that
+ * allows only the page's own nonce-tagged style and script.
  */
 
 import {
@@ -16,7 +17,7 @@ import {
   splitMoney,
   splitText,
 } from "./format";
-import type { ReportPayload, Totals } from "./types";
+import type { ConversationRow, ReportPayload, Totals } from "./types";
 
 /** The periods the page offers (server period names, SPEC §8 plus `lastmonth`). */
 export const BREAKDOWN_PERIODS = [
@@ -176,13 +177,14 @@ export function costCards(t: Totals): string {
   return [`<div class="cost">Cost<b>${h(money(t))}</b>${note}</div>`, ...cards].join("\n");
 }
 
-function table(headers: string[], rows: string[][], empty: string): string {
+/** `textColumns`: how many leading columns are text (the rest are right-aligned figures). */
+function table(headers: string[], rows: string[][], empty: string, textColumns = 1): string {
   if (rows.length === 0) {
     return `<p class="empty">${h(empty)}</p>`;
   }
   const head = headers.map((x) => `<th>${h(x)}</th>`).join("");
   const body = rows
-    .map((r) => `<tr>${r.map((cell, i) => `<td${i > 0 ? ' class="num"' : ""}>${cell}</td>`).join("")}</tr>`)
+    .map((r) => `<tr>${r.map((cell, i) => `<td${i >= textColumns ? ' class="num"' : ""}>${cell}</td>`).join("")}</tr>`)
     .join("\n");
   return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
@@ -226,6 +228,31 @@ function projectsTable(report: ReportPayload): string {
     rows,
     "No project usage in this period.",
   );
+}
+
+/** How many conversations the page lists (the report carries up to 50). */
+export const TOP_CONVERSATIONS = 10;
+
+/** The conversation's title (else the start of its id); the whole id as the hover text. */
+function conversationCell(c: ConversationRow): string {
+  const title = c.title?.trim() ? c.title : c.id.slice(0, 8);
+  return `<span title="${h(c.id)}">${h(title)}</span>`;
+}
+
+/** The top conversations by cost; nothing at all when the report has none (or is from an older server). */
+function conversationsTable(report: ReportPayload): string {
+  const conversations = report.conversations ?? [];
+  if (conversations.length === 0) {
+    return "";
+  }
+  const projects = new Map(report.projects.map((p) => [p.project, p]));
+  const rows = conversations.slice(0, TOP_CONVERSATIONS).map((c) => {
+    const project = projects.get(c.project);
+    // The project's row names it; a key without a row (not expected) is shown as it is.
+    const where = project ? projectCell(project) : `<span title="${h(c.project)}">${h(c.project)}</span>`;
+    return [conversationCell(c), where, money(c), formatCount(c.calls)];
+  });
+  return `<h2>Top conversations</h2>\n${table(["Title", "Project", "Cost", "Calls"], rows, "", 2)}`;
 }
 
 function notes(report: ReportPayload): string {
@@ -323,6 +350,7 @@ ${chart(report)}
 ${modelsTable(report)}
 <h2>By project</h2>
 ${projectsTable(report)}
+${conversationsTable(report)}
 ${notes(report)}
 <script nonce="${nonce}">${SCRIPT}</script>
 </body>

@@ -76,6 +76,17 @@ export interface Totals {
   cacheWriteTokens: number;
 }
 
+export interface ConversationRow extends Totals {
+  id: string;
+  title: string | null;
+  project: string;
+  provider: string;
+  models: string[];
+  /** ISO times of its first and last call in the period. */
+  first: string;
+  last: string;
+}
+
 export interface ReportPayload {
   schema: typeof PROTOCOL.reportSchema;
   period: { label: string; from: string; to: string; timezone: string };
@@ -85,6 +96,11 @@ export interface ReportPayload {
   /** `project`: the stable id (a path slug); `name`: what a person reads; `path`: the folder, or null when unknown. */
   projects: Array<Totals & { project: string; name: string; path: string | null }>;
   days: Array<Totals & { date: string }>;
+  /**
+   * The period's conversations, top 50 by cost (`project`: the key of a `projects` row; `title`
+   * null when the conversation has no name); absent from older servers.
+   */
+  conversations?: ConversationRow[];
   unpricedModels: Array<{ model: string; calls: number; tokens: number }>;
   coverage: {
     ranges: Array<{ start: string; end: string; source: "import" | "sync" }>;
