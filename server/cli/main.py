@@ -180,12 +180,25 @@ def build_parser() -> argparse.ArgumentParser:
         (
             "report",
             "spend for a period (default: this month)",
-            ("report --period 30days", "report --from 2026-11-01 --to 2026-11-15 --format json"),
+            (
+                "report --period 30days",
+                "report --from 2026-11-01 --to 2026-11-15 --format json",
+                "report --by conversation --period week",
+            ),
         ),
         ("today", "spend today", ("today", "today --provider cursor --verbose")),
         ("month", "spend this month", ("month", "month --format json --no-sync")),
     ):
-        _common(_add(sub, name, text, examples), period=True)
+        command = _add(sub, name, text, examples)
+        _common(command, period=True)
+        if name == "report":
+            command.add_argument(
+                "--by",
+                choices=("conversation",),
+                default=None,
+                help="one row per conversation (the top 50 by cost) instead of the usual "
+                "tables, e.g. --by conversation",
+            )
     status = _add(
         sub,
         "status",
@@ -308,7 +321,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             period, provider=args.provider, sync=not args.no_sync
         )
     if args.format == "json":
-        _print_json(report)
+        _print_json(report)  # the same JSON: its `conversations` are what --by lists
+    elif getattr(args, "by", None) == "conversation":
+        from codeburn.server.cli.text import print_conversations  # noqa: PLC0415
+
+        print_conversations(report, verbose=args.verbose)
     else:
         from codeburn.server.cli.text import print_report  # noqa: PLC0415
 

@@ -13,7 +13,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from codeburn.providers import NO_DATE, PROVIDER_NAMES, now_ms, parse_iso_ms
+from codeburn.providers import (
+    NO_DATE,
+    PROVIDER_NAMES,
+    display_name,
+    local_day,
+    now_ms,
+    parse_iso_ms,
+)
 from codeburn.server.service import (
     format_money,
     format_tokens,
@@ -24,6 +31,7 @@ from codeburn.server.service import (
 from codeburn.server.service import plain as inert
 
 UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
+TOP_CONVERSATIONS = 5  # in the default text report; `--by conversation` lists the report's all
 
 
 def money(row: dict[str, Any]) -> str:
@@ -73,6 +81,11 @@ def _text(value: Any, style: str = "") -> Text:
     return Text(plain(value), style=style)
 
 
+def _cut(value: Any) -> Text:
+    """A name that a narrow column cuts short with `…` instead of wrapping."""
+    return Text(plain(value), no_wrap=True, overflow="ellipsis")
+
+
 def make_console() -> Console:
     """Wide enough for the tables even when stdout is a pipe; no markup, emoji or highlighting."""
     options: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
@@ -113,6 +126,45 @@ def _table(
     return table
 
 
+def _local_date(iso: Any) -> str:
+    ms = parse_iso_ms(iso) if isinstance(iso, str) else None
+    return "?" if ms is None else local_day(ms).isoformat()
+
+
+def _conversation_table(
+    report: dict[str, Any], limit: int | None = None, title: str | None = None
+) -> Table:
+    """The report's conversations in its order: names as the project and model tables show
+    them (the report's `name` fields), the id's start for an untitled one."""
+    projects = {p["project"]: p["name"] for p in report["projects"]}
+    models = {m["model"]: m["name"] for m in report["models"]}
+    rows = report["conversations"]
+    shown = rows if limit is None else rows[:limit]
+    table = Table(show_edge=False, pad_edge=False, title=title, title_justify="left")
+    # Names give way to a narrow console (cut with `…`, never wrapped); figures never do.
+    for head, width in (("Title", 34), ("Project", 24), ("Model(s)", 28)):
+        table.add_column(head, max_width=width)
+        if head == "Project":
+            table.add_column("Provider", no_wrap=True)
+    for head in ("Cost", "Calls", "Last"):
+        table.add_column(head, justify="right", no_wrap=True)
+    for row in shown:
+        project = row.get("name") or projects.get(row["project"], row["project"])
+        names = [models.get(m) or display_name(m) for m in row.get("models") or []]
+        table.add_row(
+            _cut(row.get("title") or row["id"][:8]),
+            _cut(project),
+            _text(PROVIDER_NAMES.get(row["provider"], row["provider"])),
+            _cut(", ".join(names) or "?"),
+            money(row),
+            f"{row['calls']:,}",
+            _local_date(row.get("last")),
+        )
+    if len(rows) > len(shown):
+        table.add_row(_cut(f"… {len(rows) - len(shown)} more"), *[""] * 6)
+    return table
+
+
 def _notices(out: Console, obj: dict[str, Any], verbose: bool) -> None:
     """Warnings always; diagnostics (facts of the local read, not problems) with `--verbose`."""
     for warning in obj.get("warnings") or []:
@@ -122,16 +174,34 @@ def _notices(out: Console, obj: dict[str, Any], verbose: bool) -> None:
             out.print(_text(f"· {note}", "dim"))
 
 
-def print_report(
-    report: dict[str, Any], console: Console | None = None, *, verbose: bool = False
-) -> None:
-    out = console or make_console()
+def _head(out: Console, report: dict[str, Any], verbose: bool) -> None:
     period = report["period"]
-    totals = report["totals"]
     title = period_title(period["label"])
     head = f" — {title} ({period['from']} – {period['to']}, {period['timezone']})"
     out.print(Text.assemble(("CodeBurn", "bold"), plain(head)))
     _notices(out, report, verbose)
+
+
+def print_conversations(
+    report: dict[str, Any], console: Console | None = None, *, verbose: bool = False
+) -> None:
+    """`report --by conversation`: the report's conversations (top 50 by cost), one a row."""
+    out = console or make_console()
+    _head(out, report, verbose)
+    if not report["conversations"]:
+        out.print("No conversations in this period.")
+    else:
+        out.print()
+        out.print(_conversation_table(report))
+    _print_sync(out, report.get("cursorSync"))
+
+
+def print_report(
+    report: dict[str, Any], console: Console | None = None, *, verbose: bool = False
+) -> None:
+    out = console or make_console()
+    totals = report["totals"]
+    _head(out, report, verbose)
     if totals["calls"] == 0:
         out.print("No usage in this period.")
         _print_sync(out, report.get("cursorSync"))
@@ -143,6 +213,9 @@ def print_report(
     out.print(_table("Model", report["models"], "name", provider=several))
     out.print()
     out.print(_table("Project", report["projects"], "name"))
+    if report.get("conversations"):
+        out.print()
+        out.print(_conversation_table(report, TOP_CONVERSATIONS, "Top conversations"))
     if report["unpricedModels"]:
         names = ", ".join(m["model"] for m in report["unpricedModels"])
         out.print(_text(f"No price known for: {names} (counted at $0)", "yellow"))
