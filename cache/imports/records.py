@@ -119,14 +119,7 @@ class StoredEvent:
             "account": self.account,
             "exportedAt": _iso(self.exported_at_ms),
             "cells": self.cells,
-            "usageEvent": None
-            if d is None
-            else {
-                "kind": d.kind,
-                "conversationId": d.conversation_id,
-                "chargedCents": d.charged_cents,
-                "cursorTokenFee": d.cursor_fee_cents,
-            },
+            "usageEvent": _usage_event_json(d),
         }
 
 
@@ -366,14 +359,7 @@ class PackedEvents(Sequence[StoredEvent]):
             "account": account,
             "exportedAt": None if exported < 0 else iso(exported),
             "cells": cells,
-            "usageEvent": None
-            if d is None
-            else {
-                "kind": d.kind,
-                "conversationId": d.conversation_id,
-                "chargedCents": d.charged_cents,
-                "cursorTokenFee": d.cursor_fee_cents,
-            },
+            "usageEvent": _usage_event_json(d),
         }
 
     def _event(self, n: int) -> StoredEvent:
@@ -833,6 +819,18 @@ def days_of(times: Iterable[int | None]) -> tuple[date | None, date | None]:
     if not known:
         return None, None
     return local_day(min(known)), local_day(max(known))
+
+
+def _usage_event_json(d: EventDetail | None) -> dict[str, Any] | None:
+    """What a JSON usage event adds to a stored event, as the store writes it."""
+    if d is None:
+        return None
+    return {
+        "kind": d.kind,
+        "conversationId": d.conversation_id,
+        "chargedCents": d.charged_cents,
+        "cursorTokenFee": d.cursor_fee_cents,
+    }
 
 
 def _iso(ms: int | None) -> str | None:
