@@ -14,6 +14,7 @@ import contextlib
 import gc
 import os
 import pickle
+import queue
 import signal
 import struct
 import sys
@@ -120,28 +121,32 @@ _HEADER: Final = struct.Struct("<Q")  # the length of the pickled part that foll
 
 
 def _run_in_child(work: Callable[[Callable[[object], None]], object], write_fd: int) -> NoReturn:
-    writer: threading.Thread | None = None
-
-    def write(frame: bytes) -> None:
-        nonlocal writer
-        if writer is not None:
-            writer.join()
-        writer = threading.Thread(target=_write_all, args=(write_fd, frame))
-        writer.start()
-
+    # One writer thread writes the frames in order: the work never waits for the caller to
+    # read a part, however many it sends before the caller gets to them.
+    frames: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    writer = threading.Thread(target=_write_frames, args=(write_fd, frames))
+    writer.start()
     try:
         try:
-            work(lambda value: write(_frame((None, value))))
+            work(lambda value: frames.put(_frame((None, value))))
         except BaseException as exc:  # handed to the caller, which raises it
             try:
-                write(_frame((exc, None)))
+                frames.put(_frame((exc, None)))
             except Exception:
-                write(_frame((RuntimeError(repr(exc)), None)))
-        if writer is not None:
-            writer.join()
+                frames.put(_frame((RuntimeError(repr(exc)), None)))
+        frames.put(None)
+        writer.join()
         os.close(write_fd)
     finally:
         os._exit(0)  # no atexit handlers, no flushing of the caller's buffers
+
+
+def _write_frames(fd: int, frames: queue.SimpleQueue[bytes | None]) -> None:
+    while (frame := frames.get()) is not None:
+        try:
+            _write_all(fd, frame)
+        except OSError:  # the caller stopped reading (it cancels the child): drop the rest
+            return
 
 
 def _frame(payload: tuple[BaseException | None, object]) -> bytes:

@@ -16,8 +16,9 @@ import os
 import sqlite3
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final, cast
@@ -47,6 +48,14 @@ from codeburn.providers.ide.layout3 import (
     layout3_present,
     read_layout3,
     roots_present,
+)
+from codeburn.providers.ide.older import (
+    SHARE_ALONE,
+    SHARE_WITH_WALK,
+    SPLIT_ROWS,
+    OlderRows,
+    older_work,
+    split_rowid,
 )
 from codeburn.providers.ide.paths import workspace_storage_dir
 from codeburn.providers.ide.rows import (
@@ -292,19 +301,25 @@ class CursorReader:
         finally:
             if cold is not None:
                 cold.cancel()
-        aside = None
-        if records is None and many:
-            aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS, skip)
+        walk_aside = records is None and many
+        older = self._older_aside(skip if walk_aside else None) if acc is None else None
+        aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS, skip) if (
+            walk_aside and older is None
+        ) else None  # fmt: skip
         try:
             if acc is None:
-                acc = self._scan_bubbles(conn, progress)
-            if aside is not None:
+                acc = self._scan_bubbles(conn, progress, older)
+            if older is not None and walk_aside:
+                self._walker = older.walker()
+            elif aside is not None:
                 self._walker, aside = aside.result(), None
             elif records is None:
                 walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS, skip)
         finally:
             if aside is not None:
                 aside.cancel()
+            if older is not None:
+                older.close()
         self._walker.touched.clear()
         self._install_scan(conn, acc)
         self._ready = True
@@ -320,7 +335,7 @@ class CursorReader:
         user whose history is still bubbles) pays nothing for the index beyond the composer
         rows; with a few roots they are looked up by key while the stream is walked aside, as
         in a database of older builds (the one pass cost such a profile ~35 %: issue 19)."""
-        sparse = self._bubble_count * SPARSE_BUBBLES < self._total_count
+        sparse = self._sparse()
         return sparse and layout3_present(conn) and roots_present(conn)
 
     def _count_rows(self, conn: sqlite3.Connection) -> None:
@@ -370,6 +385,25 @@ class CursorReader:
             self._l3.unreadable[NO_DATE] = self._l3.unreadable.get(NO_DATE, 0) + 1
             self._l3.unreadable_ids[composer] = NO_DATE
 
+    def _older_aside(self, walk_skip: frozenset[int] | None) -> OlderRows | None:
+        """A child for the older bubbles (and the agent stream first, given `walk_skip`),
+        when the database has enough bubbles and this process may fork (`older`)."""
+        if self._bubble_count < SPLIT_ROWS or not can_fork():
+            return None
+        share = SHARE_WITH_WALK if walk_skip is not None else SHARE_ALONE
+        split = split_rowid(self._last_rowid, self._bubble_count, self.budget, share)
+        reach = min(self._bubble_count, self.budget)
+        limit = int(reach * (1 - share) * 1.1) + PAGE_ROWS
+        work = partial(
+            older_work, self.db_path, upto=self._last_rowid, split=split, limit=limit,
+            floor_iso=self.floor_iso, sparse=self._sparse(), walk_skip=walk_skip,
+        )  # fmt: skip
+        parts = AsideParts(lambda send: work(send=send))
+        return OlderRows(parts, split, walk=walk_skip is not None)
+
+    def _sparse(self) -> bool:
+        return self._bubble_count * SPARSE_BUBBLES < self._total_count
+
     def _cold_side_work(self, send: Callable[[object], None]) -> None:
         """What `_ColdSide` does in its process (on its own connections): sends the JSON rows,
         then the bubble scan with the reader state it set."""
@@ -381,43 +415,31 @@ class CursorReader:
         )  # fmt: skip
         send(state)
 
-    def _scan_bubbles(self, conn: sqlite3.Connection, progress: Progress | None) -> BubbleScan:
+    def _scan_bubbles(
+        self, conn: sqlite3.Connection, progress: Progress | None, older: OlderRows | None = None
+    ) -> BubbleScan:
         """Newest-first pages until the floor or the budget; remembers where it stopped.
 
         Rows are taken in small batches as SQLite yields them (each row's text is still in the
-        CPU cache when it is counted). A value that is not JSON, or text that is not UTF-8,
-        makes the page fail: the scan goes on from the last row taken, guarded or decoding
-        with replacement from then on.
+        CPU cache when it is counted); below `older.split`, from the child that read them
+        (`older`). A value that is not JSON, or text that is not UTF-8, makes a read fail: it
+        goes on from the last row taken, guarded or decoding with replacement from then on
+        (`sql.bubble_rows`).
         """
         acc = BubbleScan(self.floor_iso, None, self.budget)
         total, done, below, page_rows = self._bubble_count, 0, self._last_rowid + 1, PAGE_ROWS
-        guard = replace = False
-        rowids = None
-        if total * SPARSE_BUBBLES < self._total_count:
-            rowids = scan.bubble_rowids(conn, self._last_rowid)
+        mode = scan.ScanMode()
+        rowids = scan.bubble_rowids(conn, self._last_rowid) if self._sparse() else None
         previous_factory = conn.text_factory
         try:
             while True:
                 taken = kept = before = 0
-                try:
-                    batches = scan.bubble_batches(
-                        conn, below, page_rows, guard=guard, rowids=rowids
-                    )
-                    for batch in batches:
-                        batch_kept, batch_before = acc.add(batch)
-                        kept += batch_kept
-                        before += batch_before
-                        taken += len(batch)
-                        below = batch[-1][0]
-                except sqlite3.OperationalError as exc:
-                    if not guard and scan.is_malformed_json(exc):
-                        guard = True
-                    elif not replace and scan.is_decode_error(exc):
-                        replace = True
-                        conn.text_factory = scan.decode_replace
-                    else:
-                        raise
-                    continue
+                for batch in self._page(conn, below, page_rows, mode, rowids, older):
+                    batch_kept, batch_before = acc.add(batch)
+                    kept += batch_kept
+                    before += batch_before
+                    taken += len(batch)
+                    below = batch[-1][0]
                 done += taken
                 if progress is not None and taken:
                     progress(min(done, total), total)
@@ -433,6 +455,25 @@ class CursorReader:
         if acc.budget_hit:
             self._cutoff = min(b[0] for group in acc.bubbles.values() for b in group)
         return acc
+
+    @staticmethod
+    def _page(
+        conn: sqlite3.Connection,
+        below: int,
+        want: int,
+        mode: scan.ScanMode,
+        rowids: list[int] | None,
+        older: OlderRows | None,
+    ) -> Iterator[list[scan.BubbleRow]]:
+        """One page of bubble rows below `below`: the child's where it read them, else SQL."""
+        if older is not None and below <= older.split:
+            rows = older.take(below, want)
+            if rows:
+                yield rows
+                below, want = rows[-1][0], want - len(rows)
+            if not want or older.complete:
+                return
+        yield from scan.bubble_rows(conn, below, want, mode, rowids)
 
     def _load_projects(self) -> bool:
         """Refresh the workspace mapping, with Cursor 3.x projects over it; True on a change."""

@@ -12,6 +12,7 @@ import bisect
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 BUBBLE_LO: Final = "bubbleId:"
@@ -138,6 +139,50 @@ def bubble_batches(
         )
     while rows := cursor.fetchmany(batch):
         yield rows
+
+
+@dataclass(slots=True)
+class ScanMode:
+    """How the bubble pages of one scan are read: `guard` after a value that is not JSON,
+    `replace` (text decoded with replacement) after text that is not UTF-8; once set, for
+    the rest of the scan."""
+
+    guard: bool = False
+    replace: bool = False
+
+
+def bubble_rows(
+    conn: sqlite3.Connection,
+    below: int,
+    limit: int,
+    mode: ScanMode,
+    rowids: Sequence[int] | None = None,
+) -> Iterator[list[BubbleRow]]:
+    """Up to `limit` bubble rows with ROWID < below, newest first, in batches (`bubble_batches`).
+
+    A read that fails on a value that is not JSON, or on text that is not UTF-8, goes on from
+    the last row taken, guarded or decoding with replacement (`mode`, which the caller keeps
+    for its next pages and whose text factory it restores): the rows given are the same
+    whatever failed on the way, and so are the pages a caller cuts them into.
+    """
+    taken = 0
+    while taken < limit:
+        try:
+            for batch in bubble_batches(
+                conn, below, limit - taken, guard=mode.guard, rowids=rowids
+            ):
+                taken += len(batch)
+                below = batch[-1][0]
+                yield batch
+            return
+        except sqlite3.OperationalError as exc:
+            if not mode.guard and is_malformed_json(exc):
+                mode.guard = True
+            elif not mode.replace and is_decode_error(exc):
+                mode.replace = True
+                conn.text_factory = decode_replace
+            else:
+                raise
 
 
 def bubble_rowids(conn: sqlite3.Connection, max_rowid: int) -> list[int]:

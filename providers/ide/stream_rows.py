@@ -40,10 +40,13 @@ class WalkAside(Aside[StreamWalker]):
     def __init__(
         self, db_path: Path, upto: int, page_rows: int, skip: frozenset[int] = frozenset()
     ) -> None:
-        super().__init__(lambda: _walk(db_path, upto, page_rows, skip))
+        super().__init__(lambda: walk_all(db_path, upto, skip, page_rows))
 
 
-def _walk(db_path: Path, upto: int, page_rows: int, skip: frozenset[int]) -> StreamWalker:
+def walk_all(
+    db_path: Path, upto: int, skip: frozenset[int] = frozenset(), page_rows: int = 2_000
+) -> StreamWalker:
+    """The agent stream up to ROWID `upto`, walked on a connection of its own."""
     walker = StreamWalker()
     with open_readonly(db_path) as conn:
         walk_pages(conn, walker, 0, upto, page_rows, skip)

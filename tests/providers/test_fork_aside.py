@@ -117,3 +117,25 @@ def test_a_part_cut_short_is_an_error_not_garbage() -> None:
     parts._pipe = io.BufferedReader(io.BytesIO(struct.pack("<Q", 100) + b"x" * 10))
     with pytest.raises(RuntimeError, match="stopped before it finished"):
         parts.next()
+
+
+def test_a_child_sends_all_its_parts_before_the_caller_takes_any() -> None:
+    """Many parts, each more than the pipe holds: the child must not wait for the caller to
+    take one before it goes on (a split scan sends its older bubbles page by page long
+    before the caller's own scan reaches them)."""
+    signal_read, signal_write = os.pipe()
+
+    def work(send: Callable[[object], None]) -> None:
+        for i in range(8):
+            send((i, BIG))
+        os.write(signal_write, b"!")  # reached only if no send waited for the caller
+
+    parts = AsideParts(work)
+    os.close(signal_write)
+    try:
+        ready, _, _ = select.select([signal_read], [], [], STUCK_S)
+        assert ready, "the child waited for the caller to take its parts"
+        assert [parts.next() for _ in range(8)] == [(i, BIG) for i in range(8)]
+        parts.done()
+    finally:
+        parts.cancel()

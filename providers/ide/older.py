@@ -1,0 +1,144 @@
+"""A full parse's older bubbles, read in a forked child while the caller reads the newer ones.
+
+A cold scan of a large database is one SQLite pass over every bubble plus Python per row, all
+in one process, while the second core is idle once the agent stream is walked. So the child
+(CLI only: `runtime.can_fork`) first walks the agent stream, when that is its job, and then
+reads the bubbles below a split ROWID, newest first, each text already counted
+(`rows.counted_rows`), and sends them page by page; the caller reads the bubbles above the
+split, then takes the child's pages as its scan reaches them. The caller keeps every rule of
+the scan (floor, budget, pages): it is given exactly the rows its own SQL would have given.
+The child stops at the bottom of the table, after the rows the caller can need (the scan
+budget), or at a page wholly before the floor; if the caller's scan goes on past where the
+child stopped, it reads the rest itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final, cast
+
+from codeburn.providers.agent import StreamWalker
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.ide.rows import counted_rows
+from codeburn.providers.ide.stream_rows import walk_all
+from codeburn.providers.runtime import AsideParts
+from codeburn.providers.sqlite_ro import open_readonly
+
+# Bubbles worth a second process for their older part (forking and the pipe cost ~50 ms).
+SPLIT_ROWS: Final = 20_000
+# The caller's share of the rows a scan reads: measured on 2 cores (bench/README.md); the
+# child walks the agent stream first when there is one to walk.
+SHARE_WITH_WALK: Final = 0.7
+SHARE_ALONE: Final = 0.5
+PAGE: Final = 2_000  # rows a part sent by the child
+
+Send = Callable[[object], None]
+
+
+def split_rowid(last_rowid: int, bubbles: int, budget: int, share: float) -> int:
+    """The ROWID under which the child reads: the caller gets about `share` of the bubbles
+    a scan reads (at most the budget), taking bubbles as spread evenly over the ROWIDs."""
+    if bubbles <= 0:
+        return 0
+    wanted = share * min(bubbles, budget)
+    return max(1, last_rowid - int(last_rowid * wanted / bubbles))
+
+
+def older_work(
+    db_path: Path,
+    *,
+    upto: int,
+    split: int,
+    limit: int,
+    floor_iso: str,
+    sparse: bool,
+    walk_skip: frozenset[int] | None,
+    send: Send,
+) -> None:
+    """The child: the finished stream walker (when `walk_skip` is given), then pages of the
+    bubbles below `split` (lists of counted rows), then True if those reached the bottom."""
+    if walk_skip is not None:
+        send(walk_all(db_path, upto, walk_skip))
+    with open_readonly(db_path) as conn:
+        rowids = scan.bubble_rowids(conn, split - 1) if sparse else None
+        mode = scan.ScanMode()
+        below, sent = split, 0
+        while sent < limit:
+            want = min(PAGE, limit - sent)
+            page: list[scan.BubbleRow] = []
+            for batch in scan.bubble_rows(conn, below, want, mode, rowids):
+                page += counted_rows(batch)
+            if page:
+                send(page)
+                sent += len(page)
+                below = page[-1][0]
+            if len(page) < want:
+                send(True)
+                return
+            if _before_floor(page, floor_iso):
+                break
+    send(False)
+
+
+def _before_floor(page: list[scan.BubbleRow], floor_iso: str) -> bool:
+    """Every dated row of the page is before the floor, and one is: the scan stops here."""
+    before = False
+    for row in page:
+        created = row[3]
+        if type(created) is str:
+            if created >= floor_iso:
+                return False
+            before = True
+    return before
+
+
+class OlderRows:
+    """The caller's side: the child's walker, then its rows, taken as the scan reaches them."""
+
+    def __init__(self, parts: AsideParts, split: int, *, walk: bool) -> None:
+        self.split = split
+        self._parts = parts
+        self._walk = walk
+        self._walker: StreamWalker | None = None
+        self._page: list[scan.BubbleRow] = []
+        self._at = 0
+        self._end: bool | None = None  # True: the child's rows reached the bottom
+
+    @property
+    def complete(self) -> bool:
+        """No bubble is below the child's last row (so none below what `take` gave)."""
+        return self._end is True
+
+    def walker(self) -> StreamWalker:
+        if self._walker is None:
+            self._walker = cast(StreamWalker, self._parts.next())
+        return self._walker
+
+    def take(self, below: int, want: int) -> list[scan.BubbleRow]:
+        """Up to `want` of the child's rows with ROWID < below, newest first; fewer when its
+        rows ran out (`complete` tells whether the table did too)."""
+        if self._walk:
+            self.walker()
+        rows: list[scan.BubbleRow] = []
+        while len(rows) < want:
+            if self._at >= len(self._page):
+                if self._end is not None:
+                    break
+                part = self._parts.next()
+                if isinstance(part, bool):
+                    self._end = part
+                    break
+                self._page, self._at = cast(list[scan.BubbleRow], part), 0
+                continue
+            if self._page[self._at][0] >= below:
+                self._at += 1
+                continue
+            end = min(len(self._page), self._at + want - len(rows))
+            rows += self._page[self._at : end]
+            self._at = end
+        return rows
+
+    def close(self) -> None:
+        """Stop the child: its rows are not needed any more (its walker was taken)."""
+        self._parts.cancel()

@@ -1,0 +1,173 @@
+"""The older bubbles read in a forked child give exactly the read of one process (issue 19)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codeburn.providers.ide import older
+from codeburn.providers.ide import reader as cursor_reader
+from codeburn.providers.ide.reader import CursorReader, ReadResult
+from codeburn.providers.localtime import local_midnight_ms, six_month_floor
+from codeburn.providers.runtime import AsideParts
+from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.providers.sqlite_ro import DatabaseMissingError
+from tests.cursor_fixtures import NOW_MS
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+
+
+def _generate(tmp_path: Path, *, filler: int = 0) -> Path:
+    """A sample database with a value that is not JSON and text that is not UTF-8 among the
+    oldest bubbles (the child's part), and `filler` unrelated rows after every bubble."""
+    spec = SampleSpec(seed=11, conversations=40, bubbles=(4, 12), days=20, now_ms=NOW_MS)
+    db = generate_sample_profile(tmp_path / "Cursor", spec).db_path
+    conn = sqlite3.connect(db)
+    keys = [k for (k,) in conn.execute(
+        "SELECT key FROM cursorDiskKV WHERE key >= 'bubbleId:' AND key < 'bubbleId;'"
+        " ORDER BY rowid LIMIT 12"
+    )]  # fmt: skip
+    conn.execute("UPDATE cursorDiskKV SET value = ? WHERE key = ?", (b"\xff{ not json", keys[3]))
+    raw = json.dumps(
+        ProfileWriter.bubble_value(role="assistant", text="y" * 9, created_at=None, model="MM")
+    ).encode()
+    conn.execute(
+        "UPDATE cursorDiskKV SET value = CAST(? AS TEXT) WHERE key = ?",
+        (raw.replace(b"MM", b"g\xffpt"), keys[7]),
+    )
+    for i in range(filler):
+        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (f"zzFiller:{i}", "{}"))
+    conn.commit()
+    conn.close()
+    return db
+
+
+def _read(db: Path, *, budget: int | None = None, floor_ms: int | None = None) -> ReadResult:
+    floor = floor_ms if floor_ms is not None else local_midnight_ms(six_month_floor())
+    return CursorReader(db, floor_ms=floor, budget=budget).read()
+
+
+def _summary(result: ReadResult) -> tuple[Any, ...]:
+    calls = sorted(
+        (c.key, c.model, c.timestamp_ms, c.input_tokens, c.output_tokens, c.cost, c.tools)
+        for c in result.calls
+    )
+    return (calls, result.skipped_subcomposer, result.skipped_undated, result.budget_hit,
+            result.inferred_dates, sorted(result.warnings))  # fmt: skip
+
+
+@pytest.fixture
+def split(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[older.OlderRows]]:
+    """Reads split from the first bubble on, with small pages; returns the children made."""
+    made: list[older.OlderRows] = []
+    original = CursorReader._older_aside
+
+    def recording(self: CursorReader, walk_skip: frozenset[int] | None) -> Any:
+        found = original(self, walk_skip)
+        if found is not None:
+            made.append(found)
+        return found
+
+    monkeypatch.setattr(cursor_reader, "PAGE_ROWS", 7)
+    monkeypatch.setattr(older, "PAGE", 5)
+    monkeypatch.setattr(CursorReader, "_older_aside", recording)
+
+    def enable() -> list[older.OlderRows]:
+        monkeypatch.setattr(cursor_reader, "SPLIT_ROWS", 1)
+        monkeypatch.setattr(cursor_reader, "can_fork", lambda: True)
+        return made
+
+    return enable
+
+
+@pytest.mark.parametrize("filler", [0, 2_000], ids=["dense", "sparse"])
+def test_a_split_read_equals_the_read_in_one_process(
+    tmp_path: Path, split: Callable[[], list[older.OlderRows]], filler: int
+) -> None:
+    db = _generate(tmp_path, filler=filler)
+    alone = _read(db)
+    made = split()
+    together = _read(db)
+    assert len(made) == 1
+    # The filler follows every bubble, so the split (bubbles taken as spread over the ROWIDs)
+    # leaves them all to the child, which stops at its share: the caller reads the rest.
+    assert made[0].complete is (filler == 0)
+    assert _summary(together) == _summary(alone)
+    assert any(c.model == "g\ufffdpt" for c in together.calls)  # decoded with replacement
+
+
+def test_a_budget_reached_among_the_older_rows_cuts_where_one_process_cuts(
+    tmp_path: Path, split: Callable[[], list[older.OlderRows]]
+) -> None:
+    db = _generate(tmp_path)
+    total = len(_read(db).calls)
+    budget = total * 3 // 4  # the newest three quarters: the cut falls in the child's half
+    alone = _read(db, budget=budget)
+    split()
+    together = _read(db, budget=budget)
+    assert alone.budget_hit and _summary(together) == _summary(alone)
+
+
+def test_a_floor_among_the_older_rows_stops_both_reads_at_the_same_row(
+    tmp_path: Path, split: Callable[[], list[older.OlderRows]]
+) -> None:
+    db = _generate(tmp_path)
+    floor = NOW_MS - 12 * 86_400_000  # 12 of the 20 days
+    alone, everything = _read(db, floor_ms=floor), _read(db)
+    made = split()
+    together = _read(db, floor_ms=floor)
+    assert 0 < len(alone.calls) < len(everything.calls)
+    assert _summary(together) == _summary(alone)
+    assert len(made) == 1 and not made[0].complete  # the child stopped at the floor
+
+
+def test_rows_past_where_the_child_stopped_are_read_by_the_caller(
+    tmp_path: Path, split: Callable[[], list[older.OlderRows]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _generate(tmp_path)
+    alone = _read(db)
+    made = split()
+    monkeypatch.setattr(
+        cursor_reader, "older_work", lambda *a, **k: older.older_work(*a, **{**k, "limit": 6})
+    )
+    together = _read(db)
+    assert len(made) == 1 and not made[0].complete
+    assert _summary(together) == _summary(alone)
+
+
+def test_the_child_walks_the_agent_stream_first_when_it_is_its_job(
+    tmp_path: Path, split: Callable[[], list[older.OlderRows]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _generate(tmp_path)
+    alone = _read(db)
+    assert any(c.key.startswith("cursor:agentKv:") for c in alone.calls)
+    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
+    made = split()
+    together = _read(db)
+    assert len(made) == 1 and made[0]._walker is not None  # the walker came from the child
+    assert _summary(together) == _summary(alone)
+
+
+def test_a_failing_child_raises_in_the_caller(tmp_path: Path) -> None:
+    work = partial(
+        older.older_work, tmp_path / "missing.vscdb", upto=10, split=5, limit=10,
+        floor_iso="2000", sparse=False, walk_skip=None,
+    )  # fmt: skip
+    rows = older.OlderRows(AsideParts(lambda send: work(send=send)), 5, walk=False)
+    with pytest.raises(DatabaseMissingError):
+        rows.take(5, 3)
+    rows.close()
+
+
+def test_split_rowid_gives_the_caller_its_share_of_what_a_scan_reads() -> None:
+    assert older.split_rowid(1_000, 500, 250_000, 0.7) == 300
+    assert older.split_rowid(1_000, 500, 250, 0.5) == 750  # half of the 250 the budget reads
+    assert older.split_rowid(1_000, 0, 250, 0.5) == 0
