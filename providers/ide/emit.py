@@ -12,7 +12,7 @@ from typing import Any, Final
 from codeburn.providers.agent import StreamRequest, Turn, estimate_tokens
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.gauges import first_gauge
-from codeburn.providers.localtime import is_date_ms
+from codeburn.providers.localtime import LATEST_MS, is_date_ms
 from codeburn.providers.pricing import canonical_model, cost_of, rates_for
 
 USER_TYPE: Final = 1
@@ -246,17 +246,25 @@ def bubble_turns(bubbles: Sequence[Bubble]) -> tuple[Turn, ...]:
     """Turns of a conversation's bubbles (ascending ROWID): a user bubble opens one, replies
     extend it to their time. The caller leaves out conversations with inferred dates."""
     turns: list[list[Any]] = []
+    turn: list[Any] | None = None
+    models: dict[str, str] = {}
     for bubble in bubbles:
         ts = bubble[B_TS]
-        if not is_date_ms(ts) or ts <= 0:
+        # Kept bubbles carry int times in range; anything else is checked the long way.
+        if (type(ts) is not int or not 0 < ts < LATEST_MS) and (not is_date_ms(ts) or ts <= 0):
             continue
-        if bubble[B_TYPE] == USER_TYPE or not turns:
-            turns.append([ts, ts, None])
-            if bubble[B_TYPE] == USER_TYPE:
+        user = bubble[B_TYPE] == USER_TYPE
+        if user or turn is None:
+            turn = [ts, ts, None]
+            turns.append(turn)
+            if user:
                 continue
-        turn = turns[-1]
-        turn[1] = max(turn[1], ts)
+        if ts > turn[1]:  # noqa: PLR1730 - max() is a call per bubble
+            turn[1] = ts
         name = bubble[B_MODEL]
         if name:
-            turn[2] = canonical_model(name)
+            model = models.get(name)
+            if model is None:
+                model = models[name] = canonical_model(name)
+            turn[2] = model
     return tuple((int(a), int(b), m) for a, b, m in turns)
