@@ -101,6 +101,64 @@ class AsideParts:
             os.waitpid(self._pid, 0)
 
 
+class Mailbox:
+    """One value the caller posts to a child after forking it (made before the fork; the child
+    calls `listen` first and `receive` when it needs the value, the caller `post` once, or
+    `close` when it gives up).
+
+    A cold parse forks before it knows which agent rows its conversation graphs own: the child
+    reads bubbles meanwhile and then receives the rows its stream walk must leave out. A thread
+    of the child takes the value as soon as it comes, so posting never waits for the child.
+    """
+
+    def __init__(self) -> None:
+        self._read_fd, self._write_fd = os.pipe()
+        self._parent = os.getpid()
+        self._data: list[bytes] = []
+        self._reader: threading.Thread | None = None
+
+    def listen(self) -> None:
+        """In the child, first: start taking the caller's value."""
+        os.close(self._write_fd)  # this copy: the caller closing its own is the end
+        self._write_fd = -1
+        self._reader = threading.Thread(target=self._read_all, daemon=True)
+        self._reader.start()
+
+    def receive(self) -> object:
+        """In the child: the caller's value (EOFError if it closed without posting one)."""
+        if self._reader is None:
+            self.listen()
+        assert self._reader is not None
+        self._reader.join()
+        data = b"".join(self._data)
+        if not data:
+            raise EOFError("the caller posted nothing")
+        return pickle.loads(data)  # from our own parent, over a private pipe
+
+    def post(self, value: object) -> None:
+        """In the caller: send the value (once) and close the pipe."""
+        self._close_read()
+        with contextlib.suppress(OSError):  # the child is gone: its next part says why
+            _write_all(self._write_fd, pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+        self.close()
+
+    def close(self) -> None:
+        self._close_read()
+        if self._write_fd >= 0:
+            os.close(self._write_fd)
+            self._write_fd = -1
+
+    def _close_read(self) -> None:
+        if self._read_fd >= 0 and os.getpid() == self._parent:
+            os.close(self._read_fd)
+            self._read_fd = -1
+
+    def _read_all(self) -> None:
+        with os.fdopen(self._read_fd, "rb") as pipe:
+            while chunk := pipe.read(1 << 16):
+                self._data.append(chunk)
+
+
 class Aside(Generic[T]):
     """`work()` run in a forked child; `result()` waits for its answer."""
 

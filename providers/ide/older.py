@@ -2,11 +2,13 @@
 
 A cold scan of a large database is one SQLite pass over every bubble plus Python per row, all
 in one process, while the second core is idle once the agent stream is walked. So the child
-(CLI only: `runtime.can_fork`) first walks the agent stream, when that is its job, and then
-reads the bubbles below a split ROWID, newest first, each text already counted
-(`rows.counted_rows`), and sends them page by page; the caller reads the bubbles above the
-split, then takes the child's pages as its scan reaches them. The caller keeps every rule of
-the scan (floor, budget, pages): it is given exactly the rows its own SQL would have given.
+(CLI only: `runtime.can_fork`), forked before the Cursor 3.x pass, reads the bubbles below a
+split ROWID, newest first, each text already counted (`rows.counted_rows`), and sends them
+page by page; then, when that is its job, it walks the agent stream, leaving out the rows the
+caller's 3.x pass posts to it (`runtime.Mailbox`: its graphs' blobs). The caller reads the
+bubbles above the split, then takes the child's pages as its scan reaches them. The caller
+keeps every rule of the scan (floor, budget, pages): it is given exactly the rows its own SQL
+would have given.
 The child stops at the bottom of the table, after the rows the caller can need (the scan
 budget), or at a page wholly before the floor; if the caller's scan goes on past where the
 child stopped, it reads the rest itself.
@@ -22,18 +24,27 @@ from codeburn.providers.agent import StreamWalker
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.rows import counted_rows
 from codeburn.providers.ide.stream_rows import walk_all
-from codeburn.providers.runtime import AsideParts
+from codeburn.providers.runtime import AsideParts, Mailbox
 from codeburn.providers.sqlite_ro import open_readonly
 
 # Bubbles worth a second process for their older part (forking and the pipe cost ~50 ms).
 SPLIT_ROWS: Final = 20_000
-# The caller's share of the rows a scan reads: measured on 2 cores (bench/README.md); the
-# child walks the agent stream first when there is one to walk.
-SHARE_WITH_WALK: Final = 0.7
+# The caller's share of the rows a scan reads, so that both processes end together on two
+# cores (measured: bench/README.md): less when the child walks the agent stream after its
+# rows, more when the caller has roots to follow in its 3.x pass meanwhile.
 SHARE_ALONE: Final = 0.5
+SHARE_WITH_WALK: Final = 0.75
+SHARE_WITH_WALK_AND_ROOTS: Final = 0.55
 PAGE: Final = 2_000  # rows a part sent by the child
 
 Send = Callable[[object], None]
+
+
+def caller_share(*, walk: bool, roots: bool) -> float:
+    """The caller's share of the scan (see SHARE_*)."""
+    if not walk:
+        return SHARE_ALONE
+    return SHARE_WITH_WALK_AND_ROOTS if roots else SHARE_WITH_WALK
 
 
 def split_rowid(last_rowid: int, bubbles: int, budget: int, share: float) -> int:
@@ -53,13 +64,23 @@ def older_work(
     limit: int,
     floor_iso: str,
     sparse: bool,
-    walk_skip: frozenset[int] | None,
+    skip: Mailbox | None,
     send: Send,
 ) -> None:
-    """The child: the finished stream walker (when `walk_skip` is given), then pages of the
-    bubbles below `split` (lists of counted rows), then True if those reached the bottom."""
-    if walk_skip is not None:
-        send(walk_all(db_path, upto, walk_skip))
+    """The child: pages of the bubbles below `split` (lists of counted rows), then True if
+    those reached the bottom (else False); then, given a `skip` mailbox, the stream walker
+    over every agent row but the ones the caller posts to it."""
+    if skip is not None:
+        skip.listen()
+    send(_older_pages(db_path, split, limit, floor_iso, sparse, send))
+    if skip is not None:
+        send(walk_all(db_path, upto, cast(frozenset[int], skip.receive())))
+
+
+def _older_pages(
+    db_path: Path, split: int, limit: int, floor_iso: str, sparse: bool, send: Send
+) -> bool:
+    """Sends the pages; whether they reached the bottom of the table."""
     with open_readonly(db_path) as conn:
         rowids = scan.bubble_rowids(conn, split - 1) if sparse else None
         mode = scan.ScanMode()
@@ -74,11 +95,10 @@ def older_work(
                 sent += len(page)
                 below = page[-1][0]
             if len(page) < want:
-                send(True)
-                return
+                return True
             if _before_floor(page, floor_iso):
                 break
-    send(False)
+    return False
 
 
 def _before_floor(page: list[scan.BubbleRow], floor_iso: str) -> bool:
@@ -94,42 +114,45 @@ def _before_floor(page: list[scan.BubbleRow], floor_iso: str) -> bool:
 
 
 class OlderRows:
-    """The caller's side: the child's walker, then its rows, taken as the scan reaches them."""
+    """The caller's side: the child's rows, taken as the scan reaches them, then its walker."""
 
-    def __init__(self, parts: AsideParts, split: int, *, walk: bool) -> None:
+    def __init__(self, parts: AsideParts, split: int, skip: Mailbox | None) -> None:
         self.split = split
         self._parts = parts
-        self._walk = walk
-        self._walker: StreamWalker | None = None
+        self._skip = skip
         self._page: list[scan.BubbleRow] = []
         self._at = 0
         self._end: bool | None = None  # True: the child's rows reached the bottom
+
+    @property
+    def walks(self) -> bool:
+        return self._skip is not None
 
     @property
     def complete(self) -> bool:
         """No bubble is below the child's last row (so none below what `take` gave)."""
         return self._end is True
 
+    def post_skip(self, skip: frozenset[int]) -> None:
+        """The agent rows the child's stream walk leaves out (the graphs' blobs)."""
+        if self._skip is not None:
+            self._skip.post(skip)
+
     def walker(self) -> StreamWalker:
-        if self._walker is None:
-            self._walker = cast(StreamWalker, self._parts.next())
-        return self._walker
+        """The child's walker (its rows the caller did not take are passed over)."""
+        while self._end is None:
+            self._next_page()
+        return cast(StreamWalker, self._parts.next())
 
     def take(self, below: int, want: int) -> list[scan.BubbleRow]:
         """Up to `want` of the child's rows with ROWID < below, newest first; fewer when its
         rows ran out (`complete` tells whether the table did too)."""
-        if self._walk:
-            self.walker()
         rows: list[scan.BubbleRow] = []
         while len(rows) < want:
             if self._at >= len(self._page):
                 if self._end is not None:
                     break
-                part = self._parts.next()
-                if isinstance(part, bool):
-                    self._end = part
-                    break
-                self._page, self._at = cast(list[scan.BubbleRow], part), 0
+                self._next_page()
                 continue
             if self._page[self._at][0] >= below:
                 self._at += 1
@@ -140,5 +163,15 @@ class OlderRows:
         return rows
 
     def close(self) -> None:
-        """Stop the child: its rows are not needed any more (its walker was taken)."""
+        """Stop the child (its rows are not needed any more, or the parse failed)."""
+        if self._skip is not None:
+            self._skip.close()
         self._parts.cancel()
+
+    def _next_page(self) -> None:
+        part = self._parts.next()
+        if isinstance(part, bool):
+            self._end = part
+            self._page, self._at = [], 0
+        else:
+            self._page, self._at = cast(list[scan.BubbleRow], part), 0

@@ -50,10 +50,9 @@ from codeburn.providers.ide.layout3 import (
     roots_present,
 )
 from codeburn.providers.ide.older import (
-    SHARE_ALONE,
-    SHARE_WITH_WALK,
     SPLIT_ROWS,
     OlderRows,
+    caller_share,
     older_work,
     split_rowid,
 )
@@ -69,7 +68,7 @@ from codeburn.providers.ide.workspaces import PROJECT_MAPS, ProjectMaps
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.providers.pricing import canonical_model, cost_of
-from codeburn.providers.runtime import AsideParts, can_fork, gc_paused
+from codeburn.providers.runtime import AsideParts, Mailbox, can_fork, gc_paused
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
 
 PAGE_ROWS: Final = 2_000
@@ -285,6 +284,22 @@ class CursorReader:
         many = self._agent_count >= WALK_ASIDE_ROWS and can_fork()
         one_pass = self._one_blob_pass(conn)
         cold = _ColdSide(self) if many and one_pass else None
+        # Forked before the 3.x pass, so that its bubbles are read meanwhile (`older`).
+        older = self._older_aside(conn, walk=many and not one_pass) if cold is None else None
+        try:
+            acc, skip, records = self._layout3_pass(conn, one_pass, cold)
+            if older is not None:
+                older.post_skip(skip)
+            self._bubbles_and_stream(conn, progress, acc, skip, records, older)
+        finally:
+            if older is not None:
+                older.close()
+
+    def _layout3_pass(
+        self, conn: sqlite3.Connection, one_pass: bool, cold: _ColdSide | None
+    ) -> tuple[BubbleScan | None, frozenset[int], JsonRecords | None]:
+        """The 3.x pass of a full parse: the bubble scan when the cold side made it, the agent
+        rows the graphs own, and the JSON records when the one pass read them."""
         acc: BubbleScan | None = None
         try:
             self._read_layout3(
@@ -301,15 +316,27 @@ class CursorReader:
         finally:
             if cold is not None:
                 cold.cancel()
-        walk_aside = records is None and many
-        older = self._older_aside(skip if walk_aside else None) if acc is None else None
-        aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS, skip) if (
-            walk_aside and older is None
-        ) else None  # fmt: skip
+        return acc, skip, records
+
+    def _bubbles_and_stream(
+        self,
+        conn: sqlite3.Connection,
+        progress: Progress | None,
+        acc: BubbleScan | None,
+        skip: frozenset[int],
+        records: JsonRecords | None,
+        older: OlderRows | None,
+    ) -> None:
+        """The bubble scan (unless the cold side made it) and the agent stream's walk (unless
+        the 3.x pass fed it): here, in the older-bubbles child or in a walk of its own."""
+        walks = older is not None and older.walks  # then records is None: no one pass
+        aside = None
+        if records is None and self._agent_count >= WALK_ASIDE_ROWS and not walks and can_fork():
+            aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS, skip)
         try:
             if acc is None:
                 acc = self._scan_bubbles(conn, progress, older)
-            if older is not None and walk_aside:
+            if walks and older is not None:
                 self._walker = older.walker()
             elif aside is not None:
                 self._walker, aside = aside.result(), None
@@ -318,8 +345,6 @@ class CursorReader:
         finally:
             if aside is not None:
                 aside.cancel()
-            if older is not None:
-                older.close()
         self._walker.touched.clear()
         self._install_scan(conn, acc)
         self._ready = True
@@ -385,21 +410,23 @@ class CursorReader:
             self._l3.unreadable[NO_DATE] = self._l3.unreadable.get(NO_DATE, 0) + 1
             self._l3.unreadable_ids[composer] = NO_DATE
 
-    def _older_aside(self, walk_skip: frozenset[int] | None) -> OlderRows | None:
-        """A child for the older bubbles (and the agent stream first, given `walk_skip`),
-        when the database has enough bubbles and this process may fork (`older`)."""
+    def _older_aside(self, conn: sqlite3.Connection, *, walk: bool) -> OlderRows | None:
+        """A child for the older bubbles (and then the agent stream, given `walk`), when the
+        database has enough bubbles and this process may fork (`older`)."""
         if self._bubble_count < SPLIT_ROWS or not can_fork():
             return None
-        share = SHARE_WITH_WALK if walk_skip is not None else SHARE_ALONE
+        roots = walk and layout3_present(conn) and roots_present(conn)
+        share = caller_share(walk=walk, roots=roots)
         split = split_rowid(self._last_rowid, self._bubble_count, self.budget, share)
         reach = min(self._bubble_count, self.budget)
         limit = int(reach * (1 - share) * 1.1) + PAGE_ROWS
+        mailbox = Mailbox() if walk else None
         work = partial(
             older_work, self.db_path, upto=self._last_rowid, split=split, limit=limit,
-            floor_iso=self.floor_iso, sparse=self._sparse(), walk_skip=walk_skip,
+            floor_iso=self.floor_iso, sparse=self._sparse(), skip=mailbox,
         )  # fmt: skip
         parts = AsideParts(lambda send: work(send=send))
-        return OlderRows(parts, split, walk=walk_skip is not None)
+        return OlderRows(parts, split, mailbox)
 
     def _sparse(self) -> bool:
         return self._bubble_count * SPARSE_BUBBLES < self._total_count

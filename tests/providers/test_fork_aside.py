@@ -6,11 +6,13 @@ import io
 import os
 import select
 import struct
+import threading
 from collections.abc import Callable
+from typing import cast
 
 import pytest
 
-from codeburn.providers.runtime import Aside, AsideParts, can_fork
+from codeburn.providers.runtime import Aside, AsideParts, Mailbox, can_fork
 
 # More than a pipe holds (64 KiB on Linux): a child that waited for the caller to take it
 # would never get to what follows.
@@ -137,5 +139,40 @@ def test_a_child_sends_all_its_parts_before_the_caller_takes_any() -> None:
         assert ready, "the child waited for the caller to take its parts"
         assert [parts.next() for _ in range(8)] == [(i, BIG) for i in range(8)]
         parts.done()
+    finally:
+        parts.cancel()
+
+
+def test_a_value_posted_to_a_busy_child_is_not_waited_for() -> None:
+    """The caller posts more than a pipe holds while the child is still busy (a split scan
+    posts its graphs' agent rows while the child reads bubbles): posting does not wait."""
+    mailbox = Mailbox()
+    go_read, go_write = os.pipe()
+
+    def work(send: Callable[[object], None]) -> None:
+        mailbox.listen()
+        os.read(go_read, 1)  # busy until the caller has posted
+        send(len(cast(bytes, mailbox.receive())))
+
+    parts = AsideParts(work)
+    try:
+        poster = threading.Thread(target=mailbox.post, args=(BIG * 4,))
+        poster.start()
+        poster.join(STUCK_S)
+        assert not poster.is_alive(), "posting waited for the child"
+        os.write(go_write, b"!")
+        assert parts.next() == len(BIG) * 4
+        parts.done()
+    finally:
+        parts.cancel()
+
+
+def test_a_child_waiting_for_a_value_the_caller_never_posts_ends() -> None:
+    mailbox = Mailbox()
+    parts = AsideParts(lambda send: send(mailbox.receive()))
+    try:
+        mailbox.close()
+        with pytest.raises(EOFError):
+            parts.next()
     finally:
         parts.cancel()

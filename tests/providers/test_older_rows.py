@@ -70,8 +70,8 @@ def split(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[older.OlderRows]
     made: list[older.OlderRows] = []
     original = CursorReader._older_aside
 
-    def recording(self: CursorReader, walk_skip: frozenset[int] | None) -> Any:
-        found = original(self, walk_skip)
+    def recording(self: CursorReader, conn: sqlite3.Connection, *, walk: bool) -> Any:
+        found = original(self, conn, walk=walk)
         if found is not None:
             made.append(found)
         return found
@@ -152,16 +152,16 @@ def test_the_child_walks_the_agent_stream_first_when_it_is_its_job(
     monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
     made = split()
     together = _read(db)
-    assert len(made) == 1 and made[0]._walker is not None  # the walker came from the child
+    assert len(made) == 1 and made[0].walks  # the walker came from the child
     assert _summary(together) == _summary(alone)
 
 
 def test_a_failing_child_raises_in_the_caller(tmp_path: Path) -> None:
     work = partial(
         older.older_work, tmp_path / "missing.vscdb", upto=10, split=5, limit=10,
-        floor_iso="2000", sparse=False, walk_skip=None,
+        floor_iso="2000", sparse=False, skip=None,
     )  # fmt: skip
-    rows = older.OlderRows(AsideParts(lambda send: work(send=send)), 5, walk=False)
+    rows = older.OlderRows(AsideParts(lambda send: work(send=send)), 5, None)
     with pytest.raises(DatabaseMissingError):
         rows.take(5, 3)
     rows.close()
