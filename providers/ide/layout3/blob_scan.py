@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
+from operator import itemgetter
 from pathlib import Path
 from typing import Final, cast
 
@@ -76,6 +77,11 @@ class ScannedParts:
         self._wanted: dict[str, int] = {}  # blob id → roles asked for, row not read yet
         self._late: dict[str, int] = {}  # ... asked for after its row went by
 
+    @property
+    def rowid_of(self) -> dict[str, int]:
+        """Blob id → ROWID of every row the pass read (its value not NULL)."""
+        return self._rowid_of
+
     # -- Parts ------------------------------------------------------------------------------
 
     def part(self, key: str, role: int) -> Part | None:
@@ -113,13 +119,15 @@ class ScannedParts:
                 if is_text:
                     self._text_row(rowid, key)
                 else:
-                    self._row(rowid, key, value, aside)
+                    self._row(rowid, key, value)
         if self.json_aside is not None:
             self._take_records(self.json_aside())
         self._wanted.clear()  # never stored (at the time of the pass): missing
         self._resolve_late()
 
     def _take_records(self, records: JsonRecords) -> None:
+        if self.records:  # JSON rows stored as BLOBs, decoded here: one list, newest first
+            records = sorted(records + self.records, key=itemgetter(0), reverse=True)
         self.records = records
         prompts, rowid_of = self._parts[PROMPT], self._rowid_of
         wanted = {rowid_of[key]: key for key in self._prompts_aside}
@@ -140,17 +148,12 @@ class ScannedParts:
         if roles & ~PROMPT:
             self._late[key] = self._late.get(key, 0) | (roles & ~PROMPT)
 
-    def _row(self, rowid: int, key: str, value: bytes | None, json_aside: bool) -> None:
+    def _row(self, rowid: int, key: str, value: bytes | None) -> None:
         if value is None:
             return  # a NULL value is no blob (a lookup finds nothing either)
         self._rowid_of[key] = rowid
-        if json_aside and value[:1] == b"{":
-            roles = self._wanted.pop(key, 0)
-            if roles & PROMPT:
-                self._prompts_aside.append(key)
-            if roles & ~PROMPT:
-                self._decode(key, value, roles & ~PROMPT, None)
-            return
+        # (a JSON row stored as a BLOB is decoded here even beside a JSON side: that side
+        # reads only TEXT values, as Cursor stores JSON)
         record = record_of(value) if value[:1] == b"{" else None
         if record is not None:
             self.records.append((rowid, record))
@@ -223,11 +226,27 @@ def _pages(
         below = rows[-1][0]
 
 
+_KEY_SQL: Final = (
+    "SELECT substr(key, 14), rowid FROM cursorDiskKV"
+    " WHERE key >= 'agentKv:blob:' AND key < 'agentKv:blob;' AND rowid <= ?"
+)
+
+
+def blob_rowids(conn: sqlite3.Connection, upto: int) -> dict[str, int]:
+    """Blob id → ROWID of every blob row with ROWID <= upto, from the key index alone (no
+    table page is read: a row is taken to hold the bytes its id names)."""
+    return dict(scan.fetch(conn, _KEY_SQL, (upto,)))
+
+
+_TEXT_ONLY: Final = "CASE typeof(value) WHEN 'text' THEN CAST(value AS BLOB) END, 0"
+
+
 def json_records(db_path: Path, upto: int) -> JsonRecords:
-    """(ROWID, record) of every JSON blob row with ROWID <= upto, newest first."""
+    """(ROWID, record) of every JSON blob row stored as TEXT with ROWID <= upto, newest
+    first (the pass decodes the others: the protobuf rows and any JSON stored as a BLOB)."""
     out: JsonRecords = []
     with open_readonly(db_path) as conn:
-        for rows in _pages(conn, upto):
+        for rows in _pages(conn, upto, _TEXT_ONLY):
             for rowid, _key, value, _text in rows:
                 if value is not None and value[:1] == b"{":
                     record = record_of(value)
