@@ -50,7 +50,10 @@ class LocalStore(Protocol):
 
 
 class _MemoFile:
-    """The store's blob memo as the IDE reader's `MemoFile`."""
+    """The store's blob memo as the IDE reader's `MemoFile` (a file: it may be written by a
+    forked process)."""
+
+    background = True
 
     def __init__(self, store: LocalStore) -> None:
         self.store = store

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from codeburn.cache.blob_memo import FILE, load_blob_memo, save_blob_memo
 from codeburn.cache.local_files import LocalFiles
+from codeburn.providers import runtime
 from codeburn.providers.agent.stream import StreamWalker
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide import sql as scan
@@ -26,6 +28,7 @@ from codeburn.providers.ide.layout3.memo import (
 )
 from codeburn.providers.ide.layout3.reader import Layout3, read_layout3
 from codeburn.providers.ide.reader import CursorReader
+from codeburn.providers.local import LocalReader
 from codeburn.providers.runtime import can_fork
 from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
 from codeburn.providers.samples.profile_writer import ProfileWriter
@@ -194,6 +197,8 @@ def test_state_digest_is_the_sha256_of_the_state() -> None:
 
 
 class _File:
+    background = False  # in this process's memory: never written by a forked one
+
     def __init__(self, data: bytes | None = None) -> None:
         self.data = data
         self.saves = 0
@@ -249,3 +254,43 @@ def test_the_memo_file_survives_a_version_bump_and_is_private(tmp_path: Path) ->
     (cache / FILE).mkdir()  # something else in its place: no memo, no error
     assert load_blob_memo(cache) is None
     shutil.rmtree(cache / FILE)
+
+
+def test_a_detached_write_lands_and_the_caller_does_it_when_it_may_not_fork(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "written"
+    if can_fork():
+        assert runtime.detached(lambda: target.write_text("from the child"))
+        for _ in range(3000):  # the write is the child's: wait for it to land
+            if target.exists() and target.read_text() == "from the child":
+                break
+            time.sleep(0.01)
+        assert target.read_text() == "from the child"
+    monkeypatch.setattr(runtime, "can_fork", lambda: False)
+    assert not runtime.detached(lambda: target.write_text("never"))
+    assert target.read_text() != "never"
+
+
+def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    detached: list[int] = []
+    real = cursor_reader.detached
+    monkeypatch.setattr(cursor_reader, "detached", lambda w: detached.append(1) or real(w))
+    db = _profile(tmp_path)
+    cache = tmp_path / "cache"
+    reader = LocalReader(db, LocalFiles(cache), tmp_path / "home")
+    got = reader.read(0, reader.snapshot())
+    for _ in range(3000):  # written beside the read when it may fork
+        if read_memo(load_blob_memo(cache), str(db)) is not None:
+            break
+        time.sleep(0.01)
+    memo = read_memo(load_blob_memo(cache), str(db))
+    assert memo is not None and memo.graphs
+    assert detached == [1]
+    again = LocalReader(db, LocalFiles(cache), tmp_path / "home")
+    assert sorted(c.key for c in again.read(0, again.snapshot()).calls) == sorted(
+        c.key for c in got.calls
+    )
+    assert detached == [1]  # the same memo: not written again
