@@ -586,12 +586,11 @@ def _next_memo(out: Layout3, work: _Pass, memo: BlobMemo) -> BlobMemo:
         for state, graph, _rows in out.graphs.values()
         if not graph.missing_blobs
     }
-    records: dict[str, Record | None] = dict.fromkeys(
-        [key for key, rowid in work.rowid_of.items() if rowid not in out.skip_rowids]
-    )
-    by_rowid = dict(out.records or ())
-    if by_rowid:
-        rowid_of = work.rowid_of
-        for key in records:
-            records[key] = by_rowid.get(rowid_of[key])
+    skip = out.skip_rowids
+    key_of = {rowid: key for key, rowid in work.rowid_of.items() if rowid not in skip}
+    records: dict[str, Record | None] = dict.fromkeys(key_of.values())
+    for rowid, record in out.records or ():
+        key = key_of.get(rowid)
+        if key is not None:
+            records[key] = record
     return BlobMemo(graphs, records)
