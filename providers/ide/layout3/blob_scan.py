@@ -38,6 +38,8 @@ from codeburn.providers.agent import (
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.sqlite_ro import open_readonly
 
+# The roles in each bit set of roles, in ROLES order.
+_ROLES_IN: Final = tuple(tuple(r for r in ROLES if bits & r) for bits in range(2 * max(ROLES)))
 JsonRecords = list[tuple[int, Record]]  # (ROWID, record) of each JSON row, newest first
 PAGE_ROWS: Final = 2_000  # rows per read: each page is its own short read transaction
 KEYED_CHUNK: Final = 500
@@ -109,10 +111,8 @@ class ScannedParts:
     def read(self, roots: Iterable[RootFields], upto: int) -> None:
         """Read every blob row with ROWID <= `upto`, decoding what `roots` reach."""
         for fields in roots:
-            for ref in fields.prompt_refs:
-                self._want_ref(ref, PROMPT)
-            for ref in fields.turn_refs:
-                self._want_ref(ref, fields.turn_role)
+            self._want_refs(fields.prompt_refs, PROMPT)
+            self._want_refs(fields.turn_refs, fields.turn_role)
         aside = self.json_aside is not None
         for rows in _pages(self.conn, upto, _VALUE_UNLESS_TEXT if aside else _VALUE):
             for rowid, key, value, is_text in rows:
@@ -162,8 +162,8 @@ class ScannedParts:
             self._decode(key, value, roles, record)
 
     def _decode(self, key: str, value: bytes, roles: int, record: Record | None) -> None:
-        for role in ROLES:
-            if not roles & role or key in self._parts[role]:
+        for role in _ROLES_IN[roles]:
+            if key in self._parts[role]:
                 continue
             if role == PROMPT:
                 found: Part = part_of(value, role) if record is None else record
@@ -174,8 +174,7 @@ class ScannedParts:
                 user_ref, step_refs = cast(TurnPart, found)
                 if user_ref is not None:
                     self._want_ref(user_ref, USER)
-                for ref in step_refs:
-                    self._want_ref(ref, STEP)
+                self._want_refs(step_refs, STEP)
             elif role == USER and isinstance(found, UserPart) and found.text_ref is not None:
                 self._want_ref(found.text_ref, TEXT)
 
@@ -183,6 +182,18 @@ class ScannedParts:
         key = blob_id(ref)
         if key is not None:
             self._want(key, role)
+
+    def _want_refs(self, refs: list[bytes], role: int) -> None:
+        """`_want_ref` of each (the loop inlined: ~120,000 references in a cold parse)."""
+        done, rowid_of, wanted, late = self._parts[role], self._rowid_of, self._wanted, self._late
+        for ref in refs:
+            key = ref.hex() if len(ref) == 32 else blob_id(ref)
+            if key is None or key in done:
+                continue
+            if key in rowid_of:
+                late[key] = late.get(key, 0) | role
+            else:
+                wanted[key] = wanted.get(key, 0) | role
 
     def _want(self, key: str, role: int) -> None:
         if key in self._parts[role]:
