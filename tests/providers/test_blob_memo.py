@@ -31,8 +31,11 @@ from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.local import LocalReader
 from codeburn.providers.runtime import can_fork
 from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
+from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
+from codeburn.providers.samples.graph_writer import TurnSpec, json_message
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import open_readonly
+from tests.providers.test_cursor3_refresh import FLOOR, HOUR, NOW, refreshed, rows
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 DAY = 86_400_000
@@ -294,3 +297,46 @@ def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
         c.key for c in got.calls
     )
     assert detached == [1]  # the same memo: not written again
+
+
+def test_a_refresh_after_a_parse_with_the_memo_equals_a_cold_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turns = [
+        TurnSpec(user="p" * 40, assistant=["x" * 120], timing_ms=T0 + HOUR),
+        TurnSpec(user="k" * 12, assistant=["y" * 8], timing_ms=T0 + 2 * HOUR),
+    ]
+    prompts = [
+        json_message("user", "p" * 40, request_id="req-a"),
+        json_message("assistant", "x" * 120),
+        json_message("user", "k" * 12, request_id="req-b"),
+        json_message("assistant", "y" * 8),
+    ]
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    for cid in ("c-a", "c-b", "c-c"):
+        w.header(Header(cid, created_ms=T0))
+        w.conversation(cid, turns, prompts=prompts, created_ms=T0)
+    p.agent("loose", role="user", content="z" * 8, request_id="req-x")
+    p.flush()
+    kept = _File()
+    first = CursorReader(p.db_path, floor_ms=FLOOR, first_seen={"req-b": T0 + DAY}, memo_file=kept)
+    first.read(now_ms=NOW)
+    memo = read_memo(kept.data, str(p.db_path))
+    assert memo is not None and len(memo.graphs) == 1  # three roots, the same bytes
+    expected = rows(first.read(now_ms=NOW).calls)
+    decoded: list[int] = []
+    real = layout3_reader.decode_parts
+    monkeypatch.setattr(layout3_reader, "decode_parts", lambda *a: decoded.append(1) or real(*a))
+    reader = CursorReader(p.db_path, floor_ms=FLOOR, first_seen={"req-b": T0 + DAY}, memo_file=kept)
+    assert rows(reader.read(now_ms=NOW).calls) == expected
+    assert decoded == []  # every root from the memo
+    # one root rewritten to reach fewer blobs, a new one, a new stream row: a refresh
+    w.conversation("c-a", turns[:1], prompts=prompts[:2], created_ms=T0)
+    w.header(Header("c-d", created_ms=T0))
+    w.conversation("c-d", turns[1:], prompts=prompts[2:], created_ms=T0)
+    p.agent("loose-2", role="assistant", content="q" * 20, model="gpt-5")
+    p.close()
+    after = refreshed(reader)
+    assert not after.full
+    assert "cursor:root:c-d:0" in {c.key for c in after.calls}
