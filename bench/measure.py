@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -86,6 +87,22 @@ def run_process(argv: list[str], env: dict[str, str]) -> Run:
 
 def codeburn(args: list[str], env: dict[str, str]) -> Run:
     return run_process([sys.executable, "-m", "codeburn.server.cli.main", *args], env)
+
+
+def keep_only_memo(cache_dir: Path, fresh_dir: Path) -> None:
+    """A fresh cache folder holding only the Cursor 3.x blob memo of `cache_dir`: what a start
+    after a cache version bump finds (every versioned cache file is gone)."""
+    from codeburn.cache.blob_memo import FILE  # noqa: PLC0415
+
+    fresh_dir.mkdir(parents=True)
+    shutil.copyfile(cache_dir / FILE, fresh_dir / FILE)
+
+
+def same_figures(a: bytes, b: bytes) -> bool:
+    """Two reports' figures (totals, providers, models, projects, days, conversations)."""
+    keys = ("totals", "providers", "models", "projects", "days", "conversations", "warnings")
+    left, right = json.loads(a), json.loads(b)
+    return all(left.get(k) == right.get(k) for k in keys)
 
 
 def floor_pass(db: Path) -> tuple[float, int]:

@@ -27,7 +27,7 @@ HERE: Final = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from lsp_start import first_status_seconds, resident_mb  # noqa: E402
-from measure import child_task, codeburn, env_for  # noqa: E402
+from measure import child_task, codeburn, env_for, keep_only_memo, same_figures  # noqa: E402
 from profiles import (  # noqa: E402
     BUBBLE_LAYOUTS,
     LAYOUTS,
@@ -45,8 +45,11 @@ COLD_FLOOR: Final[dict[str, float]] = {
     "cursor3": 2.5,
 }
 PEAK_RSS_MB: Final[dict[int, float]] = {100_000: 100.0, 300_000: 200.0}  # bubble-floor layouts
+# A cold report with only the Cursor 3.x blob memo kept (a cache version bump), over the floor.
+BUMP_FLOOR: Final = 1.5
 TARGETS: Final = {
     "cold/floor": COLD_FLOOR,
+    "after a version bump/floor": {"cursor3": BUMP_FLOOR},
     "warm status s": 0.3,
     "incremental/cold": 0.03,
     "peak RSS MB": {**{str(k): v for k, v in PEAK_RSS_MB.items()}, "cursor3": 250.0},
@@ -83,6 +86,7 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
         colds: list[float] = []
         rss_kb: list[int] = []
         warms: list[float] = []
+        bumps: list[tuple[float, bool]] = []  # Cursor 3.x: cold with only the blob memo kept
         for rep in range(reps):
             floors.append(child_task(*floor_task)["seconds"])
             env = env_for(db, tmp / f"cache-{rep}", config, home)
@@ -94,6 +98,8 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
                 f"  rep {rep + 1}: floor {floors[-1]:.2f} s, cold {colds[-1]:.2f} s "
                 f"({rss_kb[-1] / 1024:.0f} MB), warm status {warms[-1]:.3f} s"
             )
+            if profile.layout == "cursor3":
+                bumps.append(_after_bump(profile, tmp, rep, cold.stdout))
         report = json.loads(cold.stdout)
         lsp_times: list[float] = []
         resident: dict[str, float] | None = None
@@ -127,6 +133,7 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
             )
     floor, cold_s = _median(floors), _median(colds)
     refresh = max(_median(incremental["append"]), _median(incremental["update"]))
+    bump = _bump_summary(bumps)
     return {
         "layout": profile.layout,
         "bubbles": profile.bubbles,
@@ -143,8 +150,31 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
         "incremental": incremental,
         "lspFirstStatus": {"median": _median(lsp_times), "runs": lsp_times} if lsp else None,
         "lspResidentMB": resident,
-        "ratios": {"cold/floor": cold_s / floor, "incremental/cold": refresh / cold_s},
+        "ratios": {
+            "cold/floor": cold_s / floor,
+            "incremental/cold": refresh / cold_s,
+            **({"after a version bump/floor": bump["median"] / floor} if bump else {}),
+        },
+        "afterVersionBump": bump,
     }
+
+
+def _after_bump(profile: Profile, tmp: Path, rep: int, cold_report: bytes) -> tuple[float, bool]:
+    """A cold report with only the blob memo of rep `rep`'s cold report kept: its seconds, and
+    whether its figures are the cold report's."""
+    env = env_for(profile.db_path, tmp / f"bump-{rep}", tmp / "config", profile.home)
+    keep_only_memo(tmp / f"cache-{rep}", tmp / f"bump-{rep}")
+    run = codeburn(["report", "--format", "json", "--period", "all", "--no-sync"], env)
+    same = same_figures(cold_report, run.stdout)
+    _say(f"  after a version bump (blob memo kept): {run.seconds:.2f} s, same figures: {same}")
+    return run.seconds, same
+
+
+def _bump_summary(bumps: list[tuple[float, bool]]) -> dict[str, Any] | None:
+    if not bumps:
+        return None
+    runs = [seconds for seconds, _ in bumps]
+    return {"median": _median(runs), "runs": runs, "sameFigures": all(s for _, s in bumps)}
 
 
 def _rss_target(size: dict[str, Any]) -> float | None:
@@ -161,6 +191,12 @@ def _checks(size: dict[str, Any]) -> dict[str, bool]:
         "incremental/cold": size["ratios"]["incremental/cold"] <= TARGETS["incremental/cold"],
         "incremental equals cold": bool(size["incremental"]["equalsColdParse"]),
     }
+    bump = size.get("afterVersionBump")
+    if bump is not None:
+        checks["after a version bump/floor"] = (
+            size["ratios"]["after a version bump/floor"] <= BUMP_FLOOR
+        )
+        checks["after a version bump: same figures"] = bool(bump["sameFigures"])
     if (rss := _rss_target(size)) is not None:
         checks["peak RSS MB"] = size["peakRssMB"]["median"] <= rss
     if size["lspFirstStatus"] is not None:
@@ -183,6 +219,14 @@ def print_table(sizes: list[dict[str, Any]]) -> None:
         ("(a) floor: one SQLite pass", lambda s: f"{s['floor']['median']:.2f} s"),
         ("(b) cold report, whole process", lambda s: f"{s['cold']['median']:.2f} s"),
         ("(c) warm status, whole process", lambda s: f"{s['warmStatus']['median']:.3f} s"),
+        (
+            "(b') cold, only the blob memo kept",
+            lambda s: (
+                "n/a"
+                if s.get("afterVersionBump") is None
+                else f"{s['afterVersionBump']['median']:.2f} s"
+            ),
+        ),
         ("(d) refresh after an append", lambda s: f"{_median(s['incremental']['append']):.3f} s"),
         ("(d) refresh after a rewrite", lambda s: f"{_median(s['incremental']['update']):.3f} s"),
         (
@@ -206,6 +250,14 @@ def print_table(sizes: list[dict[str, Any]]) -> None:
         ),
         ("(g) LSP resident after 10 refreshes", lambda s: _resident(s, "afterRefreshes")),
         ("cold / floor  (≤ 1.6; 3.x 2.5; roots 1.8)", lambda s: f"{s['ratios']['cold/floor']:.2f}"),
+        (
+            "after a version bump / floor  (3.x ≤ 1.5)",
+            lambda s: (
+                f"{s['ratios']['after a version bump/floor']:.2f}"
+                if "after a version bump/floor" in s["ratios"]
+                else "n/a"
+            ),
+        ),
         ("incremental / cold  (≤ 0.03)", lambda s: f"{s['ratios']['incremental/cold']:.3f}"),
     ]
     width = max(len(name) for name, _ in rows)

@@ -1,7 +1,8 @@
 """The local reader's state in our cache folder (`providers.local.LocalStore`).
 
-Parsed agent transcripts and CLI stores (`agent_files`) and first-seen times of undated
-requests (`first_seen`), each in its own file; the reader gets them through this object only.
+Parsed agent transcripts and CLI stores (`agent_files`), first-seen times of undated
+requests (`first_seen`) and the Cursor 3.x blob memo (`blob_memo`), each in its own file;
+the reader gets them through this object only.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from codeburn.cache.agent_files import load_agent_files, save_agent_files
+from codeburn.cache.blob_memo import load_blob_memo, save_blob_memo
 from codeburn.cache.first_seen import load_first_seen, save_first_seen
 
 
@@ -30,3 +32,9 @@ class LocalFiles:
 
     def save_first_seen(self, key: str, seen: dict[str, int]) -> None:
         save_first_seen(self.cache_dir, key, seen)
+
+    def load_blob_memo(self) -> bytes | None:
+        return load_blob_memo(self.cache_dir)
+
+    def save_blob_memo(self, data: bytes) -> None:
+        save_blob_memo(self.cache_dir, data)

@@ -45,6 +45,24 @@ class LocalStore(Protocol):
     def save_agent_files(self, home: str, entries: dict[str, Any]) -> None: ...
     def load_first_seen(self, key: str) -> dict[str, int]: ...
     def save_first_seen(self, key: str, seen: dict[str, int]) -> None: ...
+    def load_blob_memo(self) -> bytes | None: ...
+    def save_blob_memo(self, data: bytes) -> None: ...
+
+
+class _MemoFile:
+    """The store's blob memo as the IDE reader's `MemoFile` (a file: it may be written by a
+    forked process)."""
+
+    background = True
+
+    def __init__(self, store: LocalStore) -> None:
+        self.store = store
+
+    def load(self) -> bytes | None:
+        return self.store.load_blob_memo()
+
+    def save(self, data: bytes) -> None:
+        self.store.save_blob_memo(data)
 
 
 @dataclass(slots=True)
@@ -239,7 +257,10 @@ class LocalReader:
             first_seen = self.store.load_first_seen(self.db_key)
             if held:  # the file was lost: a request a sealed day holds keeps its day
                 first_seen = earliest(first_seen, held)
-            reader = CursorReader(self.db_path, floor_ms=floor_ms, first_seen=first_seen)
+            reader = CursorReader(
+                self.db_path, floor_ms=floor_ms, first_seen=first_seen,
+                memo_file=_MemoFile(self.store),
+            )  # fmt: skip
             self._reader = reader
         return reader
 

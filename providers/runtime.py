@@ -45,6 +45,32 @@ def can_fork() -> bool:
     return sys.platform == "linux" and threading.active_count() == 1
 
 
+def detached(work: Callable[[], object]) -> bool:
+    """`work()` in a forked process nobody waits for (a cache file it writes: the caller's
+    answer does not depend on it); False when this process may not fork (see `can_fork`),
+    and the caller does the work itself.
+
+    The child forks again and ends at once, so the process doing the work belongs to nobody
+    (never a zombie of the caller); it holds none of the caller's standard streams open (a
+    reader of the caller's output does not wait for it) and its errors go nowhere.
+    """
+    if not can_fork():
+        return False
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (its work is checked through what it writes)
+        try:
+            if os.fork() == 0:
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+                with contextlib.suppress(BaseException):
+                    work()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    return True
+
+
 class AsideParts:
     """`work(send)` run in a forked child; each value it sends is one `next()` here.
 

@@ -300,7 +300,7 @@ class _Walk:
 
     def fetch(self, ref: bytes, role: int) -> Any:
         """The part, or None when the blob is missing or unreadable (both counted)."""
-        key = blob_id(ref)
+        key = ref.hex() if len(ref) == 32 else blob_id(ref)
         if key is None:
             self.unreadable += 1
             return None

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, Final, Protocol, cast
 
 from codeburn.providers.agent import StreamRequest, StreamWalker, Turn, graph_turns
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
@@ -40,13 +40,17 @@ from codeburn.providers.ide.layout3 import (
     BUBBLES,
     ROOT,
     UNREADABLE,
+    BlobMemo,
     ConversationMeta,
     JsonRecords,
     Layout3,
     any_json_rows,
+    blob_rowids,
     json_records,
     layout3_present,
+    memo_bytes,
     read_layout3,
+    read_memo,
     roots_present,
 )
 from codeburn.providers.ide.older import (
@@ -68,7 +72,7 @@ from codeburn.providers.ide.workspaces import PROJECT_MAPS, ProjectMaps
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.providers.pricing import canonical_model, cost_of
-from codeburn.providers.runtime import AsideParts, Mailbox, can_fork, gc_paused
+from codeburn.providers.runtime import AsideParts, Mailbox, can_fork, detached, gc_paused
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
 
 PAGE_ROWS: Final = 2_000
@@ -88,6 +92,16 @@ _REQUEST_OF: Final = itemgetter(B_REQ)
 _TS_OF: Final = itemgetter(B_TS)
 Progress = Callable[[int, int], None]
 Meta = tuple[Any, ...]
+
+
+class MemoFile(Protocol):
+    """Where the Cursor 3.x blob memo is kept between runs (see `layout3.memo`)."""
+
+    # True when `save` may run in a forked process (it writes a file, not this one's memory)
+    background: bool
+
+    def load(self) -> bytes | None: ...
+    def save(self, data: bytes) -> None: ...
 
 
 @dataclass(slots=True)
@@ -125,8 +139,10 @@ class CursorReader:
         first_seen: dict[str, int] | None = None,
         project_maps: ProjectMaps = PROJECT_MAPS,
         recent_ms: int = RECENT_MS,
+        memo_file: MemoFile | None = None,
     ) -> None:
         self.db_path = db_path
+        self._memo_file = memo_file
         self.floor_ms = floor_ms
         self.floor_iso = iso_utc(floor_ms)
         self.budget = budget if budget is not None else scan_budget()
@@ -283,11 +299,13 @@ class CursorReader:
         self._count_rows(conn)
         many = self._agent_count >= WALK_ASIDE_ROWS and can_fork()
         one_pass = self._one_blob_pass(conn)
-        cold = _ColdSide(self) if many and one_pass else None
+        memo = self._load_memo() if one_pass else None
+        # With a memo the JSON rows are mostly remembered: the second process scans bubbles only.
+        cold = _ColdSide(self, records=not memo) if many and one_pass else None
         # Forked before the 3.x pass, so that its bubbles are read meanwhile (`older`).
         older = self._older_aside(conn, walk=many and not one_pass) if cold is None else None
         try:
-            acc, skip, records = self._layout3_pass(conn, one_pass, cold)
+            acc, skip, records = self._layout3_pass(conn, one_pass, cold, memo)
             if older is not None:
                 older.post_skip(skip)
             self._bubbles_and_stream(conn, progress, acc, skip, records, older)
@@ -296,19 +314,27 @@ class CursorReader:
                 older.close()
 
     def _layout3_pass(
-        self, conn: sqlite3.Connection, one_pass: bool, cold: _ColdSide | None
+        self,
+        conn: sqlite3.Connection,
+        one_pass: bool,
+        cold: _ColdSide | None,
+        memo: BlobMemo | None,
     ) -> tuple[BubbleScan | None, frozenset[int], JsonRecords | None]:
         """The 3.x pass of a full parse: the bubble scan when the cold side made it, the agent
         rows the graphs own, and the JSON records when the one pass read them."""
+        rowids_aside = cold.rowids if cold and memo else None
         acc: BubbleScan | None = None
         try:
             self._read_layout3(
                 conn,
                 scan_upto=self._last_rowid if one_pass else None,
-                json_aside=cold.records if cold else None,
+                json_aside=cold.records if cold and not memo else None,
+                memo=memo,
+                rowids_aside=rowids_aside,
             )
             skip, records = self._l3.skip_rowids, self._l3.records
             self._l3.records = None
+            self._save_memo(memo)
             if records is not None:  # the 3.x pass read the agent rows already
                 self._walker.feed_records(r for i, r in reversed(records) if i not in skip)
             if cold is not None:
@@ -352,6 +378,32 @@ class CursorReader:
         # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
         # the report that follows, or a server's next hour) from walking them again.
         gc.freeze()
+
+    def _load_memo(self) -> BlobMemo | None:
+        """The blob memo kept for this database (empty: none or unusable); None: none is kept."""
+        if self._memo_file is None:
+            return None
+        return read_memo(self._memo_file.load(), str(self.db_path)) or BlobMemo()
+
+    def _save_memo(self, before: BlobMemo | None) -> None:
+        """Keep what this full parse remembers, unless the kept memo says the same already
+        (blobs and roots are content-addressed: the same keys hold the same results)."""
+        memo, self._l3.memo = self._l3.memo, None
+        if memo is None or self._memo_file is None:
+            return
+        if before is not None and (
+            memo.graphs.keys() == before.graphs.keys()
+            and memo.records.keys() == before.records.keys()
+        ):
+            return
+        kept, memo_file, db_key = memo, self._memo_file, str(self.db_path)
+
+        def save() -> None:
+            memo_file.save(memo_bytes(kept, db_key))
+
+        # Encoding and writing it (~0.13 s at 50k messages) is nothing the read waits for.
+        if not (memo_file.background and detached(save)):
+            save()
 
     def _one_blob_pass(self, conn: sqlite3.Connection) -> bool:
         """Whether a full parse reads the blobs in one pass shared by the roots and the agent
@@ -431,10 +483,15 @@ class CursorReader:
     def _sparse(self) -> bool:
         return self._bubble_count * SPARSE_BUBBLES < self._total_count
 
-    def _cold_side_work(self, send: Callable[[object], None]) -> None:
-        """What `_ColdSide` does in its process (on its own connections): sends the JSON rows,
-        then the bubble scan with the reader state it set."""
-        send(json_records(self.db_path, self._last_rowid))
+    def _cold_side_work(self, send: Callable[[object], None], records: bool = True) -> None:
+        """What `_ColdSide` does in its process (on its own connections): sends the JSON rows
+        (with `records` false: the blob rows' ROWIDs instead, for a parse with a memo), then
+        the bubble scan with the reader state it set."""
+        if records:
+            send(json_records(self.db_path, self._last_rowid))
+        else:
+            with open_readonly(self.db_path) as conn:
+                send(blob_rowids(conn, self._last_rowid))
         with open_readonly(self.db_path) as conn:
             acc = self._scan_bubbles(conn, None)
         state: _BubbleState = (
@@ -519,6 +576,8 @@ class CursorReader:
         *,
         scan_upto: int | None = None,
         json_aside: Callable[[], JsonRecords] | None = None,
+        memo: BlobMemo | None = None,
+        rowids_aside: Callable[[], dict[str, int]] | None = None,
     ) -> frozenset[int]:
         """The Cursor 3.x pass; returns the agent rows whose skipping changed. `probe`: the
         conversations whose bubble rows may have changed (None: any); `scan_upto`: a full
@@ -527,7 +586,7 @@ class CursorReader:
         before = self._l3.skip_rowids
         self._l3 = read_layout3(
             conn, self.db_path, mapping, self._l3, probe=probe, scan_upto=scan_upto,
-            json_aside=json_aside,
+            json_aside=json_aside, memo=memo, rowids_aside=rowids_aside,
         )  # fmt: skip
         changed = self._l3.skip_changed
         return changed if changed is not None else before ^ self._l3.skip_rowids
@@ -790,18 +849,24 @@ class _ColdSide:
     graphs; this process reads the composers and the protobuf blobs meanwhile. Forked before
     any of that, it shares none of this process's work."""
 
-    def __init__(self, reader: CursorReader) -> None:
-        self._aside = AsideParts(reader._cold_side_work)
-        self._records: JsonRecords | None = None
+    def __init__(self, reader: CursorReader, *, records: bool = True) -> None:
+        self._aside = AsideParts(lambda send: reader._cold_side_work(send, records))
+        self._first: object = None  # its first part: the JSON rows, or the blob ROWIDs
+
+    def _first_part(self) -> object:
+        if self._first is None:
+            self._first = self._aside.next()
+        return self._first
 
     def records(self) -> JsonRecords:
-        if self._records is None:
-            self._records = cast(JsonRecords, self._aside.next())
-        return self._records
+        return cast(JsonRecords, self._first_part())
+
+    def rowids(self) -> dict[str, int]:
+        return cast(dict[str, int], self._first_part())
 
     def bubbles(self, reader: CursorReader) -> BubbleScan:
         """The child's bubble scan, with the reader state it set."""
-        self.records()  # the part before it, when the pass did not take it
+        self._first_part()  # the part before it, when the pass did not take it
         state = cast(_BubbleState, self._aside.next())
         self._aside.done()
         acc, reader._scan_lo, reader._skipped_sub, reader._other_requests, reader._cutoff = state

@@ -1,7 +1,8 @@
 """Cursor 3.x conversations: the headers table, conversation graphs, the one blob pass."""
 
-from codeburn.providers.ide.layout3.blob_scan import JsonRecords, json_records
+from codeburn.providers.ide.layout3.blob_scan import JsonRecords, blob_rowids, json_records
 from codeburn.providers.ide.layout3.headers import ConversationMeta, path_project
+from codeburn.providers.ide.layout3.memo import MEMO_VERSION, BlobMemo, memo_bytes, read_memo
 from codeburn.providers.ide.layout3.reader import (
     BUBBLES,
     ROOT,
@@ -15,15 +16,20 @@ from codeburn.providers.ide.layout3.reader import (
 
 __all__ = [
     "BUBBLES",
+    "MEMO_VERSION",
     "ROOT",
     "UNREADABLE",
+    "BlobMemo",
     "ConversationMeta",
     "JsonRecords",
     "Layout3",
     "any_json_rows",
+    "blob_rowids",
     "json_records",
     "layout3_present",
+    "memo_bytes",
     "path_project",
     "read_layout3",
+    "read_memo",
     "roots_present",
 ]

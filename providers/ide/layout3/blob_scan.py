@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
+from operator import itemgetter
 from pathlib import Path
 from typing import Final, cast
 
@@ -37,6 +38,8 @@ from codeburn.providers.agent import (
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.sqlite_ro import open_readonly
 
+# The roles in each bit set of roles, in ROLES order.
+_ROLES_IN: Final = tuple(tuple(r for r in ROLES if bits & r) for bits in range(2 * max(ROLES)))
 JsonRecords = list[tuple[int, Record]]  # (ROWID, record) of each JSON row, newest first
 PAGE_ROWS: Final = 2_000  # rows per read: each page is its own short read transaction
 KEYED_CHUNK: Final = 500
@@ -76,6 +79,11 @@ class ScannedParts:
         self._wanted: dict[str, int] = {}  # blob id → roles asked for, row not read yet
         self._late: dict[str, int] = {}  # ... asked for after its row went by
 
+    @property
+    def rowid_of(self) -> dict[str, int]:
+        """Blob id → ROWID of every row the pass read (its value not NULL)."""
+        return self._rowid_of
+
     # -- Parts ------------------------------------------------------------------------------
 
     def part(self, key: str, role: int) -> Part | None:
@@ -103,23 +111,23 @@ class ScannedParts:
     def read(self, roots: Iterable[RootFields], upto: int) -> None:
         """Read every blob row with ROWID <= `upto`, decoding what `roots` reach."""
         for fields in roots:
-            for ref in fields.prompt_refs:
-                self._want_ref(ref, PROMPT)
-            for ref in fields.turn_refs:
-                self._want_ref(ref, fields.turn_role)
+            self._want_refs(fields.prompt_refs, PROMPT)
+            self._want_refs(fields.turn_refs, fields.turn_role)
         aside = self.json_aside is not None
         for rows in _pages(self.conn, upto, _VALUE_UNLESS_TEXT if aside else _VALUE):
             for rowid, key, value, is_text in rows:
                 if is_text:
                     self._text_row(rowid, key)
                 else:
-                    self._row(rowid, key, value, aside)
+                    self._row(rowid, key, value)
         if self.json_aside is not None:
             self._take_records(self.json_aside())
         self._wanted.clear()  # never stored (at the time of the pass): missing
         self._resolve_late()
 
     def _take_records(self, records: JsonRecords) -> None:
+        if self.records:  # JSON rows stored as BLOBs, decoded here: one list, newest first
+            records = sorted(records + self.records, key=itemgetter(0), reverse=True)
         self.records = records
         prompts, rowid_of = self._parts[PROMPT], self._rowid_of
         wanted = {rowid_of[key]: key for key in self._prompts_aside}
@@ -140,17 +148,12 @@ class ScannedParts:
         if roles & ~PROMPT:
             self._late[key] = self._late.get(key, 0) | (roles & ~PROMPT)
 
-    def _row(self, rowid: int, key: str, value: bytes | None, json_aside: bool) -> None:
+    def _row(self, rowid: int, key: str, value: bytes | None) -> None:
         if value is None:
             return  # a NULL value is no blob (a lookup finds nothing either)
         self._rowid_of[key] = rowid
-        if json_aside and value[:1] == b"{":
-            roles = self._wanted.pop(key, 0)
-            if roles & PROMPT:
-                self._prompts_aside.append(key)
-            if roles & ~PROMPT:
-                self._decode(key, value, roles & ~PROMPT, None)
-            return
+        # (a JSON row stored as a BLOB is decoded here even beside a JSON side: that side
+        # reads only TEXT values, as Cursor stores JSON)
         record = record_of(value) if value[:1] == b"{" else None
         if record is not None:
             self.records.append((rowid, record))
@@ -159,8 +162,8 @@ class ScannedParts:
             self._decode(key, value, roles, record)
 
     def _decode(self, key: str, value: bytes, roles: int, record: Record | None) -> None:
-        for role in ROLES:
-            if not roles & role or key in self._parts[role]:
+        for role in _ROLES_IN[roles]:
+            if key in self._parts[role]:
                 continue
             if role == PROMPT:
                 found: Part = part_of(value, role) if record is None else record
@@ -171,8 +174,7 @@ class ScannedParts:
                 user_ref, step_refs = cast(TurnPart, found)
                 if user_ref is not None:
                     self._want_ref(user_ref, USER)
-                for ref in step_refs:
-                    self._want_ref(ref, STEP)
+                self._want_refs(step_refs, STEP)
             elif role == USER and isinstance(found, UserPart) and found.text_ref is not None:
                 self._want_ref(found.text_ref, TEXT)
 
@@ -180,6 +182,18 @@ class ScannedParts:
         key = blob_id(ref)
         if key is not None:
             self._want(key, role)
+
+    def _want_refs(self, refs: list[bytes], role: int) -> None:
+        """`_want_ref` of each (the loop inlined: ~120,000 references in a cold parse)."""
+        done, rowid_of, wanted, late = self._parts[role], self._rowid_of, self._wanted, self._late
+        for ref in refs:
+            key = ref.hex() if len(ref) == 32 else blob_id(ref)
+            if key is None or key in done:
+                continue
+            if key in rowid_of:
+                late[key] = late.get(key, 0) | role
+            else:
+                wanted[key] = wanted.get(key, 0) | role
 
     def _want(self, key: str, role: int) -> None:
         if key in self._parts[role]:
@@ -223,11 +237,27 @@ def _pages(
         below = rows[-1][0]
 
 
+_KEY_SQL: Final = (
+    "SELECT substr(key, 14), rowid FROM cursorDiskKV"
+    " WHERE key >= 'agentKv:blob:' AND key < 'agentKv:blob;' AND rowid <= ?"
+)
+
+
+def blob_rowids(conn: sqlite3.Connection, upto: int) -> dict[str, int]:
+    """Blob id → ROWID of every blob row with ROWID <= upto, from the key index alone (no
+    table page is read: a row is taken to hold the bytes its id names)."""
+    return dict(scan.fetch(conn, _KEY_SQL, (upto,)))
+
+
+_TEXT_ONLY: Final = "CASE typeof(value) WHEN 'text' THEN CAST(value AS BLOB) END, 0"
+
+
 def json_records(db_path: Path, upto: int) -> JsonRecords:
-    """(ROWID, record) of every JSON blob row with ROWID <= upto, newest first."""
+    """(ROWID, record) of every JSON blob row stored as TEXT with ROWID <= upto, newest
+    first (the pass decodes the others: the protobuf rows and any JSON stored as a BLOB)."""
     out: JsonRecords = []
     with open_readonly(db_path) as conn:
-        for rows in _pages(conn, upto):
+        for rows in _pages(conn, upto, _TEXT_ONLY):
             for rowid, _key, value, _text in rows:
                 if value is not None and value[:1] == b"{":
                     record = record_of(value)

@@ -13,24 +13,27 @@ import binascii
 import sqlite3
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
 
 from codeburn.providers.agent import (
     Graph,
     GraphUnreadable,
     Part,
     Parts,
+    Record,
     RootFields,
     decode_parts,
     graph_calls,
     part_of,
+    record_of,
     root_fields,
 )
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.gauges import first_gauge
 from codeburn.providers.ide import sql as scan
-from codeburn.providers.ide.layout3.blob_scan import JsonRecords, ScannedParts
+from codeburn.providers.ide.layout3.blob_scan import JsonRecords, ScannedParts, blob_rowids
 from codeburn.providers.ide.layout3.headers import (
     Composer,
     ComposerRows,
@@ -41,6 +44,7 @@ from codeburn.providers.ide.layout3.headers import (
     path_project,
     read_composers,
 )
+from codeburn.providers.ide.layout3.memo import BlobMemo, state_digest
 from codeburn.providers.ide.workspaces import project_name
 from codeburn.providers.pricing import canonical_model, cost_of
 
@@ -85,6 +89,8 @@ class Layout3:
     # A full parse's pass over the blobs: the JSON rows, newest first, for the agent stream
     # (the reader takes them: None once used).
     records: JsonRecords | None = None
+    # ... and what it remembers for the next one (`memo`; the reader saves it: None once done)
+    memo: BlobMemo | None = None
 
     @property
     def present(self) -> bool:
@@ -286,6 +292,9 @@ class _Pass:
     previous: Layout3
     parts: _RowParts
     roots: dict[str, RootFields]  # parsed already (a full parse)
+    # a full parse with a memo: graphs known by root (`memo`), and every blob row's ROWID
+    known: dict[str, Graph] = field(default_factory=dict)
+    rowid_of: dict[str, int] = field(default_factory=dict)
 
     def unreadable(self, cid: str, reason: str) -> None:
         self.out.conversations[cid] = UNREADABLE
@@ -333,8 +342,11 @@ class _Pass:
             self.out.failed[cid] = failed
             raise _unraised(failed[1])
         memo = self.previous.graphs.get(cid)
+        known = self._known(cid)
         if memo is not None and memo[0] == state and not memo[1].missing_blobs:
             graph, rowids = memo[1], memo[2]
+        elif known is not None:
+            graph, rowids = known
         else:
             raw = self.roots.get(cid) or _root_bytes(state)
             if raw is None:
@@ -351,6 +363,18 @@ class _Pass:
             rowids = frozenset(self.parts.rowids)
         self.out.graphs[cid] = (state, graph, rowids)
         return graph
+
+    def _known(self, cid: str) -> tuple[Graph, frozenset[int]] | None:
+        """The memo's graph of this root and its rows, while every blob it reached is stored
+        (content-addressed: the same root over the same blobs is the same graph)."""
+        graph = self.known.get(cid)
+        if graph is None:
+            return None
+        rowid_of = self.rowid_of
+        try:
+            return graph, frozenset([rowid_of[key] for key in graph.reached])
+        except KeyError:
+            return None
 
     def calls(self, cid: str, state: str, graph: Graph, meter: int) -> list[Call]:
         """`graph_calls`, reused when the root and everything else it reads are unchanged."""
@@ -420,6 +444,8 @@ def read_layout3(
     probe: Collection[str] | None = None,
     scan_upto: int | None = None,
     json_aside: Callable[[], JsonRecords] | None = None,
+    memo: BlobMemo | None = None,
+    rowids_aside: Callable[[], dict[str, int]] | None = None,
 ) -> Layout3:
     """The 3.x pass over one database (one short read per query).
 
@@ -427,11 +453,13 @@ def read_layout3(
     the composerHeaders table): without one the database is an older build's, and the pass
     reads nothing (a database of 100k messages would pay ~0.1 s for its composerData rows).
     `probe`: the conversations whose bubble rows may have changed since `previous` (None: any).
+    `rowids_aside`: with a memo, the blob rows' ROWIDs (`blob_rowids`) from another process.
     With `scan_upto` (a full parse) and some root to decode, the blobs are read in one pass
     over the rows up to that ROWID (`blob_scan`; `json_aside`: its JSON rows from another
     process), and `records` keeps the pass's JSON rows for the agent stream; otherwise they
     are looked up by key (a refresh decodes only the roots that changed) and `records` stays
-    None: the agent stream is walked on its own.
+    None: the agent stream is walked on its own. With `memo` (a full parse; empty: none kept
+    yet) the roots it knows are not decoded again, and `out.memo` is what to keep next.
     """
     if not has_index(conn):
         return Layout3()
@@ -455,18 +483,114 @@ def read_layout3(
             continue
         no_bubbles.append(cid)
     out.no_bubbles = frozenset(no_bubbles)
-    parts: _RowParts
-    roots = _scan_roots(composers, no_bubbles) if scan_upto is not None else {}
-    if scan_upto is not None and roots:  # no root: no blob is needed, no pass over them
-        scanned = ScannedParts(conn, json_aside)
-        scanned.read(roots.values(), scan_upto)
-        out.records = scanned.records
-        parts = scanned
-    else:
-        parts = _Blobs(conn)
-    work = _Pass(conn, out, previous, parts, roots)
+    aside = (json_aside, rowids_aside)
+    work = _full_pass(conn, out, previous, composers, no_bubbles, scan_upto, aside, memo)
     for cid in no_bubbles:
         work.conversation(cid, composers[cid])
     out.skip_rowids, out.skip_changed = _agent_rows(out.graphs, previous)
     out.request_ids = _request_ids(out.graphs, previous)
+    if work.known and memo is not None:
+        out.records = _memo_records(conn, work.rowid_of, out.skip_rowids, memo)
+    if scan_upto is not None and memo is not None:
+        out.memo = _next_memo(out, work, memo)
     return out
+
+
+def _full_pass(
+    conn: sqlite3.Connection,
+    out: Layout3,
+    previous: Layout3,
+    composers: dict[str, Composer],
+    no_bubbles: list[str],
+    scan_upto: int | None,
+    aside: tuple[Callable[[], JsonRecords] | None, Callable[[], dict[str, int]] | None],
+    memo: BlobMemo | None,
+) -> _Pass:
+    """How the roots get their blobs: the memo's graphs (a full parse after a version bump),
+    the one pass over every blob row (a full parse), else lookups by key (a refresh).
+    `aside`: the pass's JSON records, and the blob rows' ROWIDs, from another process."""
+    json_aside, rowids_aside = aside
+    if scan_upto is None:
+        return _Pass(conn, out, previous, _Blobs(conn), {})
+    known = _known_graphs(memo, composers, no_bubbles) if memo else None
+    if known is not None:
+        rowid_of = rowids_aside() if rowids_aside is not None else blob_rowids(conn, scan_upto)
+        return _Pass(conn, out, previous, _Blobs(conn), {}, known, rowid_of)
+    roots = _scan_roots(composers, no_bubbles)
+    if not roots:  # no root: no blob is needed, no pass over them
+        return _Pass(conn, out, previous, _Blobs(conn), roots)
+    scanned = ScannedParts(conn, json_aside)
+    scanned.read(roots.values(), scan_upto)
+    out.records = scanned.records
+    return _Pass(conn, out, previous, scanned, roots, rowid_of=scanned.rowid_of)
+
+
+def _known_graphs(
+    memo: BlobMemo, composers: dict[str, Composer], ids: list[str]
+) -> dict[str, Graph] | None:
+    """The memo's graphs of these roots, when it knows at least half of them (otherwise one
+    pass over the blobs is cheaper than looking the others' blobs up by key)."""
+    known: dict[str, Graph] = {}
+    roots = 0
+    for cid in ids:
+        state = composers[cid].state
+        if state is None or not state.startswith("~") or len(state) < 2:
+            continue
+        roots += 1
+        graph = memo.graphs.get(state_digest(state))
+        if graph is not None:
+            known[cid] = graph
+    return known if known and len(known) * 2 >= roots else None
+
+
+_MISS: Final = object()
+
+
+def _memo_records(
+    conn: sqlite3.Connection, rowid_of: dict[str, int], skip: frozenset[int], memo: BlobMemo
+) -> JsonRecords:
+    """(ROWID, record) of the JSON rows no root reached, newest first: from the memo, else
+    decoded from their values (read by key)."""
+    out: JsonRecords = []
+    unknown: list[str] = []
+    get = memo.records.get
+    for key, rowid in rowid_of.items():
+        if rowid in skip:
+            continue
+        record = get(key, _MISS)
+        if record is _MISS:
+            unknown.append(key)
+        elif record is not None:
+            out.append((rowid, cast(Record, record)))
+    for start in range(0, len(unknown), 500):
+        chunk = unknown[start : start + 500]
+        rows = scan.fetch(
+            conn,
+            "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV"
+            f" WHERE key IN ({','.join('?' * len(chunk))})",
+            [scan.AGENT_LO + k for k in chunk],
+        )
+        for rowid, value in rows:
+            record = record_of(value)
+            if record is not None:
+                out.append((int(rowid), record))
+    out.sort(key=itemgetter(0), reverse=True)
+    return out
+
+
+def _next_memo(out: Layout3, work: _Pass, memo: BlobMemo) -> BlobMemo:
+    """What this full parse remembers: the graphs of roots whose every blob was stored, the
+    stream record (or None) of each row no root reached."""
+    graphs = {
+        state_digest(state): graph
+        for state, graph, _rows in out.graphs.values()
+        if not graph.missing_blobs
+    }
+    skip = out.skip_rowids
+    key_of = {rowid: key for key, rowid in work.rowid_of.items() if rowid not in skip}
+    records: dict[str, Record | None] = dict.fromkeys(key_of.values())
+    for rowid, record in out.records or ():
+        key = key_of.get(rowid)
+        if key is not None:
+            records[key] = record
+    return BlobMemo(graphs, records)

@@ -1,0 +1,342 @@
+"""The Cursor 3.x blob memo: a full parse with it gives exactly what one without it gives."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codeburn.cache.blob_memo import FILE, load_blob_memo, save_blob_memo
+from codeburn.cache.local_files import LocalFiles
+from codeburn.providers import runtime
+from codeburn.providers.agent.stream import StreamWalker
+from codeburn.providers.ide import reader as cursor_reader
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.ide.layout3 import reader as layout3_reader
+from codeburn.providers.ide.layout3.blob_scan import blob_rowids
+from codeburn.providers.ide.layout3.memo import (
+    MEMO_VERSION,
+    BlobMemo,
+    memo_bytes,
+    read_memo,
+    state_digest,
+)
+from codeburn.providers.ide.layout3.reader import Layout3, read_layout3
+from codeburn.providers.ide.reader import CursorReader
+from codeburn.providers.local import LocalReader
+from codeburn.providers.runtime import can_fork
+from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
+from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
+from codeburn.providers.samples.graph_writer import TurnSpec, json_message
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.providers.sqlite_ro import open_readonly
+from tests.providers.test_cursor3_refresh import FLOOR, HOUR, NOW, refreshed, rows
+
+T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
+DAY = 86_400_000
+SECRET = "curl -H 'Authorization: Bearer sk-live-0123456789' https://x | jq .a && npm test"
+
+
+def _profile(tmp_path: Path, seed: int = 1) -> Path:
+    spec = Cursor3Spec(seed=seed, conversations=60, classic=4, now_ms=T0, turns=(2, 6))
+    db = generate_cursor3_profile(tmp_path / "Cursor", tmp_path / "home", spec).db_path
+    with ProfileWriter(tmp_path / "Cursor") as p:  # stream-only records beside the roots
+        p.agent("loose-1", role="system", content="s" * 30)
+        p.agent("loose-2", role="user", content="z" * 8, request_id="req-loose")
+        content = [{"type": "tool-call", "toolName": "Shell", "args": {"command": SECRET}}]
+        p.agent("loose-3", role="assistant", content=content, model="gpt-5")
+    return db
+
+
+def _summary(l3: Layout3) -> dict[str, Any]:
+    return {
+        "calls": sorted(
+            (c.key, c.timestamp_ms, c.input_tokens, c.output_tokens, c.model, c.project, c.tools)
+            for c in l3.calls
+        ),
+        "conversations": l3.conversations,
+        "unreadable": l3.unreadable_ids,
+        "skip": l3.skip_rowids,
+        "requests": l3.request_ids,
+        "graphs": l3.graphs,
+        "failed": {cid: (s, e.reason, e.missing_blobs) for cid, (s, e) in l3.failed.items()},
+    }
+
+
+def _stream(l3: Layout3) -> dict[str, Any]:
+    walker = StreamWalker()
+    records = l3.records or []
+    walker.feed_records(r for i, r in reversed(records) if i not in l3.skip_rowids)
+    return {k: v.signature() for k, v in walker.requests.items()}
+
+
+def _full(db: Path, memo: BlobMemo | None) -> Layout3:
+    with open_readonly(db) as conn:
+        return read_layout3(conn, db, {}, scan_upto=scan.last_row(conn)[0], memo=memo)
+
+
+def _kept(db: Path) -> BlobMemo:
+    """The memo a first full parse keeps, through its file form."""
+    first = _full(db, BlobMemo())
+    assert first.memo is not None
+    memo = read_memo(memo_bytes(first.memo, str(db)), str(db))
+    assert memo is not None
+    return memo
+
+
+def test_a_full_parse_with_the_memo_equals_one_without(tmp_path: Path) -> None:
+    db = _profile(tmp_path)
+    plain = _full(db, None)
+    assert plain.memo is None and plain.graphs and "encrypted" in plain.unreadable_ids.values()
+    memo = _kept(db)
+    assert len(memo.graphs) == sum(1 for _s, g, _r in plain.graphs.values() if not g.missing_blobs)
+    assert any(r is not None for r in memo.records.values())
+    assert any(r is None for r in memo.records.values())  # unreached rows that are no record
+    again = _full(db, memo)
+    assert again.records is not None and plain.records is not None
+    assert _summary(again) == _summary(plain)
+    assert _stream(again) == _stream(plain)
+    assert "req-loose" in _stream(again)
+    # what the second parse keeps says the same: the reader does not write it again
+    assert again.memo is not None
+    assert again.memo.graphs.keys() == memo.graphs.keys()
+    assert again.memo.records.keys() == memo.records.keys()
+
+
+def test_the_memo_graphs_are_used_and_nothing_is_decoded_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _profile(tmp_path)
+    memo = _kept(db)
+    decoded: list[int] = []
+    real = layout3_reader.decode_parts
+    monkeypatch.setattr(layout3_reader, "decode_parts", lambda *a: decoded.append(1) or real(*a))
+    again = _full(db, memo)
+    failed = len(again.failed)  # roots that failed with every blob there are decoded again
+    assert failed and len(decoded) == failed
+    # a memo knowing fewer than half of the roots: the one pass over the blobs instead
+    few = BlobMemo(dict(list(memo.graphs.items())[:2]), memo.records)
+    decoded.clear()
+    assert _summary(_full(db, few)) == _summary(_full(db, None))
+    assert len(decoded) > len(memo.graphs) // 2
+
+
+def test_a_blob_gone_since_the_memo_decodes_its_root_again(tmp_path: Path) -> None:
+    db = _profile(tmp_path)
+    memo = _kept(db)
+    graph = next(iter(memo.graphs.values()))
+    gone = sorted(graph.reached)[0]
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM cursorDiskKV WHERE key = ?", (scan.AGENT_LO + gone,))
+    conn.close()
+    expected = _summary(_full(db, None))
+    assert any(g.missing_blobs for _s, g, _r in expected["graphs"].values())
+    assert _summary(_full(db, memo)) == expected
+
+
+def test_new_stream_rows_since_the_memo_are_decoded(tmp_path: Path) -> None:
+    db = _profile(tmp_path)
+    memo = _kept(db)
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        p.agent("late-1", role="user", content="n" * 12, request_id="req-late")
+        p.agent("late-2", role="assistant", content="m" * 44, model="gpt-5")
+    expected = _full(db, None)
+    again = _full(db, memo)
+    assert "req-late" in _stream(again)
+    assert _stream(again) == _stream(expected)
+    assert _summary(again) == _summary(expected)
+
+
+def test_the_memo_never_holds_a_command_line(tmp_path: Path) -> None:
+    db = _profile(tmp_path)
+    first = _full(db, BlobMemo())
+    assert first.memo is not None
+    data = memo_bytes(first.memo, str(db))
+    assert b"sk-live" not in data and b"Bearer" not in data and b"https://" not in data
+    memo = read_memo(data, str(db))
+    assert memo is not None
+    # ... and the command names it keeps are what the stream takes from the line
+    assert _stream(_full(db, memo)) == _stream(_full(db, None))
+    req = [s for s in _stream(_full(db, memo)).values() if "curl" in s[5]]
+    assert req and req[0][5] == ("curl", "jq", "npm")
+
+
+def test_anything_but_an_intact_memo_of_this_database_is_no_memo(tmp_path: Path) -> None:
+    db = _profile(tmp_path)
+    first = _full(db, BlobMemo())
+    assert first.memo is not None
+    data = memo_bytes(first.memo, str(db))
+    assert read_memo(data, str(db)) is not None
+    assert read_memo(data, str(db) + "-other") is None
+    assert read_memo(data[:-1], str(db)) is None  # truncated
+    at = len(data) // 2
+    assert read_memo(data[:at] + bytes([data[at] ^ 1]) + data[at + 1 :], str(db)) is None
+    assert read_memo(b"", str(db)) is None and read_memo(None, str(db)) is None
+    assert read_memo(b'{"version": 1}', str(db)) is None
+    other = data.replace(b'"version":%d' % MEMO_VERSION, b'"version":%d' % (MEMO_VERSION + 1))
+    assert read_memo(other, str(db)) is None  # (its checksum fails too)
+
+
+def test_blob_rowids_come_from_the_key_index(tmp_path: Path) -> None:
+    db = _profile(tmp_path)
+    with open_readonly(db) as conn:
+        last = scan.last_row(conn)[0]
+        rows = conn.execute(
+            "SELECT substr(key, 14), rowid FROM cursorDiskKV"
+            " WHERE key >= 'agentKv:blob:' AND key < 'agentKv:blob;' AND rowid <= ?",
+            (last,),
+        ).fetchall()
+        assert blob_rowids(conn, last) == dict(rows)
+        assert blob_rowids(conn, rows[0][1] - 1) == {k: r for k, r in rows if r < rows[0][1]}
+
+
+def test_state_digest_is_the_sha256_of_the_state() -> None:
+    assert state_digest("~abc") == hashlib.sha256(b"~abc").hexdigest()
+
+
+class _File:
+    background = False  # in this process's memory: never written by a forked one
+
+    def __init__(self, data: bytes | None = None) -> None:
+        self.data = data
+        self.saves = 0
+
+    def load(self) -> bytes | None:
+        return self.data
+
+    def save(self, data: bytes) -> None:
+        self.data = data
+        self.saves += 1
+
+
+def _calls(db: Path, memo_file: _File | None) -> tuple[Any, ...]:
+    reader = CursorReader(db, floor_ms=0, memo_file=memo_file)
+    got = reader.read(now_ms=T0 + DAY)
+    calls = sorted(
+        (c.key, c.timestamp_ms, c.input_tokens, c.output_tokens, c.model, c.tools, c.commands)
+        for c in got.calls
+    )
+    return calls, got.conversations, got.unreadable_ids, got.turns
+
+
+@pytest.mark.parametrize("forked", [False, True])
+def test_the_reader_keeps_the_memo_and_reads_the_same_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: bool
+) -> None:
+    if forked and not can_fork():
+        pytest.skip("no fork here")
+    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr(cursor_reader, "can_fork", lambda: forked)
+    db = _profile(tmp_path)
+    expected = _calls(db, None)
+    kept = _File()
+    assert _calls(db, kept) == expected
+    assert kept.saves == 1 and read_memo(kept.data, str(db))
+    assert _calls(db, kept) == expected  # with the memo: same figures, nothing new to keep
+    assert kept.saves == 1
+    broken = _File(b"codeburn-blob-memo\n00000000\n{}")
+    assert _calls(db, broken) == expected  # a corrupt memo is rebuilt silently
+    assert broken.saves == 1 and read_memo(broken.data, str(db))
+
+
+def test_the_memo_file_survives_a_version_bump_and_is_private(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert load_blob_memo(cache) is None
+    assert save_blob_memo(cache, b"memo")
+    assert load_blob_memo(cache) == b"memo"
+    assert (cache / FILE).stat().st_mode & 0o777 == 0o600
+    files = LocalFiles(cache)
+    files.save_blob_memo(b"again")
+    assert files.load_blob_memo() == b"again"
+    (cache / FILE).unlink()
+    (cache / FILE).mkdir()  # something else in its place: no memo, no error
+    assert load_blob_memo(cache) is None
+    shutil.rmtree(cache / FILE)
+
+
+def test_a_detached_write_lands_and_the_caller_does_it_when_it_may_not_fork(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "written"
+    if can_fork():
+        assert runtime.detached(lambda: target.write_text("from the child"))
+        for _ in range(3000):  # the write is the child's: wait for it to land
+            if target.exists() and target.read_text() == "from the child":
+                break
+            time.sleep(0.01)
+        assert target.read_text() == "from the child"
+    monkeypatch.setattr(runtime, "can_fork", lambda: False)
+    assert not runtime.detached(lambda: target.write_text("never"))
+    assert target.read_text() != "never"
+
+
+def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    detached: list[int] = []
+    real = cursor_reader.detached
+    monkeypatch.setattr(cursor_reader, "detached", lambda w: detached.append(1) or real(w))
+    db = _profile(tmp_path)
+    cache = tmp_path / "cache"
+    reader = LocalReader(db, LocalFiles(cache), tmp_path / "home")
+    got = reader.read(0, reader.snapshot())
+    for _ in range(3000):  # written beside the read when it may fork
+        if read_memo(load_blob_memo(cache), str(db)) is not None:
+            break
+        time.sleep(0.01)
+    memo = read_memo(load_blob_memo(cache), str(db))
+    assert memo is not None and memo.graphs
+    assert detached == [1]
+    again = LocalReader(db, LocalFiles(cache), tmp_path / "home")
+    assert sorted(c.key for c in again.read(0, again.snapshot()).calls) == sorted(
+        c.key for c in got.calls
+    )
+    assert detached == [1]  # the same memo: not written again
+
+
+def test_a_refresh_after_a_parse_with_the_memo_equals_a_cold_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turns = [
+        TurnSpec(user="p" * 40, assistant=["x" * 120], timing_ms=T0 + HOUR),
+        TurnSpec(user="k" * 12, assistant=["y" * 8], timing_ms=T0 + 2 * HOUR),
+    ]
+    prompts = [
+        json_message("user", "p" * 40, request_id="req-a"),
+        json_message("assistant", "x" * 120),
+        json_message("user", "k" * 12, request_id="req-b"),
+        json_message("assistant", "y" * 8),
+    ]
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    for cid in ("c-a", "c-b", "c-c"):
+        w.header(Header(cid, created_ms=T0))
+        w.conversation(cid, turns, prompts=prompts, created_ms=T0)
+    p.agent("loose", role="user", content="z" * 8, request_id="req-x")
+    p.flush()
+    kept = _File()
+    first = CursorReader(p.db_path, floor_ms=FLOOR, first_seen={"req-b": T0 + DAY}, memo_file=kept)
+    first.read(now_ms=NOW)
+    memo = read_memo(kept.data, str(p.db_path))
+    assert memo is not None and len(memo.graphs) == 1  # three roots, the same bytes
+    expected = rows(first.read(now_ms=NOW).calls)
+    decoded: list[int] = []
+    real = layout3_reader.decode_parts
+    monkeypatch.setattr(layout3_reader, "decode_parts", lambda *a: decoded.append(1) or real(*a))
+    reader = CursorReader(p.db_path, floor_ms=FLOOR, first_seen={"req-b": T0 + DAY}, memo_file=kept)
+    assert rows(reader.read(now_ms=NOW).calls) == expected
+    assert decoded == []  # every root from the memo
+    # one root rewritten to reach fewer blobs, a new one, a new stream row: a refresh
+    w.conversation("c-a", turns[:1], prompts=prompts[:2], created_ms=T0)
+    w.header(Header("c-d", created_ms=T0))
+    w.conversation("c-d", turns[1:], prompts=prompts[2:], created_ms=T0)
+    p.agent("loose-2", role="assistant", content="q" * 20, model="gpt-5")
+    p.close()
+    after = refreshed(reader)
+    assert not after.full
+    assert "cursor:root:c-d:0" in {c.key for c in after.calls}
