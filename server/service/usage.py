@@ -104,14 +104,17 @@ class UsageService:
         *,
         cache_dir: Path | None = None,
         progress: Progress | None = None,
+        keep_state: bool = True,
     ) -> None:
+        """`keep_state=False`: a one-shot command (the CLI) — nothing of a read is kept for an
+        incremental refresh (see `LocalReader`), which lowers the command's peak memory."""
         self.db_path = canonical(db_path)
         self.db_key = str(self.db_path)
         self.cache_dir = cache_dir or default_cache_dir()
         sweep_once()  # what a killed process left: db snapshots, temp files
         self.progress = progress
         self._lock = threading.RLock()
-        self._local = LocalReader(self.db_path, LocalFiles(self.cache_dir))
+        self._local = LocalReader(self.db_path, LocalFiles(self.cache_dir), keep_state=keep_state)
         self.local = LocalState()
 
     # -- inputs -----------------------------------------------------------------------------
