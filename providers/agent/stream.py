@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from sys import intern
 from typing import Any
 
 from codeburn.providers.localtime import parse_iso_ms, valid_ms
@@ -121,13 +122,14 @@ class StreamRequest:
         )
 
     def add_tool(self, name: str, command: str | None) -> None:
+        # Interned: a few names shared by thousands of requests a walker keeps.
         tool = "Bash" if name == "Shell" else name
         if tool and tool not in self.tools:
-            self.tools.append(tool)
+            self.tools.append(intern(tool))
         if tool == "Bash" and command is not None:
             for cmd in command_names(command):
                 if cmd not in self.commands:
-                    self.commands.append(cmd)
+                    self.commands.append(intern(cmd))
 
 
 def tool_calls(content: Any) -> list[tuple[str, str | None]]:
@@ -242,9 +244,9 @@ class StreamWalker:
         if request is not None:
             self.touched.add(request.request_id)
             if model is not None and not request.model:
-                request.model = model
+                request.model = intern(model)
             if served is not None:
-                request.served = served
+                request.served = intern(served)
         if role == "system":
             self.pending_context += chars
             self.current = None
