@@ -247,7 +247,6 @@ class Graph:
     started_ms: int | None  # field 26
     workspace_uris: tuple[str, ...]
     skipped_blobs: int  # missing / encrypted / undecodable blobs skipped
-    reached: frozenset[str] = frozenset()  # hex ids of every blob the root references
     request_ids: frozenset[str] = frozenset()  # providerOptions.cursor.requestId of its blobs
     missing_blobs: int = 0  # of skipped_blobs, those not in the store (they may come later)
 
@@ -288,7 +287,6 @@ class _Walk:
     """Fetches the parts of one root, counting what is missing or unreadable."""
 
     parts: Parts
-    reached: set[str] = field(default_factory=set)
     fetched: int = 0
     missing: int = 0
     unreadable: int = 0
@@ -304,7 +302,6 @@ class _Walk:
         if key is None:
             self.unreadable += 1
             return None
-        self.reached.add(key)
         self.fetched += 1
         if self.fetched > MAX_BLOBS:
             raise GraphUnreadable("too-large")
@@ -531,7 +528,6 @@ def decode_parts(root: bytes | RootFields, parts: Parts) -> Graph:
         started_ms=fields.started_ms,
         workspace_uris=fields.workspace_uris,
         skipped_blobs=walk.missing + walk.unreadable,
-        reached=frozenset(walk.reached),
         request_ids=frozenset(walk.request_ids),
         missing_blobs=walk.missing,
     )
