@@ -7,16 +7,20 @@ report's peak memory is not that state on top of the report's own work.
 
 from __future__ import annotations
 
+import platform
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from codeburn.providers import release_free_memory
 from codeburn.providers.localtime import iso_utc, today
 from codeburn.providers.samples.home_writer import AgentHomeWriter, assistant, turn_ended, user
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server import service as service_package
 from codeburn.server.cli.main import main
+from codeburn.server.service import usage
 from codeburn.server.service.periods import Period
 from codeburn.server.service.usage import UsageService
 from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
@@ -77,3 +81,22 @@ def test_the_cli_service_is_one_shot(db: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(service_package, "UsageService", Recording)
     assert main(["report", "--cursor-db", str(db), "--format", "json", "--no-sync"]) == 0
     assert made == [False]
+
+
+def test_a_long_lived_service_gives_freed_memory_back_after_each_collect(
+    tmp_path: Path, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    released: list[int] = []
+    monkeypatch.setattr(usage, "release_free_memory", lambda: released.append(1) or True)
+    period = Period("custom", days_ago(3), today())
+    UsageService(db, cache_dir=tmp_path / "kept").report(period, sync=False)
+    assert released == [1]
+    UsageService(db, cache_dir=tmp_path / "one-shot", keep_state=False).report(period, sync=False)
+    assert released == [1]  # a one-shot command ends right after: nothing to give back
+
+
+@pytest.mark.skipif(
+    sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="glibc's malloc_trim"
+)
+def test_freed_memory_is_given_back_on_glibc() -> None:
+    assert release_free_memory() is True
