@@ -6,10 +6,10 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from sys import intern
-from typing import Any
+from typing import Any, Final
 
 from codeburn.providers.localtime import parse_iso_ms, valid_ms
 
@@ -132,6 +132,9 @@ class StreamRequest:
                     self.commands.append(intern(cmd))
 
 
+_REQUEST_FIELDS: Final = tuple(f.name for f in fields(StreamRequest))
+
+
 def tool_calls(content: Any) -> list[tuple[str, str | None]]:
     """(tool name, shell command) of each `tool-call` block of a message."""
     calls: list[tuple[str, str | None]] = []
@@ -209,6 +212,26 @@ class StreamWalker:
     pending_context: int = 0
     rows_seen: int = 0
     touched: set[str] = field(default_factory=set)
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        """Pickled with its requests as columns (a cold CLI parse gets its walk back from a
+        forked child): pickled one by one, each request's fields came as a dict of their own,
+        all held until the end (~4 MB of a cold report's peak at 12k requests)."""
+        requests = self.requests.values()
+        columns = tuple([getattr(r, name) for r in requests] for name in _REQUEST_FIELDS)
+        return (
+            columns,
+            self.current,
+            self.pending_user,
+            self.pending_context,
+            self.rows_seen,
+            (self.touched),
+        )
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        columns, self.current, self.pending_user, self.pending_context, self.rows_seen = state[:5]
+        self.touched = state[5]
+        self.requests = {r.request_id: r for r in map(StreamRequest, *columns)}
 
     def feed(self, rows: Iterable[tuple[int, Any]]) -> None:
         """Raw agent values in ROWID order; only JSON objects (first byte `{`) count."""

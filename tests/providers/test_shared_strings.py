@@ -5,8 +5,11 @@ requests. Each decoded row brings its own string object; what a reader keeps sha
 from __future__ import annotations
 
 import json
+import pickle
 
-from codeburn.providers.agent import StreamWalker
+import pytest
+
+from codeburn.providers.agent import StreamRequest, StreamWalker
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import B_LANGS, B_MODEL
 from codeburn.providers.ide.rows import BubbleScan
@@ -56,3 +59,24 @@ def test_agent_requests_share_their_model_tool_and_command_strings() -> None:
     assert first.model is second.model
     assert all(a is b for a, b in zip(first.tools, second.tools, strict=True))
     assert first.commands[0] is second.commands[0]
+
+
+def test_a_walker_comes_back_from_a_pickle_equal_with_its_requests_as_columns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    walker = StreamWalker()
+    walker.feed([agent_row(1, "r1"), agent_row(2, "r2")])
+    walker.pending_user, walker.rows_seen = 7, 9
+    data = pickle.dumps(walker, pickle.HIGHEST_PROTOCOL)
+
+    def one_by_one(self: StreamRequest, protocol: int) -> object:
+        raise AssertionError("a request pickled on its own")
+
+    # The columns: no request is pickled (nor unpickled) as an object of its own.
+    monkeypatch.setattr(StreamRequest, "__reduce_ex__", one_by_one)
+    assert pickle.dumps(walker, pickle.HIGHEST_PROTOCOL) == data
+    back = pickle.loads(data)
+    assert back == walker
+    assert list(back.requests) == ["r1", "r2"]
+    assert back.requests["r2"].signature() == walker.requests["r2"].signature()
+    assert (back.current, back.touched) == (walker.current, walker.touched)
