@@ -213,11 +213,11 @@ class LocalReader:
                     result = self._reader_for(floor_ms, held.get(self.db_key)).read(progress)
                 except DatabaseMissingError as exc:
                     missing = f": {exc}"
-                else:
-                    self._save_first_seen(result.first_seen)
                 finally:
-                    if not self.keep_state:
+                    if not self.keep_state:  # freed before anything else is built
                         self._reader = None
+                if result is not None:
+                    self._save_first_seen(result.first_seen)
             agent = beside.result() if beside is not None else self.agent.read(snapshot)
         finally:
             if beside is not None:
