@@ -254,7 +254,9 @@ class LocalReader:
             first_seen = self.store.load_first_seen(self.db_key)
             if held:  # the file was lost: a request a sealed day holds keeps its day
                 first_seen = earliest(first_seen, held)
-            reader = CursorReader(self.db_path, floor_ms=floor_ms, first_seen=first_seen)
+            reader = CursorReader(
+                self.db_path, floor_ms=floor_ms, first_seen=first_seen, keep_state=self.keep_state
+            )
             self._reader = reader
         return reader
 

@@ -86,6 +86,13 @@ class Layout3:
     # (the reader takes them: None once used).
     records: JsonRecords | None = None
 
+    def forget_memos(self) -> None:
+        """Drop what only a refresh reuses (a one-shot read): the parsed composer rows, the
+        calls of each root, the roots that failed. The graphs stay (their turns are read)."""
+        self.composer_rows = ComposerRows()
+        self.root_calls = {}
+        self.failed = {}
+
     @property
     def present(self) -> bool:
         """Anything of Cursor 3.x in the database (a refresh then runs the pass again)."""
