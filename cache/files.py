@@ -12,7 +12,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from filelock import FileLock, Timeout
 
@@ -111,6 +111,9 @@ def write_json_atomic(path: Path, obj: Any) -> None:
     write_bytes_atomic(path, json.dumps(obj, separators=(",", ":")).encode("utf-8"))
 
 
+_ENCODE_CHUNK: Final = 1 << 16
+
+
 def write_cache_json(path: Path, obj: Any) -> bool:
     """Write one of our cache files: whatever took its name (a folder) is replaced, and a failed
     write is logged, never raised (the figures stand without it). False when not written."""
@@ -124,7 +127,10 @@ def write_cache_text(path: Path, text: str) -> bool:
     try:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
-        write_bytes_atomic(path, text.encode("utf-8"))
+        # Encoded a piece at a time: never a second copy of the whole file in memory.
+        step = _ENCODE_CHUNK
+        chunks = (text[i : i + step].encode("utf-8") for i in range(0, len(text), step))
+        write_chunks_atomic(path, chunks)
     except OSError as exc:
         log.warning("cache file %s not written: %s", path, exc.strerror or exc)
         return False

@@ -65,7 +65,7 @@ from codeburn.providers.localtime import (
     today,
 )
 from codeburn.providers.pricing import base_model, display_name
-from codeburn.providers.runtime import gc_paused
+from codeburn.providers.runtime import gc_paused, release_free_memory
 from codeburn.providers.sqlite_ro import (
     SNAPSHOT_PREFIX,
     CursorDbError,
@@ -132,6 +132,7 @@ __all__ = [
     "parse_iso_ms",
     "read_access_token",
     "read_export",
+    "release_free_memory",
     "resolve_db_path",
     "row_to_call",
     "signed_in_email",

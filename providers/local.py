@@ -176,13 +176,25 @@ class LocalReader:
 
     Kept alive by a long-lived service so that refreshes are incremental. Raises the
     `CursorDbError`s of the IDE database other than a missing file (locked, unrecognized, …).
+    `keep_state=False` (a one-shot command): nothing a refresh would reuse is kept past a
+    read — the database reader's state, the agent side's memos — so that what follows the
+    read (caches written, days derived, the report) reuses that memory instead of adding to
+    it; a later read parses from scratch.
     """
 
-    def __init__(self, db_path: Path, store: LocalStore, home: Path | None = None) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        store: LocalStore,
+        home: Path | None = None,
+        *,
+        keep_state: bool = True,
+    ) -> None:
         self.db_path = db_path
         self.db_key = str(db_path)
         self.store = store
-        self.agent = AgentSide(store, home)
+        self.keep_state = keep_state
+        self.agent = AgentSide(store, home, keep_state=keep_state)
         self._reader: CursorReader | None = None
         self._seen_saved: dict[str, int] | None = None
 
@@ -219,7 +231,10 @@ class LocalReader:
                     result = self._reader_for(floor_ms, held.get(self.db_key)).read(progress)
                 except DatabaseMissingError as exc:
                     missing = f": {exc}"
-                else:
+                finally:
+                    if not self.keep_state:  # freed before anything else is built
+                        self._reader = None
+                if result is not None:
                     self._save_first_seen(result.first_seen)
             agent = beside.result() if beside is not None else self.agent.read(snapshot)
         finally:
@@ -259,7 +274,7 @@ class LocalReader:
                 first_seen = earliest(first_seen, held)
             reader = CursorReader(
                 self.db_path, floor_ms=floor_ms, first_seen=first_seen,
-                memo_file=_MemoFile(self.store),
+                memo_file=_MemoFile(self.store), keep_state=self.keep_state,
             )  # fmt: skip
             self._reader = reader
         return reader
@@ -270,8 +285,11 @@ class AgentSide:
     (incremental refresh), its per-file state and the first-seen dates of undated transcript
     turns kept in the store, and the combination with the IDE reader's result."""
 
-    def __init__(self, store: LocalStore, home: Path | None = None) -> None:
+    def __init__(
+        self, store: LocalStore, home: Path | None = None, *, keep_state: bool = True
+    ) -> None:
         self.store = store
+        self.keep_state = keep_state
         self.home = canonical(home if home is not None else cursor_home())
         self.home_key = str(self.home)
         self._reader: AgentReader | None = None
@@ -294,6 +312,8 @@ class AgentSide:
         if reader.changed and not result.busy:
             self.store.save_agent_files(self.home_key, reader.entries)
             reader.changed = False
+        if not self.keep_state:
+            self._reader = None
         return result
 
     def read_beside(self, snapshot: AgentSnapshot) -> ReadBeside | None:
@@ -319,6 +339,8 @@ class AgentSide:
         stored = self.store.load_first_seen(key) if agent.transcripts else {}
         seen = earliest(stored, held) if held and agent.transcripts else stored
         combined = combine(ide_side(ide), agent, seen, self._calls)
+        if not self.keep_state:
+            self._calls = CallMemo()
         if combined.first_seen != stored:
             self.store.save_first_seen(key, combined.first_seen)
         return combined
@@ -334,7 +356,8 @@ class ReadBeside:
 
     def result(self) -> AgentRead:
         read = self._aside.result()
-        self._side._beside = (self._snapshot, read)
+        if self._side.keep_state:
+            self._side._beside = (self._snapshot, read)
         return read
 
     def cancel(self) -> None:

@@ -11,6 +11,7 @@ result in parts (`AsideParts`), each taken as soon as the caller needs it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import pickle
@@ -36,6 +37,31 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    if sys.platform != "linux":
+        return None
+    try:
+        import ctypes  # noqa: PLC0415 - only a long-lived process needs it
+
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None
+    return trim
+
+
+def release_free_memory() -> bool:
+    """Give the C heap's free pages back to the system (glibc's `malloc_trim`); False where
+    there is none (macOS, Windows, musl). A parse frees most of what it built, but the heap
+    keeps those pages: a long-lived server's resident memory would stay at its parse's peak
+    (~10 MB above what it holds on a 100k-message database). It takes about a millisecond."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True
 
 
 def can_fork() -> bool:

@@ -24,6 +24,7 @@ from codeburn.providers.agent.graph import (
     graph_calls,
     graph_turns,
     part_of,
+    reached_ids,
     root_fields,
 )
 from codeburn.providers.agent.stream import (
@@ -66,6 +67,7 @@ __all__ = [
     "graph_calls",
     "graph_turns",
     "part_of",
+    "reached_ids",
     "record_of",
     "root_fields",
 ]

@@ -247,7 +247,9 @@ class Graph:
     started_ms: int | None  # field 26
     workspace_uris: tuple[str, ...]
     skipped_blobs: int  # missing / encrypted / undecodable blobs skipped
-    reached: frozenset[str] = frozenset()  # hex ids of every blob the root references
+    # The 64-digit hex ids of every blob the root references, one after the other (one string
+    # a graph, not one per blob: the blob memo checks they are all still stored).
+    reached: str = ""
     request_ids: frozenset[str] = frozenset()  # providerOptions.cursor.requestId of its blobs
     missing_blobs: int = 0  # of skipped_blobs, those not in the store (they may come later)
 
@@ -260,6 +262,12 @@ class GraphUnreadable(Exception):
         self.reason = reason
         self.used_tokens = used_tokens
         self.missing_blobs = missing_blobs
+
+
+def reached_ids(graph: Graph) -> list[str]:
+    """The hex ids of every blob a graph's root references (`Graph.reached`)."""
+    reached = graph.reached
+    return [reached[i : i + 64] for i in range(0, len(reached), 64)]
 
 
 def blob_id(ref: bytes) -> str | None:
@@ -288,7 +296,7 @@ class _Walk:
     """Fetches the parts of one root, counting what is missing or unreadable."""
 
     parts: Parts
-    reached: set[str] = field(default_factory=set)
+    reached: dict[str, None] = field(default_factory=dict)  # in the order first reached
     fetched: int = 0
     missing: int = 0
     unreadable: int = 0
@@ -304,7 +312,7 @@ class _Walk:
         if key is None:
             self.unreadable += 1
             return None
-        self.reached.add(key)
+        self.reached[key] = None
         self.fetched += 1
         if self.fetched > MAX_BLOBS:
             raise GraphUnreadable("too-large")
@@ -531,7 +539,7 @@ def decode_parts(root: bytes | RootFields, parts: Parts) -> Graph:
         started_ms=fields.started_ms,
         workspace_uris=fields.workspace_uris,
         skipped_blobs=walk.missing + walk.unreadable,
-        reached=frozenset(walk.reached),
+        reached="".join(walk.reached),
         request_ids=frozenset(walk.request_ids),
         missing_blobs=walk.missing,
     )

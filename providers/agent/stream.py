@@ -6,9 +6,10 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
-from typing import Any
+from sys import intern
+from typing import Any, Final
 
 from codeburn.providers.localtime import parse_iso_ms, valid_ms
 
@@ -121,13 +122,17 @@ class StreamRequest:
         )
 
     def add_tool(self, name: str, command: str | None) -> None:
+        # Interned: a few names shared by thousands of requests a walker keeps.
         tool = "Bash" if name == "Shell" else name
         if tool and tool not in self.tools:
-            self.tools.append(tool)
+            self.tools.append(intern(tool))
         if tool == "Bash" and command is not None:
             for cmd in command_names(command):
                 if cmd not in self.commands:
-                    self.commands.append(cmd)
+                    self.commands.append(intern(cmd))
+
+
+_REQUEST_FIELDS: Final = tuple(f.name for f in fields(StreamRequest))
 
 
 def tool_calls(content: Any) -> list[tuple[str, str | None]]:
@@ -208,6 +213,26 @@ class StreamWalker:
     rows_seen: int = 0
     touched: set[str] = field(default_factory=set)
 
+    def __getstate__(self) -> tuple[Any, ...]:
+        """Pickled with its requests as columns (a cold CLI parse gets its walk back from a
+        forked child): pickled one by one, each request's fields came as a dict of their own,
+        all held until the end (~4 MB of a cold report's peak at 12k requests)."""
+        requests = self.requests.values()
+        columns = tuple([getattr(r, name) for r in requests] for name in _REQUEST_FIELDS)
+        return (
+            columns,
+            self.current,
+            self.pending_user,
+            self.pending_context,
+            self.rows_seen,
+            (self.touched),
+        )
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        columns, self.current, self.pending_user, self.pending_context, self.rows_seen = state[:5]
+        self.touched = state[5]
+        self.requests = {r.request_id: r for r in map(StreamRequest, *columns)}
+
     def feed(self, rows: Iterable[tuple[int, Any]]) -> None:
         """Raw agent values in ROWID order; only JSON objects (first byte `{`) count."""
         self.feed_records(record for _rowid, raw in rows if (record := record_of(raw)))
@@ -242,9 +267,9 @@ class StreamWalker:
         if request is not None:
             self.touched.add(request.request_id)
             if model is not None and not request.model:
-                request.model = model
+                request.model = intern(model)
             if served is not None:
-                request.served = served
+                request.served = intern(served)
         if role == "system":
             self.pending_context += chars
             self.current = None

@@ -140,9 +140,13 @@ class CursorReader:
         project_maps: ProjectMaps = PROJECT_MAPS,
         recent_ms: int = RECENT_MS,
         memo_file: MemoFile | None = None,
+        keep_state: bool = True,
     ) -> None:
+        """`keep_state=False`: a reader read once (a one-shot command): the Cursor 3.x pass's
+        memos are dropped before the bubble scan, which would otherwise hold them too."""
         self.db_path = db_path
         self._memo_file = memo_file
+        self.keep_state = keep_state
         self.floor_ms = floor_ms
         self.floor_iso = iso_utc(floor_ms)
         self.budget = budget if budget is not None else scan_budget()
@@ -335,6 +339,8 @@ class CursorReader:
             skip, records = self._l3.skip_rowids, self._l3.records
             self._l3.records = None
             self._save_memo(memo)
+            if not self.keep_state:
+                self._l3.forget_memos()
             if records is not None:  # the 3.x pass read the agent rows already
                 self._walker.feed_records(r for i, r in reversed(records) if i not in skip)
             if cold is not None:

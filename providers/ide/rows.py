@@ -9,6 +9,7 @@ import os
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Any, Final
 
 from codeburn.providers.agent import Turn
@@ -139,9 +140,11 @@ class BubbleScan:
                         ts,
                         (tin if type(tin) is int and tin > 0 else 0) if tin else 0,
                         (tout if type(tout) is int and tout > 0 else 0) if tout else 0,
-                        model if type(model) is str and model else None,
+                        # One string per model name and language list, not one a row:
+                        # every kept bubble is held until the conversations are installed.
+                        intern(model) if type(model) is str and model else None,
                         chars,
-                        langs,
+                        intern(langs) if type(langs) is str else langs,
                         req if type(req) is str and req else None,
                     )
                     group = bubbles.get(composer)

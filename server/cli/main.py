@@ -300,7 +300,8 @@ def _service(args: argparse.Namespace, progress: Any = None) -> Any:
     if args.command != "import":  # an import reads only the store (and the signed-in email)
         explicit_db(args)
     path = _usable_db_path(resolve_db_path(cli=args.cursor_db), _where(args))
-    return UsageService(path, progress=progress)
+    # One command, one read: nothing is kept for a refresh (a lower peak; see LocalReader).
+    return UsageService(path, progress=progress, keep_state=False)
 
 
 def stdout_is_utf8() -> bool:

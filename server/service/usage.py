@@ -53,6 +53,7 @@ from codeburn.providers import (
     gc_paused,
     iso_utc,
     local_midnight_ms,
+    release_free_memory,
     six_month_floor,
     timezone_name,
     today,
@@ -104,14 +105,18 @@ class UsageService:
         *,
         cache_dir: Path | None = None,
         progress: Progress | None = None,
+        keep_state: bool = True,
     ) -> None:
+        """`keep_state=False`: a one-shot command (the CLI) — nothing of a read is kept for an
+        incremental refresh (see `LocalReader`), which lowers the command's peak memory."""
         self.db_path = canonical(db_path)
         self.db_key = str(self.db_path)
         self.cache_dir = cache_dir or default_cache_dir()
         sweep_once()  # what a killed process left: db snapshots, temp files
         self.progress = progress
         self._lock = threading.RLock()
-        self._local = LocalReader(self.db_path, LocalFiles(self.cache_dir))
+        self._keep_state = keep_state
+        self._local = LocalReader(self.db_path, LocalFiles(self.cache_dir), keep_state=keep_state)
         self.local = LocalState()
 
     # -- inputs -----------------------------------------------------------------------------
@@ -238,7 +243,10 @@ class UsageService:
         next to a long-lived reader, and the collections it set off cost it 20-80 ms.
         """
         with self._lock, gc_paused():
-            return self._collect(first, last, cached_only)
+            collected = self._collect(first, last, cached_only)
+        if self._keep_state:  # a long-lived service: its resident memory is not the peak's
+            release_free_memory()
+        return collected
 
     def _collect(self, first: date, last: date, cached_only: bool = False) -> Collected:
         now_day = today()

@@ -14,6 +14,7 @@ import pytest
 from codeburn.cache.blob_memo import FILE, load_blob_memo, save_blob_memo
 from codeburn.cache.local_files import LocalFiles
 from codeburn.providers import runtime
+from codeburn.providers.agent import reached_ids
 from codeburn.providers.agent.stream import StreamWalker
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide import sql as scan
@@ -130,7 +131,7 @@ def test_a_blob_gone_since_the_memo_decodes_its_root_again(tmp_path: Path) -> No
     db = _profile(tmp_path)
     memo = _kept(db)
     graph = next(iter(memo.graphs.values()))
-    gone = sorted(graph.reached)[0]
+    gone = sorted(reached_ids(graph))[0]
     with sqlite3.connect(db) as conn:
         conn.execute("DELETE FROM cursorDiskKV WHERE key = ?", (scan.AGENT_LO + gone,))
     conn.close()

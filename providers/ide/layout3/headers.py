@@ -7,6 +7,7 @@ Sources (issue 8): the `composerHeaders` table (columns selected by name: builds
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -100,8 +101,10 @@ class ComposerRows:
     """What the last pass parsed, by the stored bytes it came from (parsing ~1k composerData
     rows with json_extract cost a refresh ~60 ms; their raw bytes are read in ~9 ms)."""
 
+    # The stored bytes are compared by their digest (`stored_digest`): what a long-lived
+    # reader keeps is then ~50 bytes a row, not the row (~1.3 kB a composerData row).
     items: tuple[bytes | None, list[Any]] = (None, [])  # ItemTable headers → their list
-    # composer id → (typeof(value), value, its composerData fields | _NOT_JSON | None)
+    # composer id → (typeof(value), value's digest, its composerData fields | _NOT_JSON | None)
     data: dict[str, tuple[str, bytes | None, Parsed]] = field(default_factory=dict)
     # composer id → (everything it was merged from, the Composer): unchanged ones are reused
     composers: dict[str, tuple[tuple[Any, ...], Composer]] = field(default_factory=dict)
@@ -179,12 +182,13 @@ def _item_headers(conn: sqlite3.Connection, memo: ComposerRows) -> list[Any]:
         "SELECT CAST(value AS BLOB) FROM ItemTable WHERE key = 'composer.composerHeaders'"
     ).fetchall()
     raw = rows[0][0] if rows else None
-    if raw is not None and memo.items[0] == raw:
+    digest = stored_digest(raw)
+    if digest is not None and memo.items[0] == digest:
         return memo.items[1]
     payload = _load(raw)
     heads = payload.get("allComposers") if isinstance(payload, dict) else None
     found = heads if isinstance(heads, list) else []
-    memo.items = (raw, found)
+    memo.items = (digest, found)
     return found
 
 
@@ -220,6 +224,12 @@ def has_root(conn: sqlite3.Connection) -> bool:
     return row is not None
 
 
+def stored_digest(raw: bytes | None) -> bytes | None:
+    """What the composer memo keeps of stored bytes to tell whether they changed (BLAKE2b,
+    16 bytes: a change that keeps the digest is not a practical concern)."""
+    return None if raw is None else hashlib.blake2b(raw, digest_size=16).digest()
+
+
 def _in_rowids(sql: str, rowids: list[int]) -> str:
     return f"{sql} AND rowid IN ({','.join('?' * len(rowids))})"
 
@@ -242,21 +252,22 @@ def _data_rows(conn: sqlite3.Connection, memo: ComposerRows) -> list[tuple[Any, 
     raw_rows = scan.fetch(conn, _RAW_DATA_SQL)
     before, data = memo.data, {}
     out: list[tuple[Any, Parsed]] = []
-    stale: list[int] = []
+    stale: list[tuple[int, bytes | None]] = []
     for cid, _rowid, kind, raw in raw_rows:
+        digest = stored_digest(raw)
         kept = before.get(cid)
-        if kept is not None and kept[1] == raw and kept[0] == kind:
+        if kept is not None and kept[1] == digest and kept[0] == kind:
             data[cid] = kept
             out.append((cid, kept[2]))
         else:
-            stale.append(len(out))
+            stale.append((len(out), digest))
             out.append((cid, None))
-    fresh = _parse_data(conn, [raw_rows[i][1] for i in stale]) if stale else {}
-    for i in stale:
-        cid, rowid, kind, raw = raw_rows[i]
+    fresh = _parse_data(conn, [raw_rows[i][1] for i, _ in stale]) if stale else {}
+    for i, digest in stale:
+        cid, rowid, kind, _raw = raw_rows[i]
         if rowid in fresh or kind == "null":  # else written again since: read next time
             parsed = fresh.get(rowid)
-            data[cid] = (kind, raw, parsed)
+            data[cid] = (kind, digest, parsed)
             out[i] = (cid, parsed)
     memo.data = data
     return out

@@ -73,7 +73,7 @@ def _graph_json(graph: Graph) -> list[Any]:
     turns = [_turn_json(t) for t in graph.turns]
     return [
         graph.used_tokens, graph.started_ms, list(graph.workspace_uris), graph.skipped_blobs,
-        "".join(graph.reached), list(graph.request_ids), turns,
+        graph.reached, list(graph.request_ids), turns,
     ]  # fmt: skip
 
 
@@ -113,7 +113,7 @@ def _graph(raw: list[Any]) -> Graph:
         started_ms=started,
         workspace_uris=tuple(uris),
         skipped_blobs=skipped,
-        reached=frozenset([reached[i : i + _ID_CHARS] for i in range(0, len(reached), _ID_CHARS)]),
+        reached=reached,
         request_ids=frozenset(request_ids),
     )
 

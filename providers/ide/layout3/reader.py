@@ -27,6 +27,7 @@ from codeburn.providers.agent import (
     decode_parts,
     graph_calls,
     part_of,
+    reached_ids,
     record_of,
     root_fields,
 )
@@ -91,6 +92,13 @@ class Layout3:
     records: JsonRecords | None = None
     # ... and what it remembers for the next one (`memo`; the reader saves it: None once done)
     memo: BlobMemo | None = None
+
+    def forget_memos(self) -> None:
+        """Drop what only a refresh reuses (a one-shot read): the parsed composer rows, the
+        calls of each root, the roots that failed. The graphs stay (their turns are read)."""
+        self.composer_rows = ComposerRows()
+        self.root_calls = {}
+        self.failed = {}
 
     @property
     def present(self) -> bool:
@@ -372,7 +380,7 @@ class _Pass:
             return None
         rowid_of = self.rowid_of
         try:
-            return graph, frozenset([rowid_of[key] for key in graph.reached])
+            return graph, frozenset([rowid_of[key] for key in reached_ids(graph)])
         except KeyError:
             return None
 

@@ -1,0 +1,101 @@
+"""What a reader keeps of the Cursor 3.x pass between refreshes (issue 19): a digest of each
+stored composer value, not the value (~1.3 kB a composerData row), and a changed value is
+still seen; a reader read once keeps none of the memos, with the same figures."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from codeburn.providers.ide.layout3.headers import stored_digest
+from codeburn.providers.ide.reader import CursorReader, ReadResult
+from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
+from codeburn.providers.samples.graph_writer import TurnSpec
+from codeburn.providers.samples.profile_writer import ProfileWriter
+
+T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
+HOUR, DAY = 3_600_000, 86_400_000
+FLOOR, NOW = T0 - 30 * DAY, T0 + 10 * DAY
+
+
+def stored(db: Path, sql: str) -> bytes:
+    conn = sqlite3.connect(db)
+    try:
+        return bytes(conn.execute(sql).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_the_memo_keeps_digests_and_a_value_rewritten_with_the_same_length_is_seen(
+    tmp_path: Path,
+) -> None:
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p, header_columns=None)
+    w.item_headers([Header("c-i", folder="/home/me/one", created_ms=T0)])
+    w.composer("c-i", state="~", total_used_tokens=4_000)
+    p.flush()
+    reader = CursorReader(p.db_path, floor_ms=FLOOR)
+    assert [c.input_tokens for c in reader.read(now_ms=NOW).calls] == [4_000]
+    memo = reader._l3.composer_rows
+    data_sql = "SELECT CAST(value AS BLOB) FROM cursorDiskKV WHERE key = 'composerData:c-i'"
+    items_sql = "SELECT CAST(value AS BLOB) FROM ItemTable WHERE key = 'composer.composerHeaders'"
+    assert memo.data["c-i"][1] == stored_digest(stored(p.db_path, data_sql))
+    assert memo.items[0] == stored_digest(stored(p.db_path, items_sql))
+    assert all(len(kept[1] or b"") == 16 for kept in memo.data.values())
+    conn = sqlite3.connect(p.db_path)
+    conn.execute(
+        "UPDATE cursorDiskKV SET value = replace(value, '4000', '7000')"
+        " WHERE key = 'composerData:c-i'"
+    )
+    conn.commit()
+    conn.close()
+    p.close()
+    after = reader.read(now_ms=NOW)
+    assert not after.full
+    assert [c.input_tokens for c in after.calls] == [7_000]
+    assert reader._l3.composer_rows.data["c-i"][1] == stored_digest(stored(p.db_path, data_sql))
+
+
+def test_no_stored_value_has_no_digest() -> None:
+    assert stored_digest(None) is None
+    assert stored_digest(b"{}") != stored_digest(b"{ }")
+
+
+def _root_db(tmp_path: Path) -> tuple[ProfileWriter, Cursor3Writer, list[TurnSpec]]:
+    turns = [
+        TurnSpec(user="p" * 40, assistant=["x" * 120], timing_ms=T0 + HOUR),
+        TurnSpec(user="k" * 12, assistant=["y" * 8], timing_ms=T0 + 2 * HOUR),
+    ]
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    w.header(Header("c-a", created_ms=T0))
+    w.conversation("c-a", turns, created_ms=T0)
+    w.header(Header("c-m", created_ms=T0))
+    w.composer("c-m", state="~", model="gpt-5", total_used_tokens=12_000)
+    p.flush()
+    return p, w, turns
+
+
+def call_rows(result: ReadResult) -> list[tuple[object, ...]]:
+    return sorted((c.key, c.timestamp_ms, c.input_tokens, c.output_tokens) for c in result.calls)
+
+
+def test_a_reader_read_once_drops_the_memos_and_reads_the_same(tmp_path: Path) -> None:
+    p, w, turns = _root_db(tmp_path)
+    once = CursorReader(p.db_path, floor_ms=FLOOR, keep_state=False)
+    kept = CursorReader(p.db_path, floor_ms=FLOOR)
+    first, cold = once.read(now_ms=NOW), kept.read(now_ms=NOW)
+    assert "cursor:root:c-a:0" in {c.key for c in first.calls}
+    assert call_rows(first) == call_rows(cold)
+    assert (first.turns, first.conversations) == (cold.turns, cold.conversations)
+    memos = once._l3
+    assert (memos.composer_rows.data, memos.root_calls, memos.failed) == ({}, {}, {})
+    assert kept._l3.composer_rows.data and kept._l3.root_calls  # what a refresh reuses
+    assert set(memos.graphs) == {"c-a"}  # its turns are read at the end
+    # Read again after a change, without its memos: still what a cold parse reads.
+    w.conversation("c-a", turns[:1], created_ms=T0)
+    p.close()
+    again = once.read(now_ms=NOW)
+    fresh = CursorReader(p.db_path, floor_ms=FLOOR, first_seen=again.first_seen).read(now_ms=NOW)
+    assert call_rows(again) == call_rows(fresh)
+    assert "cursor:root:c-a:1" not in {c.key for c in again.calls}
