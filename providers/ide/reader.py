@@ -22,7 +22,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final, cast
 
-from codeburn.providers.agent import StreamRequest, StreamWalker, Turn, graph_turns
+from codeburn.providers.agent import Graph, StreamRequest, StreamWalker, Turn, graph_turns
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import (
@@ -103,6 +103,9 @@ class ReadResult:
     # conversation id → its recorded turns and its name (attribution, SPEC §2.7)
     turns: dict[str, tuple[Turn, ...]] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
+    # `calls` in parts, each the same list object while its conversation is unchanged
+    # (`providers.parts`); empty: `calls` is the one part
+    parts: list[list[Call]] = field(default_factory=list)
 
 
 class CursorReader:
@@ -150,6 +153,8 @@ class CursorReader:
         self._projects: dict[str, str] = {}
         self._l3 = Layout3()
         self._inline = False
+        # root id → (its graph, the graph's turns) of the last `turns`
+        self._root_turns: dict[str, tuple[Graph, tuple[Turn, ...]]] = {}
 
     # -- public -----------------------------------------------------------------------------
 
@@ -178,8 +183,10 @@ class CursorReader:
         except BaseException:
             self._reset()
             raise
+        parts = self.call_parts()
         return ReadResult(
-            calls=self.calls(),
+            calls=list(itertools.chain.from_iterable(parts)),
+            parts=parts,
             warnings=self.warnings(),
             skipped_subcomposer=self._skipped_sub,
             skipped_undated=sum(c.undated for c in self._convs.values()),
@@ -200,12 +207,17 @@ class CursorReader:
     def turns(self) -> dict[str, tuple[Turn, ...]]:
         """Recorded turns of every conversation read from bubbles or a root graph."""
         out = {cid: state.turns for cid, state in self._convs.items() if state.turns}
+        before, kept = self._root_turns, {}
         for cid, rep in self._l3.conversations.items():
             held = self._l3.graphs.get(cid)
             if rep == ROOT and held is not None and cid not in out:
-                turns = graph_turns(held[1])
-                if turns:
-                    out[cid] = turns
+                last = before.get(cid)
+                if last is None or last[0] is not held[1]:  # a root's graph: a new object
+                    last = (held[1], graph_turns(held[1]))
+                kept[cid] = last
+                if last[1]:
+                    out[cid] = last[1]
+        self._root_turns = kept
         return out
 
     def titles(self) -> dict[str, str]:
@@ -214,12 +226,15 @@ class CursorReader:
         return out
 
     def calls(self) -> list[Call]:
-        out: list[Call] = []
-        for conv in self._convs.values():
-            out.extend(conv.calls)
-        out.extend(self._stream_calls.values())
-        out.extend(self._l3.calls)
-        return out
+        return list(itertools.chain.from_iterable(self.call_parts()))
+
+    def call_parts(self) -> list[list[Call]]:
+        """`calls` in parts: each the same list object while its conversation is unchanged."""
+        parts = [conv.calls for conv in self._convs.values() if conv.calls]
+        if self._stream_calls:
+            parts.append(list(self._stream_calls.values()))
+        parts.extend(self._l3.parts)
+        return parts
 
     def conversations(self) -> dict[str, str]:
         """How each conversation was read; bubbles first, then Cursor 3.x representations."""
