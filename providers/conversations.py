@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from codeburn.providers.agent import Turn
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, Call
-from codeburn.providers.parts import PartFacts
+from codeburn.providers.parts import PartFacts, Run
 
 LOCAL_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT})
 STREAM_ONLY_PREFIX: Final = "cursor:agentKv:"  # a request of no known conversation
@@ -89,7 +89,7 @@ class ConversationMemo:
     and encoding after it had to look at again)."""
 
     def __init__(self) -> None:
-        self._made: dict[str, tuple[tuple[Any, ...], LocalConversation]] = {}
+        self._made: dict[str, tuple[Run, tuple[Turn, ...], str | None, LocalConversation]] = {}
 
     def build(
         self,
@@ -97,33 +97,38 @@ class ConversationMemo:
         turns: Mapping[str, tuple[Turn, ...]],
         titles: Mapping[str, str],
     ) -> dict[str, LocalConversation]:
-        seen: dict[str, tuple[str, str, dict[str, None], list[int]]] = {}
+        seen: dict[str, Run] = {}
         for facts in parts:
-            for session, first, models, lo, hi in facts.runs:
+            for run in facts.runs:
+                first = run[1]
                 if first.provider not in LOCAL_PROVIDERS or first.key.startswith(
                     STREAM_ONLY_PREFIX
                 ):
                     continue
-                entry = seen.get(session)
-                if entry is None:
-                    seen[session] = (first.project, first.provider, dict.fromkeys(models), [lo, hi])
-                else:
-                    entry[2].update(dict.fromkeys(models))
-                    span = entry[3]
-                    span[0], span[1] = min(span[0], lo), max(span[1], hi)
+                entry = seen.get(run[0])
+                seen[run[0]] = run if entry is None else _joined(entry, run)
         before = self._made
-        made: dict[str, tuple[tuple[Any, ...], LocalConversation]] = {}
+        made: dict[str, tuple[Run, tuple[Turn, ...], str | None, LocalConversation]] = {}
         out: dict[str, LocalConversation] = {}
-        for cid, (project, provider, models, span) in seen.items():
+        for cid, run in seen.items():
             raw = turns.get(cid, ())
-            what = (project, provider, titles.get(cid), tuple(models), raw, span[0], span[1])
+            title = titles.get(cid)
             kept = before.get(cid)
-            if kept is None or kept[0] != what:
+            # The same run object: the same part, so the same calls (a joined run is new).
+            if kept is None or not (
+                (kept[0] is run or kept[0] == run) and kept[1] == raw and kept[2] == title
+            ):
+                _, first, models, lo, hi = run
                 conv = LocalConversation(
-                    cid, project, provider, what[2], what[3], tuple(sorted(raw)), *span
+                    cid, first.project, first.provider, title, models, tuple(sorted(raw)), lo, hi
                 )
-                kept = (what, conv)
+                kept = (run, raw, title, conv)
             made[cid] = kept
-            out[cid] = kept[1]
+            out[cid] = kept[3]
         self._made = made
         return out
+
+
+def _joined(a: Run, b: Run) -> Run:
+    """One session's runs in two places: the first's call, every model once, the whole span."""
+    return (a[0], a[1], tuple(dict.fromkeys(a[2] + b[2])), min(a[3], b[3]), max(a[4], b[4]))
