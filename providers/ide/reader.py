@@ -138,6 +138,10 @@ class CursorReader:
         self._walker = StreamWalker()
         self._agent_count = 0
         self._stream_calls: dict[str, Call] = {}
+        self._dated: tuple[StreamWalker | None, int] = (None, 0)  # (walker, its requests dated)
+        self._stream_part: list[Call] = []  # its values: one list object while they are the same
+        # request id → (the request, its signature, its date, its call) of the last rebuild
+        self._stream_made: dict[str, tuple[StreamRequest, tuple[Any, ...], int, Call | None]] = {}
         self._checked_stream_only: set[str] = set()
         self._kept_total = 0
         self._cutoff: int | None = None
@@ -231,8 +235,8 @@ class CursorReader:
     def call_parts(self) -> list[list[Call]]:
         """`calls` in parts: each the same list object while its conversation is unchanged."""
         parts = [conv.calls for conv in self._convs.values() if conv.calls]
-        if self._stream_calls:
-            parts.append(list(self._stream_calls.values()))
+        if self._stream_part:
+            parts.append(self._stream_part)
         parts.extend(self._l3.parts)
         return parts
 
@@ -542,31 +546,45 @@ class CursorReader:
         )
 
     def _rebuild_stream_calls(self, conn: sqlite3.Connection) -> None:
-        """Requests that join no bubble of the database stand on their own, dated first-seen."""
+        """Requests that join no bubble of the database stand on their own, dated first-seen.
+
+        Set operations pick them out of every request (a refresh looked at ~12k one by one),
+        in the requests' order; a call whose request and date did not change is kept."""
         mtime = self._db_mtime_ms()
-        candidates: list[str] = []
-        for request_id in self._walker.requests:
-            self.first_seen.setdefault(request_id, mtime)
-            joined = (
-                request_id in self._request_conv
-                or request_id in self._other_requests
-                or request_id in self._l3.request_ids
-            )
-            if joined or self.first_seen[request_id] < self.floor_ms:
-                continue
-            candidates.append(request_id)
+        requests, first_seen = self._walker.requests, self.first_seen
+        # A walker only adds requests: those it had at the last rebuild are dated already.
+        walker, dated = self._dated
+        for request_id in itertools.islice(requests, dated if walker is self._walker else 0, None):
+            first_seen.setdefault(request_id, mtime)
+        self._dated = (self._walker, len(requests))
+        conv, other, l3 = self._request_conv, self._other_requests, self._l3.request_ids
+        alone = [r for r in requests if r not in conv and r not in other and r not in l3]
+        candidates = [r for r in alone if first_seen[r] >= self.floor_ms]
         unchecked = [r for r in candidates if r not in self._checked_stream_only]
         if self._scan_lo and unchecked:
             self._other_requests |= scan.request_ids_below(conn, self._scan_lo, unchecked)
         self._checked_stream_only.update(unchecked)
+        before = self._stream_made
+        made: dict[str, tuple[StreamRequest, tuple[Any, ...], int, Call | None]] = {}
         calls: dict[str, Call] = {}
         for request_id in candidates:
             if request_id in self._other_requests:
                 continue
-            call = self._stream_call(self._walker.requests[request_id], self.first_seen[request_id])
-            if call is not None:
-                calls[request_id] = call
-        self._stream_calls = calls
+            request, ts = requests[request_id], first_seen[request_id]
+            signature = request.signature()
+            kept = before.get(request_id)
+            if kept is None or kept[0] is not request or kept[1] != signature or kept[2] != ts:
+                kept = (request, signature, ts, self._stream_call(request, ts))
+            made[request_id] = kept
+            if kept[3] is not None:
+                calls[request_id] = kept[3]
+        self._stream_made = made
+        old = self._stream_calls
+        if len(calls) != len(old) or any(
+            a is not b for a, b in zip(calls.values(), old.values(), strict=True)
+        ):
+            self._stream_calls = calls
+            self._stream_part = list(calls.values())
 
     # -- incremental refresh ----------------------------------------------------------------
 
