@@ -60,7 +60,7 @@ from codeburn.providers.ide.workspaces import PROJECT_MAPS, ProjectMaps
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.providers.pricing import canonical_model, cost_of
-from codeburn.providers.runtime import AsideParts, can_fork, gc_paused
+from codeburn.providers.runtime import AsideParts, can_fork, freeze_state, gc_paused, thaw_state
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
 
 PAGE_ROWS: Final = 2_000
@@ -283,7 +283,7 @@ class CursorReader:
         nothing to thaw: no collection)."""
         thaw = gc.get_freeze_count() > 0
         if thaw:
-            gc.unfreeze()
+            thaw_state()
         self._reset()
         if thaw:
             gc.collect()
@@ -330,7 +330,7 @@ class CursorReader:
         self._full_at = time.monotonic()
         # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
         # the report that follows, or a server's next hour) from walking them again.
-        gc.freeze()
+        freeze_state()
 
     def _one_blob_pass(self, conn: sqlite3.Connection) -> bool:
         """Whether a full parse reads the blobs in one pass shared by the roots and the agent

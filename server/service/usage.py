@@ -253,7 +253,7 @@ class UsageService:
         Without cyclic GC: a refresh builds short-lived lists of every call (and caches' JSON)
         next to a long-lived reader, and the collections it set off cost it 20-80 ms.
         """
-        with self._lock, gc_paused():
+        with self._lock, gc_paused(freeze=True):
             return self._collect(first, last, cached_only)
 
     def _collect(self, first: date, last: date, cached_only: bool = False) -> Collected:

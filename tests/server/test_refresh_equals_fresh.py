@@ -9,6 +9,7 @@ days (which rightly keep their figures) do not enter the comparison.
 
 from __future__ import annotations
 
+import gc
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -19,6 +20,7 @@ import pytest
 
 from codeburn.cache.config import Budget
 from codeburn.providers.localtime import iso_utc, local_midnight_ms, now_ms, today
+from codeburn.providers.runtime import thaw_state
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.service.periods import named_period
 from codeburn.server.service.usage import UsageService
@@ -202,3 +204,18 @@ def test_a_refresh_keeps_the_conversations_that_did_not_change(db: Path, tmp_pat
     after = dict(live.local.conversations or {})
     assert set(after) == {*before, "conv-new"}
     assert all(after[cid] is conv for cid, conv in before.items() if cid != "conv-r")
+
+
+def test_a_refresh_freezes_what_it_keeps(db: Path, tmp_path: Path) -> None:
+    """After a full parse froze the reader's state, a refresh freezes what survived it too:
+    the first collection after it would walk every new object to find nothing."""
+    live = UsageService(db, cache_dir=tmp_path / "live")
+    try:
+        live.status(budget=BUDGET, sync=False)
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        _append(db)
+        live.status(budget=BUDGET, sync=False)
+        assert gc.get_freeze_count() > frozen
+    finally:
+        thaw_state()
