@@ -111,9 +111,9 @@ class CachedResults:
     def dumps(self) -> str:
         """`dump` as JSON text (each call and conversation encoded once for all the writes
         that hold it)."""
-        conversations = _CONVERSATION_TEXTS.texts(self._conversation_items())
-        head = json_with(self._head(), "conversations", f"[{','.join(conversations)}]")
-        return f"{head[:-1]},{json.dumps('calls')}:[{','.join(_CALL_TEXTS.texts(self.calls))}]}}"
+        conversations = _CONVERSATION_TEXTS.joined(self._conversation_items())
+        head = json_with(self._head(), "conversations", f"[{conversations}]")
+        return f"{head[:-1]},{json.dumps('calls')}:[{_CALL_TEXTS.joined(self.calls)}]}}"
 
     def _conversation_items(self) -> list[Any]:
         if isinstance(self.conversations, StoredConversations):

@@ -63,10 +63,13 @@ NO_IDE: Final = IdeSide([], {}, {}, {})
 
 @dataclass(slots=True)
 class Combined:
-    calls: list[Call]
+    parts: list[list[Call]]  # every call, in parts (`providers.parts`), in order
     unreadable: dict[str, int]  # reason → conversations that exist but could not be read
     first_seen: dict[str, int]  # transcript turn (`<id>:<n>`) → when it was first seen
-    parts: list[list[Call]] = field(default_factory=list)  # `calls` in parts, in order
+
+    @property
+    def calls(self) -> list[Call]:
+        return list(itertools.chain.from_iterable(self.parts))
 
 
 def slug_key(text: str) -> str:
@@ -247,8 +250,7 @@ class _Combiner:
         replaced = {c for c in self.represented if reps.get(c) not in IDE_FULL} - self.taken
         ide_parts = [_without(f, replaced) for f in self.ide_parts]
         parts = [p for p in (*ide_parts, *parts) if p]
-        calls = list(itertools.chain.from_iterable(parts))
-        return Combined(calls, dict(sorted(unreadable.items())), self.first_seen, parts)
+        return Combined(parts, dict(sorted(unreadable.items())), self.first_seen)
 
     def _ide_unreadable(self) -> Counter[str]:
         """The IDE's unreadable conversations by reason, less those read from an agent source."""
@@ -276,7 +278,7 @@ def combine(
     conversations and going through them again."""
     if not agent.transcripts and not agent.sessions:  # the common case: nothing to combine
         unreadable = dict(sorted(Counter(ide.unreadable_ids.values()).items()))
-        return Combined(ide.calls, unreadable, dict(first_seen), ide.call_parts())
+        return Combined(ide.call_parts(), unreadable, dict(first_seen))
     memo = memo if memo is not None else CallMemo()
     parts = parts if parts is not None else PartMemo()
     combined = _Combiner(ide, agent, first_seen, memo, parts).run()

@@ -207,7 +207,8 @@ class LocalReader:
         try:
             if db_exists:
                 try:
-                    result = self._reader_for(floor_ms, held.get(self.db_key)).read(progress)
+                    reader = self._reader_for(floor_ms, held.get(self.db_key))
+                    result = reader.read(progress, flat=False)
                 except DatabaseMissingError as exc:
                     missing = f": {exc}"
                 else:

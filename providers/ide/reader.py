@@ -162,8 +162,13 @@ class CursorReader:
 
     # -- public -----------------------------------------------------------------------------
 
-    def read(self, progress: Progress | None = None, *, now_ms: int | None = None) -> ReadResult:
-        """Full parse the first time or when the database changed shape; incremental otherwise."""
+    def read(
+        self, progress: Progress | None = None, *, now_ms: int | None = None, flat: bool = True
+    ) -> ReadResult:
+        """Full parse the first time or when the database changed shape; incremental otherwise.
+
+        `flat=False` leaves `calls` empty: the calls are in `parts` only (a refresh's caller
+        that takes the parts spares a list of every call)."""
         now_ms = now_ms if now_ms is not None else clock_ms()
         full = not self._incremental_possible()
         try:
@@ -189,7 +194,7 @@ class CursorReader:
             raise
         parts = self.call_parts()
         return ReadResult(
-            calls=list(itertools.chain.from_iterable(parts)),
+            calls=list(itertools.chain.from_iterable(parts)) if flat else [],
             parts=parts,
             warnings=self.warnings(),
             skipped_subcomposer=self._skipped_sub,
@@ -518,7 +523,11 @@ class CursorReader:
             project=self._projects.get(composer, UNMAPPED_PROJECT),
             fallback_model=self._l3.models.get(composer),
         )
-        state.calls = emit_conversation(conv)
+        calls = emit_conversation(conv)
+        # A recent conversation is read again at every refresh: when nothing changed, its old
+        # list stays (the same part, so nothing after the read looks at it again).
+        if calls != state.calls:
+            state.calls = calls
         state.skipped_gauge = skips_a_gauge(conv)
 
     # -- agent-stream-only requests ---------------------------------------------------------
