@@ -21,6 +21,15 @@ FILE: Final = f"cursor-results.v{VERSION}.json"
 _CALL_TEXTS: Final = EncodedItems(Call.to_row)
 
 
+def _conversation_row(item: Any) -> Any:
+    return item.to_row() if isinstance(item, LocalConversation) else item
+
+
+# A long-lived service writes the file at each refresh, mostly with the same conversation
+# objects (`ConversationMemo`): ~2,000 of them cost ~8 ms to encode again each time.
+_CONVERSATION_TEXTS: Final = EncodedItems(_conversation_row)
+
+
 def _stat(path: Path, *, empty_is_missing: bool = False) -> list[int] | None:
     try:
         st = os.stat(path)
@@ -93,11 +102,23 @@ class CachedResults:
     paths: dict[str, str] = field(default_factory=dict)  # project slug → its folder
 
     def dump(self) -> dict[str, Any]:
-        return {**self._head(), "calls": [c.to_row() for c in self.calls]}
+        return {
+            **self._head(),
+            "conversations": [_conversation_row(c) for c in self._conversation_items()],
+            "calls": [c.to_row() for c in self.calls],
+        }
 
     def dumps(self) -> str:
-        """`dump` as JSON text (each call encoded once for all the writes that hold it)."""
-        return json_with(self._head(), "calls", f"[{','.join(_CALL_TEXTS.texts(self.calls))}]")
+        """`dump` as JSON text (each call and conversation encoded once for all the writes
+        that hold it)."""
+        conversations = _CONVERSATION_TEXTS.joined(self._conversation_items())
+        head = json_with(self._head(), "conversations", f"[{conversations}]")
+        return f"{head[:-1]},{json.dumps('calls')}:[{_CALL_TEXTS.joined(self.calls)}]}}"
+
+    def _conversation_items(self) -> list[Any]:
+        if isinstance(self.conversations, StoredConversations):
+            return self.conversations.rows()
+        return [*self.conversations.values()]
 
     def _head(self) -> dict[str, Any]:
         return {
@@ -108,11 +129,6 @@ class CachedResults:
             "warnings": self.warnings,
             "unreadable": self.unreadable,
             "diagnostics": self.diagnostics,
-            "conversations": (
-                self.conversations.rows()
-                if isinstance(self.conversations, StoredConversations)
-                else [c.to_row() for c in self.conversations.values()]
-            ),
             "paths": self.paths,
         }
 

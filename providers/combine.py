@@ -7,10 +7,11 @@ the IDE's context meter alone. Never two representations of one id added togethe
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Protocol
 from urllib.parse import unquote
 
@@ -18,6 +19,7 @@ from codeburn.providers.agent import Graph, graph_calls
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, UNMAPPED_PROJECT, Call
 from codeburn.providers.home import AgentRead, CliSession, TranscriptRead
 from codeburn.providers.ide import path_project, project_name
+from codeburn.providers.parts import PartFacts, PartMemo
 
 # IDE representations that win over everything outside the database.
 IDE_FULL: Final = frozenset({"bubbles", "root"})
@@ -49,6 +51,11 @@ class IdeSide:
     conversations: Mapping[str, str]  # id → "bubbles" | "root" | "meter" | "unreadable"
     metas: Mapping[str, MetaLike]
     unreadable_ids: Mapping[str, str]  # conversation id → why it could not be read
+    # `calls` in parts (`providers.parts`); empty: `calls` is the one part
+    parts: list[list[Call]] = field(default_factory=list)
+
+    def call_parts(self) -> list[list[Call]]:
+        return self.parts if self.parts or not self.calls else [self.calls]
 
 
 NO_IDE: Final = IdeSide([], {}, {}, {})
@@ -56,9 +63,13 @@ NO_IDE: Final = IdeSide([], {}, {}, {})
 
 @dataclass(slots=True)
 class Combined:
-    calls: list[Call]
+    parts: list[list[Call]]  # every call, in parts (`providers.parts`), in order
     unreadable: dict[str, int]  # reason → conversations that exist but could not be read
     first_seen: dict[str, int]  # transcript turn (`<id>:<n>`) → when it was first seen
+
+    @property
+    def calls(self) -> list[Call]:
+        return list(itertools.chain.from_iterable(self.parts))
 
 
 def slug_key(text: str) -> str:
@@ -117,15 +128,23 @@ class CallMemo:
 
 class _Combiner:
     def __init__(
-        self, ide: IdeSide, agent: AgentRead, first_seen: dict[str, int], memo: CallMemo
+        self,
+        ide: IdeSide,
+        agent: AgentRead,
+        first_seen: dict[str, int],
+        memo: CallMemo,
+        parts: PartMemo,
     ) -> None:
-        self.ide, self.agent, self.memo = ide, agent, memo
+        self.ide, self.agent, self.memo, self.parts = ide, agent, memo, parts
+        self.ide_parts = parts.all(ide.call_parts())
         self.first_seen = dict(first_seen)
         self.taken = {c for c, rep in ide.conversations.items() if rep in IDE_FULL}
         # A conversation with bubble calls is read from its bubbles, whatever else it has.
-        self.taken.update(c.session for c in ide.calls if c.key.startswith(BUBBLE_KEY_PREFIX))
+        known: set[str] = set()
+        for facts in self.ide_parts:
+            self.taken.update(facts.sessions_keyed(BUBBLE_KEY_PREFIX))
+            known.update(facts.projects)
         self.represented: set[str] = set()
-        known = {c.project for c in ide.calls}
         known.update(m.project for m in ide.metas.values() if m.project)
         known.update(p for s in agent.sessions.values() if (p := _session_project(s)))
         self.by_slug = {slug_key(p): p for p in sorted(known) if slug_key(p)}
@@ -204,13 +223,13 @@ class _Combiner:
         )
 
     def run(self) -> Combined:
-        calls: list[Call] = []
+        parts: list[list[Call]] = []
         pending: dict[str, str] = {}
         for cid, session in sorted(self.agent.sessions.items()):
             if cid in self.taken:
                 continue
             if session.graph is not None and session.graph.turns:
-                calls.extend(self.session_calls(session))
+                parts.append(self.session_calls(session))
                 self.represented.add(cid)
             elif session.unreadable is not None:
                 pending[cid] = session.unreadable
@@ -218,7 +237,7 @@ class _Combiner:
             if cid in self.taken or cid in self.represented:
                 continue
             if read.turns:
-                calls.extend(self.transcript_calls(read))
+                parts.append(self.transcript_calls(read))
                 self.represented.add(cid)
             elif read.unreadable is not None:
                 pending.setdefault(cid, read.unreadable)
@@ -229,10 +248,9 @@ class _Combiner:
         )
         unreadable.update(self._ide_unreadable())
         replaced = {c for c in self.represented if reps.get(c) not in IDE_FULL} - self.taken
-        ide_calls = self.ide.calls
-        if replaced:
-            ide_calls = [c for c in ide_calls if c.session not in replaced]
-        return Combined(ide_calls + calls, dict(sorted(unreadable.items())), self.first_seen)
+        ide_parts = [_without(f, replaced) for f in self.ide_parts]
+        parts = [p for p in (*ide_parts, *parts) if p]
+        return Combined(parts, dict(sorted(unreadable.items())), self.first_seen)
 
     def _ide_unreadable(self) -> Counter[str]:
         """The IDE's unreadable conversations by reason, less those read from an agent source."""
@@ -241,15 +259,28 @@ class _Combiner:
         )
 
 
+def _without(facts: PartFacts, sessions: set[str]) -> list[Call]:
+    """The part less the calls of these sessions (itself when it has none of them)."""
+    if not sessions or not facts.sessions & sessions:
+        return facts.part
+    return [c for c in facts.part if c.session not in sessions]
+
+
 def combine(
-    ide: IdeSide, agent: AgentRead, first_seen: dict[str, int], memo: CallMemo | None = None
+    ide: IdeSide,
+    agent: AgentRead,
+    first_seen: dict[str, int],
+    memo: CallMemo | None = None,
+    parts: PartMemo | None = None,
 ) -> Combined:
-    """All local calls, each conversation once, and what could not be read. `memo`, kept by
-    the caller between combinations, spares rebuilding the calls of unchanged conversations."""
+    """All local calls, each conversation once, and what could not be read. `memo` and
+    `parts`, kept by the caller between combinations, spare rebuilding the calls of unchanged
+    conversations and going through them again."""
     if not agent.transcripts and not agent.sessions:  # the common case: nothing to combine
         unreadable = dict(sorted(Counter(ide.unreadable_ids.values()).items()))
-        return Combined(ide.calls, unreadable, dict(first_seen))
+        return Combined(ide.call_parts(), unreadable, dict(first_seen))
     memo = memo if memo is not None else CallMemo()
-    combined = _Combiner(ide, agent, first_seen, memo).run()
+    parts = parts if parts is not None else PartMemo()
+    combined = _Combiner(ide, agent, first_seen, memo, parts).run()
     memo.done()
     return combined

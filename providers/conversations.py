@@ -9,19 +9,15 @@ builds (spread between a conversation's start and last update) nor a file's firs
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
-from itertools import groupby
-from operator import attrgetter
+from dataclasses import dataclass
 from typing import Any, Final
 
 from codeburn.providers.agent import Turn
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, Call
+from codeburn.providers.parts import PartFacts, Run
 
 LOCAL_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT})
 STREAM_ONLY_PREFIX: Final = "cursor:agentKv:"  # a request of no known conversation
-_SESSION: Final = attrgetter("session")
-_TIME: Final = attrgetter("timestamp_ms")
-_MODEL: Final = attrgetter("model")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +36,12 @@ class LocalConversation:
     def turns_since(self, ms: int) -> LocalConversation:
         """Itself with only the turns that end at or after `ms` (what a cache of today keeps)."""
         kept = tuple(t for t in self.turns if t[1] >= ms)
-        return self if len(kept) == len(self.turns) else replace(self, turns=kept)
+        if len(kept) == len(self.turns):
+            return self
+        return LocalConversation(
+            self.id, self.project, self.provider, self.title, self.models, kept,
+            self.first_ms, self.last_ms,
+        )  # fmt: skip
 
     def to_row(self) -> list[Any]:
         return [
@@ -77,33 +78,57 @@ def local_conversations(
 ) -> dict[str, LocalConversation]:
     """Every conversation of the local calls (their session ids), with what the readers know
     of it. Agent-stream-only requests (no conversation of their own) are left out."""
-    seen: dict[str, tuple[str, str, dict[str, None], list[int]]] = {}
-    # Calls come in runs of one conversation: a refresh goes through ~100k of them (~30 ms).
-    for session, run in groupby(calls, key=_SESSION):
-        group = list(run)
-        first = group[0]
-        if first.provider not in LOCAL_PROVIDERS or first.key.startswith(STREAM_ONLY_PREFIX):
-            continue
-        times = list(map(_TIME, group))
-        lo, hi = min(times), max(times)
-        models = dict.fromkeys(map(_MODEL, group))
-        entry = seen.get(session)
-        if entry is None:
-            seen[session] = (first.project, first.provider, models, [lo, hi])
-        else:
-            entry[2].update(models)
-            span = entry[3]
-            span[0], span[1] = min(span[0], lo), max(span[1], hi)
-    return {
-        cid: LocalConversation(
-            cid,
-            project,
-            provider,
-            titles.get(cid),
-            tuple(models),
-            tuple(sorted(turns.get(cid, ()))),
-            span[0],
-            span[1],
-        )
-        for cid, (project, provider, models, span) in seen.items()
-    }
+    part = list(calls)
+    facts = [PartFacts(part)] if part else []
+    return ConversationMemo().build(facts, turns, titles)
+
+
+class ConversationMemo:
+    """`local_conversations` of a read's parts, each conversation made again only when what it
+    is made of changed (a refresh made all 2,000 again: ~15 ms, and new objects every cache
+    and encoding after it had to look at again)."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, tuple[Run, tuple[Turn, ...], str | None, LocalConversation]] = {}
+
+    def build(
+        self,
+        parts: Iterable[PartFacts],
+        turns: Mapping[str, tuple[Turn, ...]],
+        titles: Mapping[str, str],
+    ) -> dict[str, LocalConversation]:
+        seen: dict[str, Run] = {}
+        for facts in parts:
+            for run in facts.runs:
+                first = run[1]
+                if first.provider not in LOCAL_PROVIDERS or first.key.startswith(
+                    STREAM_ONLY_PREFIX
+                ):
+                    continue
+                entry = seen.get(run[0])
+                seen[run[0]] = run if entry is None else _joined(entry, run)
+        before = self._made
+        made: dict[str, tuple[Run, tuple[Turn, ...], str | None, LocalConversation]] = {}
+        out: dict[str, LocalConversation] = {}
+        for cid, run in seen.items():
+            raw = turns.get(cid, ())
+            title = titles.get(cid)
+            kept = before.get(cid)
+            # The same run object: the same part, so the same calls (a joined run is new).
+            if kept is None or not (
+                (kept[0] is run or kept[0] == run) and kept[1] == raw and kept[2] == title
+            ):
+                _, first, models, lo, hi = run
+                conv = LocalConversation(
+                    cid, first.project, first.provider, title, models, tuple(sorted(raw)), lo, hi
+                )
+                kept = (run, raw, title, conv)
+            made[cid] = kept
+            out[cid] = kept[3]
+        self._made = made
+        return out
+
+
+def _joined(a: Run, b: Run) -> Run:
+    """One session's runs in two places: the first's call, every model once, the whole span."""
+    return (a[0], a[1], tuple(dict.fromkeys(a[2] + b[2])), min(a[3], b[3]), max(a[4], b[4]))

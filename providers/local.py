@@ -17,7 +17,7 @@ from typing import Any, Final, Protocol
 from codeburn.providers.agent import graph_turns
 from codeburn.providers.calls import Call
 from codeburn.providers.combine import NO_IDE, CallMemo, Combined, IdeSide, combine
-from codeburn.providers.conversations import LocalConversation, local_conversations
+from codeburn.providers.conversations import ConversationMemo, LocalConversation
 from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
 from codeburn.providers.home import AgentRead, AgentReader, AgentSnapshot, take_snapshot
 from codeburn.providers.ide import (
@@ -30,6 +30,7 @@ from codeburn.providers.ide import (
     storage_fingerprint,
     workspace_storage_dir,
 )
+from codeburn.providers.parts import PartFacts, PartMemo, since
 from codeburn.providers.runtime import Aside, can_fork
 from codeburn.providers.sqlite_ro import DatabaseMissingError
 
@@ -86,7 +87,9 @@ class LocalRead:
 def ide_side(result: ReadResult | None) -> IdeSide:
     if result is None:
         return NO_IDE
-    return IdeSide(result.calls, result.conversations, result.metas, result.unreadable_ids)
+    return IdeSide(
+        result.calls, result.conversations, result.metas, result.unreadable_ids, result.parts
+    )
 
 
 def unreadable_warning(unreadable: dict[str, int]) -> str | None:
@@ -146,9 +149,13 @@ def local_diagnostics(result: ReadResult | None, skipped_gauges: int = 0) -> lis
 
 
 def conversations_of(
-    calls: list[Call], ide: ReadResult | None, agent: AgentRead
+    parts: list[PartFacts],
+    ide: ReadResult | None,
+    agent: AgentRead,
+    memo: ConversationMemo | None = None,
 ) -> dict[str, LocalConversation]:
-    """The local conversations of these calls, with the turns and titles their readers know."""
+    """The local conversations of these calls, with the turns and titles their readers know.
+    `memo`, kept between reads, keeps the conversations that did not change."""
     turns = dict(ide.turns) if ide is not None else {}
     titles = dict(ide.titles) if ide is not None else {}
     for cid, session in agent.sessions.items():
@@ -158,7 +165,7 @@ def conversations_of(
                 turns[cid] = found
         if session.title and cid not in titles:
             titles[cid] = session.title
-    return local_conversations(calls, turns, titles)
+    return (memo if memo is not None else ConversationMemo()).build(parts, turns, titles)
 
 
 def earliest(seen: dict[str, int], held: Mapping[str, int]) -> dict[str, int]:
@@ -197,6 +204,8 @@ class LocalReader:
         self.agent = AgentSide(store, home, keep_state=keep_state)
         self._reader: CursorReader | None = None
         self._seen_saved: dict[str, int] | None = None
+        self._parts = PartMemo()
+        self._conversations = ConversationMemo()
 
     def snapshot(self) -> AgentSnapshot:
         """The Cursor home's files and their identities (cheap: no file is read)."""
@@ -228,7 +237,8 @@ class LocalReader:
         try:
             if db_exists:
                 try:
-                    result = self._reader_for(floor_ms, held.get(self.db_key)).read(progress)
+                    reader = self._reader_for(floor_ms, held.get(self.db_key))
+                    result = reader.read(progress, flat=False)
                 except DatabaseMissingError as exc:
                     missing = f": {exc}"
                 finally:
@@ -242,13 +252,17 @@ class LocalReader:
                 beside.cancel()
         if result is None and not agent.has_data:
             return LocalRead(no_data=missing)
-        combined = self.agent.combine(result, agent, held.get(self.agent.first_seen_key))
+        combined = self.agent.combine(
+            result, agent, held.get(self.agent.first_seen_key), self._parts
+        )
         notes = local_notices(result, combined.unreadable)
         diagnostics = local_diagnostics(result, skipped_cli_gauges(agent))
         if result is None:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
-        calls = [c for c in combined.calls if c.timestamp_ms >= floor_ms]
-        conversations = conversations_of(combined.calls, result, agent)
+        parts = self._parts.all(combined.parts)
+        self._parts.done()
+        calls = since(parts, floor_ms)
+        conversations = conversations_of(parts, result, agent, self._conversations)
         paths = named_paths(c.project for c in calls)
         return LocalRead(
             calls,
@@ -332,13 +346,18 @@ class AgentSide:
         return FIRST_SEEN_PREFIX + self.home_key
 
     def combine(
-        self, ide: ReadResult | None, agent: AgentRead, held: dict[str, int] | None = None
+        self,
+        ide: ReadResult | None,
+        agent: AgentRead,
+        held: dict[str, int] | None = None,
+        parts: PartMemo | None = None,
     ) -> Combined:
-        """`held`: first-seen times sealed days hold (the daily cache's copy), for a lost file."""
+        """`held`: first-seen times sealed days hold (the daily cache's copy), for a lost file;
+        `parts`: the caller's memo of its parts' facts."""
         key = self.first_seen_key
         stored = self.store.load_first_seen(key) if agent.transcripts else {}
         seen = earliest(stored, held) if held and agent.transcripts else stored
-        combined = combine(ide_side(ide), agent, seen, self._calls)
+        combined = combine(ide_side(ide), agent, seen, self._calls, parts)
         if not self.keep_state:
             self._calls = CallMemo()
         if combined.first_seen != stored:

@@ -24,6 +24,18 @@ CLOCKS: dict[str, tuple[str, str]] = {
 }
 
 
+# The real clock's run, within this long of local midnight, runs at noon of the same local day
+# instead (a 5-minute suite started at 23:58 put "a minute ago" on yesterday).
+NEAR_MIDNIGHT_H = 2
+
+
+def near_midnight_noon(now: datetime) -> datetime | None:
+    """Noon of `now`'s local day when `now` (aware, local) is near midnight; else None."""
+    if NEAR_MIDNIGHT_H <= now.hour < 24 - NEAR_MIDNIGHT_H:
+        return None
+    return now.replace(hour=12, minute=0, second=0, microsecond=0)
+
+
 def resolve(name: str) -> datetime:
     """A named moment, or `YYYY-MM-DDTHH:MM:SS@Area/City` for any other."""
     wall, zone = CLOCKS[name] if name in CLOCKS else name.split("@", 1)

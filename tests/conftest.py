@@ -46,7 +46,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     name = config.getoption("--clock")
-    return f"clock: {name} = {clock.resolve(name).isoformat()}" if name else "clock: real"
+    if name:
+        return f"clock: {name} = {clock.resolve(name).isoformat()}"
+    moved = config.stash.get(_TRAVEL, None)
+    return f"clock: real, moved off midnight to {moved[0].isoformat()}" if moved else "clock: real"
 
 
 _TRAVEL = pytest.StashKey[tuple[datetime, time_machine.travel]]()
@@ -55,8 +58,8 @@ _TRAVEL = pytest.StashKey[tuple[datetime, time_machine.travel]]()
 def pytest_configure(config: pytest.Config) -> None:
     """Before collection, so that module-level times in the tests are on the suite's clock."""
     name = config.getoption("--clock")
-    if name:
-        moment = clock.resolve(name)
+    moment = clock.resolve(name) if name else clock.near_midnight_noon(datetime.now().astimezone())
+    if moment is not None:
         travel = time_machine.travel(moment, tick=True)
         travel.start()
         config.stash[_TRAVEL] = (moment, travel)

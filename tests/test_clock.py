@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 
 from codeburn.providers import localtime
 from codeburn.providers.localtime import CLOCK_ENV, now_ms, parse_iso_ms, timezone_name, today
+from tests import clock
 
 PRINT_NOW = "from codeburn.providers.localtime import iso_utc, now_ms; print(iso_utc(now_ms()))"
 
@@ -52,3 +53,15 @@ def test_the_suite_runs_at_its_clock(suite_clock: datetime | None) -> None:
     assert os.environ[CLOCK_ENV]  # what every subprocess of this test starts at
     child = parse_iso_ms(_child_now(os.environ[CLOCK_ENV]))
     assert child is not None and abs(child - now_ms()) < 60_000
+
+
+def test_the_real_clock_near_midnight_runs_at_noon_of_the_same_day() -> None:
+    """A suite started at 23:58 put "a minute ago" on yesterday (three tests failed just after
+    midnight): near local midnight the real clock's run moves to noon of that local day."""
+    zone = timezone(timedelta(hours=-8))
+    late = datetime(2026, 12, 1, 23, 58, 30, tzinfo=zone)
+    early = datetime(2026, 12, 2, 0, 1, tzinfo=zone)
+    assert clock.near_midnight_noon(late) == datetime(2026, 12, 1, 12, tzinfo=zone)
+    assert clock.near_midnight_noon(early) == datetime(2026, 12, 2, 12, tzinfo=zone)
+    assert clock.near_midnight_noon(datetime(2026, 12, 1, 9, 30, tzinfo=zone)) is None
+    assert clock.near_midnight_noon(datetime(2026, 12, 1, 21, 59, tzinfo=zone)) is None

@@ -23,7 +23,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final, Protocol, cast
 
-from codeburn.providers.agent import StreamRequest, StreamWalker, Turn, graph_turns
+from codeburn.providers.agent import Graph, StreamRequest, StreamWalker, Turn, graph_turns
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import (
@@ -72,7 +72,15 @@ from codeburn.providers.ide.workspaces import PROJECT_MAPS, ProjectMaps
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
 from codeburn.providers.pricing import canonical_model, cost_of
-from codeburn.providers.runtime import AsideParts, Mailbox, can_fork, detached, gc_paused
+from codeburn.providers.runtime import (
+    AsideParts,
+    Mailbox,
+    can_fork,
+    detached,
+    freeze_state,
+    gc_paused,
+    thaw_state,
+)
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
 
 PAGE_ROWS: Final = 2_000
@@ -125,6 +133,9 @@ class ReadResult:
     # conversation id → its recorded turns and its name (attribution, SPEC §2.7)
     turns: dict[str, tuple[Turn, ...]] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
+    # `calls` in parts, each the same list object while its conversation is unchanged
+    # (`providers.parts`); empty: `calls` is the one part
+    parts: list[list[Call]] = field(default_factory=list)
 
 
 class CursorReader:
@@ -163,6 +174,10 @@ class CursorReader:
         self._walker = StreamWalker()
         self._agent_count = 0
         self._stream_calls: dict[str, Call] = {}
+        self._dated: tuple[StreamWalker | None, int] = (None, 0)  # (walker, its requests dated)
+        self._stream_part: list[Call] = []  # its values: one list object while they are the same
+        # request id → (the request, its signature, its date, its call) of the last rebuild
+        self._stream_made: dict[str, tuple[StreamRequest, tuple[Any, ...], int, Call | None]] = {}
         self._checked_stream_only: set[str] = set()
         self._kept_total = 0
         self._cutoff: int | None = None
@@ -178,11 +193,18 @@ class CursorReader:
         self._projects: dict[str, str] = {}
         self._l3 = Layout3()
         self._inline = False
+        # root id → (its graph, the graph's turns) of the last `turns`
+        self._root_turns: dict[str, tuple[Graph, tuple[Turn, ...]]] = {}
 
     # -- public -----------------------------------------------------------------------------
 
-    def read(self, progress: Progress | None = None, *, now_ms: int | None = None) -> ReadResult:
-        """Full parse the first time or when the database changed shape; incremental otherwise."""
+    def read(
+        self, progress: Progress | None = None, *, now_ms: int | None = None, flat: bool = True
+    ) -> ReadResult:
+        """Full parse the first time or when the database changed shape; incremental otherwise.
+
+        `flat=False` leaves `calls` empty: the calls are in `parts` only (a refresh's caller
+        that takes the parts spares a list of every call)."""
         now_ms = now_ms if now_ms is not None else clock_ms()
         full = not self._incremental_possible()
         try:
@@ -206,8 +228,10 @@ class CursorReader:
         except BaseException:
             self._reset()
             raise
+        parts = self.call_parts()
         return ReadResult(
-            calls=self.calls(),
+            calls=list(itertools.chain.from_iterable(parts)) if flat else [],
+            parts=parts,
             warnings=self.warnings(),
             skipped_subcomposer=self._skipped_sub,
             skipped_undated=sum(c.undated for c in self._convs.values()),
@@ -228,12 +252,17 @@ class CursorReader:
     def turns(self) -> dict[str, tuple[Turn, ...]]:
         """Recorded turns of every conversation read from bubbles or a root graph."""
         out = {cid: state.turns for cid, state in self._convs.items() if state.turns}
+        before, kept = self._root_turns, {}
         for cid, rep in self._l3.conversations.items():
             held = self._l3.graphs.get(cid)
             if rep == ROOT and held is not None and cid not in out:
-                turns = graph_turns(held[1])
-                if turns:
-                    out[cid] = turns
+                last = before.get(cid)
+                if last is None or last[0] is not held[1]:  # a root's graph: a new object
+                    last = (held[1], graph_turns(held[1]))
+                kept[cid] = last
+                if last[1]:
+                    out[cid] = last[1]
+        self._root_turns = kept
         return out
 
     def titles(self) -> dict[str, str]:
@@ -242,12 +271,15 @@ class CursorReader:
         return out
 
     def calls(self) -> list[Call]:
-        out: list[Call] = []
-        for conv in self._convs.values():
-            out.extend(conv.calls)
-        out.extend(self._stream_calls.values())
-        out.extend(self._l3.calls)
-        return out
+        return list(itertools.chain.from_iterable(self.call_parts()))
+
+    def call_parts(self) -> list[list[Call]]:
+        """`calls` in parts: each the same list object while its conversation is unchanged."""
+        parts = [conv.calls for conv in self._convs.values() if conv.calls]
+        if self._stream_part:
+            parts.append(self._stream_part)
+        parts.extend(self._l3.parts)
+        return parts
 
     def conversations(self) -> dict[str, str]:
         """How each conversation was read; bubbles first, then Cursor 3.x representations."""
@@ -292,7 +324,7 @@ class CursorReader:
         nothing to thaw: no collection)."""
         thaw = gc.get_freeze_count() > 0
         if thaw:
-            gc.unfreeze()
+            thaw_state()
         self._reset()
         if thaw:
             gc.collect()
@@ -312,10 +344,17 @@ class CursorReader:
             acc, skip, records = self._layout3_pass(conn, one_pass, cold, memo)
             if older is not None:
                 older.post_skip(skip)
-            self._bubbles_and_stream(conn, progress, acc, skip, records, older)
+            acc = self._bubbles_and_stream(conn, progress, acc, skip, records, older)
         finally:
             if older is not None:
                 older.close()
+        self._walker.touched.clear()
+        self._install_scan(conn, acc)
+        self._ready = True
+        self._full_at = time.monotonic()
+        # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
+        # the report that follows, or a server's next hour) from walking them again.
+        freeze_state()
 
     def _layout3_pass(
         self,
@@ -358,7 +397,7 @@ class CursorReader:
         skip: frozenset[int],
         records: JsonRecords | None,
         older: OlderRows | None,
-    ) -> None:
+    ) -> BubbleScan:
         """The bubble scan (unless the cold side made it) and the agent stream's walk (unless
         the 3.x pass fed it): here, in the older-bubbles child or in a walk of its own."""
         walks = older is not None and older.walks  # then records is None: no one pass
@@ -377,13 +416,7 @@ class CursorReader:
         finally:
             if aside is not None:
                 aside.cancel()
-        self._walker.touched.clear()
-        self._install_scan(conn, acc)
-        self._ready = True
-        self._full_at = time.monotonic()
-        # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
-        # the report that follows, or a server's next hour) from walking them again.
-        gc.freeze()
+        return acc
 
     def _load_memo(self) -> BlobMemo | None:
         """The blob memo kept for this database (empty: none or unusable); None: none is kept."""
@@ -632,7 +665,11 @@ class CursorReader:
             project=self._projects.get(composer, UNMAPPED_PROJECT),
             fallback_model=self._l3.models.get(composer),
         )
-        state.calls = emit_conversation(conv)
+        calls = emit_conversation(conv)
+        # A recent conversation is read again at every refresh: when nothing changed, its old
+        # list stays (the same part, so nothing after the read looks at it again).
+        if calls != state.calls:
+            state.calls = calls
         state.skipped_gauge = skips_a_gauge(conv)
 
     # -- agent-stream-only requests ---------------------------------------------------------
@@ -660,31 +697,45 @@ class CursorReader:
         )
 
     def _rebuild_stream_calls(self, conn: sqlite3.Connection) -> None:
-        """Requests that join no bubble of the database stand on their own, dated first-seen."""
+        """Requests that join no bubble of the database stand on their own, dated first-seen.
+
+        Set operations pick them out of every request (a refresh looked at ~12k one by one),
+        in the requests' order; a call whose request and date did not change is kept."""
         mtime = self._db_mtime_ms()
-        candidates: list[str] = []
-        for request_id in self._walker.requests:
-            self.first_seen.setdefault(request_id, mtime)
-            joined = (
-                request_id in self._request_conv
-                or request_id in self._other_requests
-                or request_id in self._l3.request_ids
-            )
-            if joined or self.first_seen[request_id] < self.floor_ms:
-                continue
-            candidates.append(request_id)
+        requests, first_seen = self._walker.requests, self.first_seen
+        # A walker only adds requests: those it had at the last rebuild are dated already.
+        walker, dated = self._dated
+        for request_id in itertools.islice(requests, dated if walker is self._walker else 0, None):
+            first_seen.setdefault(request_id, mtime)
+        self._dated = (self._walker, len(requests))
+        conv, other, l3 = self._request_conv, self._other_requests, self._l3.request_ids
+        alone = [r for r in requests if r not in conv and r not in other and r not in l3]
+        candidates = [r for r in alone if first_seen[r] >= self.floor_ms]
         unchecked = [r for r in candidates if r not in self._checked_stream_only]
         if self._scan_lo and unchecked:
             self._other_requests |= scan.request_ids_below(conn, self._scan_lo, unchecked)
         self._checked_stream_only.update(unchecked)
+        before = self._stream_made
+        made: dict[str, tuple[StreamRequest, tuple[Any, ...], int, Call | None]] = {}
         calls: dict[str, Call] = {}
         for request_id in candidates:
             if request_id in self._other_requests:
                 continue
-            call = self._stream_call(self._walker.requests[request_id], self.first_seen[request_id])
-            if call is not None:
-                calls[request_id] = call
-        self._stream_calls = calls
+            request, ts = requests[request_id], first_seen[request_id]
+            signature = request.signature()
+            kept = before.get(request_id)
+            if kept is None or kept[0] is not request or kept[1] != signature or kept[2] != ts:
+                kept = (request, signature, ts, self._stream_call(request, ts))
+            made[request_id] = kept
+            if kept[3] is not None:
+                calls[request_id] = kept[3]
+        self._stream_made = made
+        old = self._stream_calls
+        if len(calls) != len(old) or any(
+            a is not b for a, b in zip(calls.values(), old.values(), strict=True)
+        ):
+            self._stream_calls = calls
+            self._stream_part = list(calls.values())
 
     # -- incremental refresh ----------------------------------------------------------------
 

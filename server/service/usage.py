@@ -118,6 +118,8 @@ class UsageService:
         self._keep_state = keep_state
         self._local = LocalReader(self.db_path, LocalFiles(self.cache_dir), keep_state=keep_state)
         self.local = LocalState()
+        # conversation id → (the conversation, a time, its turns since then) of the last save
+        self._since: dict[str, tuple[LocalConversation, int, LocalConversation]] = {}
 
     # -- inputs -----------------------------------------------------------------------------
 
@@ -193,14 +195,28 @@ class UsageService:
                 unreadable=read.unreadable,
                 diagnostics=read.diagnostics,
                 # every id (an event of today may be of an older conversation), today's turns
-                conversations={
-                    cid: c.turns_since(keep_from - 60_000) for cid, c in read.conversations.items()
-                },
+                conversations=self._turns_since(read.conversations, keep_from - 60_000),
                 paths=read.paths,
             ),
         )
         sweep_old_versions(self.cache_dir)
         return calls, local, True
+
+    def _turns_since(
+        self, conversations: Mapping[str, LocalConversation], ms: int
+    ) -> dict[str, LocalConversation]:
+        """Each conversation with its turns since `ms`, the same object as the last save's
+        while the conversation is (`ConversationMemo` keeps unchanged ones): the results
+        cache then encodes only what changed."""
+        before = self._since
+        kept: dict[str, tuple[LocalConversation, int, LocalConversation]] = {}
+        for cid, conv in conversations.items():
+            last = before.get(cid)
+            if last is None or last[0] is not conv or last[1] != ms:
+                last = (conv, ms, conv.turns_since(ms))
+            kept[cid] = last
+        self._since = kept
+        return {cid: k[2] for cid, k in kept.items()}
 
     @staticmethod
     def _from_cache(cached: CachedResults, floor_ms: int) -> tuple[list[Call], LocalState]:
@@ -242,7 +258,7 @@ class UsageService:
         Without cyclic GC: a refresh builds short-lived lists of every call (and caches' JSON)
         next to a long-lived reader, and the collections it set off cost it 20-80 ms.
         """
-        with self._lock, gc_paused():
+        with self._lock, gc_paused(freeze=True):
             collected = self._collect(first, last, cached_only)
         if self._keep_state:  # a long-lived service: its resident memory is not the peak's
             release_free_memory()

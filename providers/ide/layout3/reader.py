@@ -70,6 +70,8 @@ class Layout3:
     unreadable_ids: dict[str, str] = field(default_factory=dict)  # conversation id → reason
     skipped_gauges: set[str] = field(default_factory=set)  # ids: a meter above the bound
     calls: list[Call] = field(default_factory=list)
+    # the same calls as lists that stay the same objects while their conversation is unchanged
+    parts: list[list[Call]] = field(default_factory=list)
     skip_rowids: frozenset[int] = frozenset()  # agentKv rows reached from decoded roots
     request_ids: frozenset[str] = frozenset()
     projects: dict[str, str] = field(default_factory=dict)  # from headers / composerData
@@ -323,6 +325,7 @@ class _Pass:
         if call is not None:
             self.out.conversations[cid] = METER
             self.out.calls.append(call)
+            self.out.parts.append([call])
         elif meter:
             self.unreadable(cid, "undated")
         elif reason is not None:
@@ -419,6 +422,7 @@ class _Pass:
         if calls:
             self.out.conversations[cid] = ROOT
             self.out.calls.extend(calls)
+            self.out.parts.append(calls)
         elif any(t.user_chars or t.context_chars or t.assistant_chars for t in graph.turns):
             self.unreadable(cid, "undated")
         else:
