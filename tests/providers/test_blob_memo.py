@@ -33,10 +33,9 @@ from codeburn.providers.local import LocalReader
 from codeburn.providers.runtime import can_fork
 from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
-from codeburn.providers.samples.graph_writer import TurnSpec, json_message
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import open_readonly
-from tests.providers.test_cursor3_refresh import FLOOR, HOUR, NOW, refreshed, rows
+from tests.providers.test_cursor3_refresh import FLOOR, NOW, refreshed, rows, two_turns
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 DAY = 86_400_000
@@ -303,16 +302,7 @@ def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
 def test_a_refresh_after_a_parse_with_the_memo_equals_a_cold_parse(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    turns = [
-        TurnSpec(user="p" * 40, assistant=["x" * 120], timing_ms=T0 + HOUR),
-        TurnSpec(user="k" * 12, assistant=["y" * 8], timing_ms=T0 + 2 * HOUR),
-    ]
-    prompts = [
-        json_message("user", "p" * 40, request_id="req-a"),
-        json_message("assistant", "x" * 120),
-        json_message("user", "k" * 12, request_id="req-b"),
-        json_message("assistant", "y" * 8),
-    ]
+    turns, prompts = two_turns()
     p = ProfileWriter(tmp_path / "Cursor")
     w = Cursor3Writer(p)
     for cid in ("c-a", "c-b", "c-c"):

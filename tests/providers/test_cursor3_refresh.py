@@ -18,6 +18,23 @@ from codeburn.providers.samples.profile_writer import ProfileWriter
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 HOUR, DAY = 3_600_000, 86_400_000
+
+
+def two_turns() -> tuple[list[TurnSpec], list[dict[str, object]]]:
+    """Two timed turns of a root and the prompt records (with request ids) they reach."""
+    turns = [
+        TurnSpec(user="p" * 40, assistant=["x" * 120], timing_ms=T0 + HOUR),
+        TurnSpec(user="k" * 12, assistant=["y" * 8], timing_ms=T0 + 2 * HOUR),
+    ]
+    prompts = [
+        json_message("user", "p" * 40, request_id="req-a"),
+        json_message("assistant", "x" * 120),
+        json_message("user", "k" * 12, request_id="req-b"),
+        json_message("assistant", "y" * 8),
+    ]
+    return turns, prompts
+
+
 FLOOR = T0 - 30 * DAY
 NOW = T0 + 10 * DAY
 
@@ -224,16 +241,7 @@ def test_a_deleted_newest_composer_row_still_means_a_full_parse(tmp_path: Path) 
 def test_a_root_rewritten_to_reach_fewer_blobs_gives_the_others_back_to_the_stream(
     tmp_path: Path,
 ) -> None:
-    turns = [
-        TurnSpec(user="p" * 40, assistant=["x" * 120], timing_ms=T0 + HOUR),
-        TurnSpec(user="k" * 12, assistant=["y" * 8], timing_ms=T0 + 2 * HOUR),
-    ]
-    prompts = [
-        json_message("user", "p" * 40, request_id="req-a"),
-        json_message("assistant", "x" * 120),
-        json_message("user", "k" * 12, request_id="req-b"),
-        json_message("assistant", "y" * 8),
-    ]
+    turns, prompts = two_turns()
     p = ProfileWriter(tmp_path / "Cursor")
     w = Cursor3Writer(p)
     w.header(Header("c-a", created_ms=T0))
