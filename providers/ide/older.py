@@ -35,7 +35,6 @@ SPLIT_ROWS: Final = 20_000
 SHARE_ALONE: Final = 0.5
 SHARE_WITH_WALK: Final = 0.75
 SHARE_WITH_WALK_AND_ROOTS: Final = 0.55
-PAGE: Final = 2_000  # rows a part sent by the child
 
 Send = Callable[[object], None]
 
@@ -62,23 +61,31 @@ def older_work(
     upto: int,
     split: int,
     limit: int,
+    page_rows: int,
     floor_iso: str,
     sparse: bool,
     skip: Mailbox | None,
     send: Send,
 ) -> None:
-    """The child: pages of the bubbles below `split` (lists of counted rows), then True if
+    """The child: pages of the bubbles below `split` (lists of counted rows, `page_rows` at
+    most, as the caller's), then True if
     those reached the bottom (else False); then, given a `skip` mailbox, the stream walker
     over every agent row but the ones the caller posts to it."""
     if skip is not None:
         skip.listen()
-    send(_older_pages(db_path, split, limit, floor_iso, sparse, send))
+    send(_older_pages(db_path, split, limit, page_rows, floor_iso, sparse, send))
     if skip is not None:
         send(walk_all(db_path, upto, cast(frozenset[int], skip.receive())))
 
 
 def _older_pages(
-    db_path: Path, split: int, limit: int, floor_iso: str, sparse: bool, send: Send
+    db_path: Path,
+    split: int,
+    limit: int,
+    page_rows: int,
+    floor_iso: str,
+    sparse: bool,
+    send: Send,
 ) -> bool:
     """Sends the pages; whether they reached the bottom of the table."""
     with open_readonly(db_path) as conn:
@@ -86,7 +93,7 @@ def _older_pages(
         mode = scan.ScanMode()
         below, sent = split, 0
         while sent < limit:
-            want = min(PAGE, limit - sent)
+            want = min(page_rows, limit - sent)
             page: list[scan.BubbleRow] = []
             for batch in scan.bubble_rows(conn, below, want, mode, rowids):
                 page += counted_rows(batch)

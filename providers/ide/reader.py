@@ -193,6 +193,7 @@ class CursorReader:
         self._projects: dict[str, str] = {}
         self._l3 = Layout3()
         self._inline = False
+        self._roots_known: bool | None = None  # this full parse's `_roots`
         # root id → (its graph, the graph's turns) of the last `turns`
         self._root_turns: dict[str, tuple[Graph, tuple[Turn, ...]]] = {}
 
@@ -451,8 +452,14 @@ class CursorReader:
         user whose history is still bubbles) pays nothing for the index beyond the composer
         rows; with a few roots they are looked up by key while the stream is walked aside, as
         in a database of older builds (the one pass cost such a profile ~35 %: issue 19)."""
-        sparse = self._sparse()
-        return sparse and layout3_present(conn) and roots_present(conn)
+        return self._sparse() and self._roots(conn)
+
+    def _roots(self, conn: sqlite3.Connection) -> bool:
+        """Whether the 3.x index and a root exist: looked up once per full parse (a database
+        without roots reads every composerData row to say so)."""
+        if self._roots_known is None:
+            self._roots_known = layout3_present(conn) and roots_present(conn)
+        return self._roots_known
 
     def _count_rows(self, conn: sqlite3.Connection) -> None:
         """The last row and the family counts, in one read transaction."""
@@ -506,15 +513,14 @@ class CursorReader:
         database has enough bubbles and this process may fork (`older`)."""
         if self._bubble_count < SPLIT_ROWS or not can_fork():
             return None
-        roots = walk and layout3_present(conn) and roots_present(conn)
-        share = caller_share(walk=walk, roots=roots)
+        share = caller_share(walk=walk, roots=walk and self._roots(conn))
         split = split_rowid(self._last_rowid, self._bubble_count, self.budget, share)
         reach = min(self._bubble_count, self.budget)
         limit = int(reach * (1 - share) * 1.1) + PAGE_ROWS
         mailbox = Mailbox() if walk else None
         work = partial(
             older_work, self.db_path, upto=self._last_rowid, split=split, limit=limit,
-            floor_iso=self.floor_iso, sparse=self._sparse(), skip=mailbox,
+            page_rows=PAGE_ROWS, floor_iso=self.floor_iso, sparse=self._sparse(), skip=mailbox,
         )  # fmt: skip
         parts = AsideParts(lambda send: work(send=send))
         return OlderRows(parts, split, mailbox)

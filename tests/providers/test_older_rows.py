@@ -77,7 +77,6 @@ def split(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[older.OlderRows]
         return found
 
     monkeypatch.setattr(cursor_reader, "PAGE_ROWS", 7)
-    monkeypatch.setattr(older, "PAGE", 5)
     monkeypatch.setattr(CursorReader, "_older_aside", recording)
 
     def enable() -> list[older.OlderRows]:
@@ -158,7 +157,7 @@ def test_the_child_walks_the_agent_stream_first_when_it_is_its_job(
 
 def test_a_failing_child_raises_in_the_caller(tmp_path: Path) -> None:
     work = partial(
-        older.older_work, tmp_path / "missing.vscdb", upto=10, split=5, limit=10,
+        older.older_work, tmp_path / "missing.vscdb", upto=10, split=5, limit=10, page_rows=5,
         floor_iso="2000", sparse=False, skip=None,
     )  # fmt: skip
     rows = older.OlderRows(AsideParts(lambda send: work(send=send)), 5, None)
