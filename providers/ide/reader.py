@@ -623,6 +623,7 @@ class CursorReader:
         json_aside: Callable[[], JsonRecords] | None = None,
         memo: BlobMemo | None = None,
         rowids_aside: Callable[[], dict[str, int]] | None = None,
+        settled_before_ms: int | None = None,
     ) -> frozenset[int]:
         """The Cursor 3.x pass; returns the agent rows whose skipping changed. `probe`: the
         conversations whose bubble rows may have changed (None: any); `scan_upto`: a full
@@ -632,6 +633,7 @@ class CursorReader:
         self._l3 = read_layout3(
             conn, self.db_path, mapping, self._l3, probe=probe, scan_upto=scan_upto,
             json_aside=json_aside, memo=memo, rowids_aside=rowids_aside,
+            settled_before_ms=settled_before_ms,
         )  # fmt: skip
         changed = self._l3.skip_changed
         return changed if changed is not None else before ^ self._l3.skip_rowids
@@ -770,7 +772,12 @@ class CursorReader:
             # New bubble rows name their conversation; a vanished one could be anyone's.
             unnamed = sub_rowids or bubbles_le != self._bubble_count
             probe = None if unnamed else set(changed)
-            walked = [r for r in self._read_layout3(conn, probe) if r <= self._last_rowid]
+            # Older conversations' composerData rewritten in place waits for the full parse.
+            walked = [
+                r
+                for r in self._read_layout3(conn, probe, settled_before_ms=now_ms - self._recent_ms)
+                if r <= self._last_rowid
+            ]
             if walked and any_json_rows(conn, walked):
                 return False  # stream rows already walked changed owner: walk them again
         if not self._update_stream(conn, agents_le, new_agents, limit, changed):

@@ -8,7 +8,10 @@ import gc
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from codeburn.providers.calls import Call
+from codeburn.providers.ide import reader as reader_module
 from codeburn.providers.ide.layout3.reader import _Pass
 from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.localtime import iso_utc
@@ -37,6 +40,7 @@ def two_turns() -> tuple[list[TurnSpec], list[dict[str, object]]]:
 
 FLOOR = T0 - 30 * DAY
 NOW = T0 + 10 * DAY
+SOON = T0 + 5 * 60_000  # within the 15 minutes in which a conversation counts as recent
 
 
 def rows(calls: list[Call]) -> list[tuple[object, ...]]:
@@ -46,16 +50,18 @@ def rows(calls: list[Call]) -> list[tuple[object, ...]]:
     )
 
 
-def refreshed(reader: CursorReader) -> ReadResult:
+def refreshed(reader: CursorReader, now_ms: int = NOW) -> ReadResult:
     """The reader's refresh, checked against a cold parse of the same file."""
-    after = reader.read(now_ms=NOW)
+    after = reader.read(now_ms=now_ms)
     cold = CursorReader(reader.db_path, floor_ms=FLOOR, first_seen=after.first_seen).read(
-        now_ms=NOW
+        now_ms=now_ms
     )
     assert rows(after.calls) == rows(cold.calls)
     assert after.conversations == cold.conversations
     assert after.metas == cold.metas
     assert after.unreadable_ids == cold.unreadable_ids
+    assert after.unreadable == cold.unreadable
+    assert after.skipped_gauges == cold.skipped_gauges
     return after
 
 
@@ -107,11 +113,39 @@ def test_a_composer_row_rewritten_in_place_with_the_same_length_is_seen(tmp_path
             " WHERE key = ?", key)  # fmt: skip
     p.close()
     assert value_length(p.db_path, key) == length
-    after = refreshed(reader)
+    after = refreshed(reader, SOON)  # the conversation is recent
     assert not after.full
     assert rows(after.calls) == [
         ("cursor:composer-input:c-m", T0, 34_000, 0, "gpt-5", "cursor", "c-m")
     ]
+
+
+def _rewrite_old_meter(tmp_path: Path, *, header_too: bool) -> tuple[CursorReader, ReadResult]:
+    """An old conversation's composerData rewritten in place, its header row as it was or
+    written again too (Cursor writes both when a conversation gets a new turn)."""
+    p, _w, reader, _first = _read_meter_only(tmp_path)
+    execute(p.db_path, "UPDATE cursorDiskKV SET value = replace(value, '12000', '34000')"
+            " WHERE key = 'composerData:c-m'")  # fmt: skip
+    if header_too:
+        execute(p.db_path, "UPDATE composerHeaders SET lastUpdatedAt = ?", NOW - 60_000)
+    p.close()
+    return reader, reader.read(now_ms=NOW)
+
+
+def test_an_old_conversation_rewritten_in_place_with_its_header_is_seen(tmp_path: Path) -> None:
+    reader, after = _rewrite_old_meter(tmp_path, header_too=True)
+    assert not after.full and [c.input_tokens for c in after.calls] == [34_000]
+    assert rows(refreshed(reader).calls) == rows(after.calls)
+
+
+def test_an_old_conversation_rewritten_in_place_alone_waits_for_the_full_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader, after = _rewrite_old_meter(tmp_path, header_too=False)
+    assert not after.full and [c.input_tokens for c in after.calls] == [12_000]
+    monkeypatch.setattr(reader_module, "FULL_PARSE_MAX_AGE_S", -1.0)  # an hour has passed
+    full = refreshed(reader)
+    assert full.full and [c.input_tokens for c in full.calls] == [34_000]
 
 
 def test_a_header_row_changed_in_place_is_seen(tmp_path: Path) -> None:
@@ -155,12 +189,12 @@ def test_a_composer_row_that_stops_being_json_and_comes_back(tmp_path: Path) -> 
     p, _w, reader, _first = _read_meter_only(tmp_path)
     key = "composerData:c-m"
     execute(p.db_path, "UPDATE cursorDiskKV SET value = '{' || value WHERE key = ?", key)
-    broken = refreshed(reader)
+    broken = refreshed(reader, SOON)
     assert not broken.full
     assert broken.calls == [] and broken.unreadable_ids == {"c-m": "undecodable"}
     execute(p.db_path, "UPDATE cursorDiskKV SET value = substr(value, 2) WHERE key = ?", key)
     p.close()
-    again = refreshed(reader)
+    again = refreshed(reader, SOON)
     assert not again.full and again.unreadable_ids == {}
     assert [(c.key, c.input_tokens) for c in again.calls] == [("cursor:composer-input:c-m", 12_000)]
 
@@ -226,7 +260,7 @@ def test_the_newest_composer_row_written_again_with_insert_or_replace_stays_incr
     # ... and the next refresh goes on from the new ROWID.
     execute(p.db_path, "UPDATE cursorDiskKV SET value = replace(value, '56000', '78000')"
             " WHERE key = 'composerData:c-m'")  # fmt: skip
-    last = refreshed(reader)
+    last = refreshed(reader, SOON)
     assert not last.full and [c.input_tokens for c in last.calls] == [78_000]
 
 
@@ -305,3 +339,28 @@ def test_a_new_root_naming_a_stream_request_takes_it_over(tmp_path: Path) -> Non
         ("cursor:root:c-b:0", T0 + 2 * HOUR, 2, 0, "cursor-auto", "cursor", "c-b"),
         ROOT_CALL,
     ]
+
+
+def test_conversations_a_refresh_did_not_touch_keep_their_gauges_and_reasons(
+    tmp_path: Path,
+) -> None:
+    """What a refresh replays of unchanged conversations (a meter above the gauge bound, an
+    unreadable root, a meter alone) is what a cold parse finds."""
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    for cid in ("c-big", "c-bad", "c-m"):
+        w.header(Header(cid, created_ms=T0))
+    w.composer("c-big", state="~", total_used_tokens=2**53 - 1, context_tokens_used=9_000)
+    w.composer("c-bad", state="~not-base64!")
+    w.composer("c-m", state="~", total_used_tokens=12_000)
+    p.flush()
+    reader = CursorReader(p.db_path, floor_ms=FLOOR)
+    first = reader.read(now_ms=NOW)
+    assert first.skipped_gauges == 1 and first.unreadable == {"undecodable": 1}
+    w.header(Header("c-new", created_ms=NOW - 60_000))
+    w.composer("c-new", state="~", total_used_tokens=5_000)
+    p.close()
+    after = refreshed(reader)
+    assert not after.full
+    assert after.skipped_gauges == 1 and after.unreadable == {"undecodable": 1}
+    assert sorted(c.input_tokens for c in after.calls) == [5_000, 9_000, 12_000]

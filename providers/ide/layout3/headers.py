@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeGuard
@@ -51,6 +52,12 @@ _BAD_DATA_SQL: Final = (
 # Every composerData row as it is stored: a refresh parses only the rows whose bytes changed.
 _RAW_DATA_SQL: Final = (
     f"SELECT substr(key, 14), rowid, typeof(value), CAST(value AS BLOB) {_DATA_FAMILY}"
+)
+# Which composerData rows exist, from the key index alone (no row is read).
+_DATA_KEYS_SQL: Final = f"SELECT substr(key, 14), rowid {_DATA_FAMILY}"
+_RAW_BY_ROWID_SQL: Final = (
+    "SELECT substr(key, 14), rowid, typeof(value), CAST(value AS BLOB) FROM cursorDiskKV"
+    " WHERE rowid IN ({})"
 )
 _NOT_JSON: Final = "not-json"
 Parsed = tuple[Any, ...] | str | None  # a composerData row's fields, _NOT_JSON, or nothing
@@ -104,8 +111,8 @@ class ComposerRows:
     # The stored bytes are compared by their digest (`stored_digest`): what a long-lived
     # reader keeps is then ~50 bytes a row, not the row (~1.3 kB a composerData row).
     items: tuple[bytes | None, list[Any]] = (None, [])  # ItemTable headers → their list
-    # composer id → (typeof(value), value's digest, its composerData fields | _NOT_JSON | None)
-    data: dict[str, tuple[str, bytes | None, Parsed]] = field(default_factory=dict)
+    # composer id → (ROWID, typeof(value), value's digest, its fields | _NOT_JSON | None)
+    data: dict[str, tuple[int, str, bytes | None, Parsed]] = field(default_factory=dict)
     # composer id → (everything it was merged from, the Composer): unchanged ones are reused
     composers: dict[str, tuple[tuple[Any, ...], Composer]] = field(default_factory=dict)
 
@@ -246,31 +253,84 @@ def _parse_data(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple[
     return parsed
 
 
-def _data_rows(conn: sqlite3.Connection, memo: ComposerRows) -> list[tuple[Any, Parsed]]:
+def _stored_rows(
+    conn: sqlite3.Connection, memo: ComposerRows, settled: Collection[str] | None
+) -> tuple[list[tuple[Any, int]], list[tuple[Any, int, str, bytes | None]]]:
+    """(composer id, ROWID) of every composerData row in key order, and the rows to look at
+    as stored: all of them, or (a refresh) all but the `settled` ones kept at the same ROWID."""
+    if settled is None:
+        stored = scan.fetch(conn, _RAW_DATA_SQL)
+        return [(row[0], row[1]) for row in stored], stored
+    listed = scan.fetch(conn, _DATA_KEYS_SQL)
+    before = memo.data
+    wanted = [
+        rowid
+        for cid, rowid in listed
+        if cid not in settled or (kept := before.get(cid)) is None or kept[0] != rowid
+    ]
+    stored = []
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        stored += scan.fetch(conn, _RAW_BY_ROWID_SQL.format(",".join("?" * len(chunk))), chunk)
+    return listed, stored
+
+
+def _data_rows(
+    conn: sqlite3.Connection, memo: ComposerRows, settled: Collection[str] | None = None
+) -> list[tuple[Any, Parsed]]:
     """(composer id, its fields | _NOT_JSON | None) of every composerData row, in key order;
-    only rows whose stored bytes differ from the last pass's are parsed again."""
-    raw_rows = scan.fetch(conn, _RAW_DATA_SQL)
+    only rows whose stored bytes differ from the last pass's are parsed again. `settled`
+    (a refresh): conversations whose rows are taken as they were when still at their ROWID
+    (see `settled_composers`)."""
+    listed, stored = _stored_rows(conn, memo, settled)
+    looked_at = {row[0]: row for row in stored}
     before, data = memo.data, {}
     out: list[tuple[Any, Parsed]] = []
-    stale: list[tuple[int, bytes | None]] = []
-    for cid, _rowid, kind, raw in raw_rows:
-        digest = stored_digest(raw)
+    stale: list[tuple[int, tuple[Any, int, str, bytes | None], bytes | None]] = []
+    for cid, rowid in listed:
+        row = looked_at.get(cid)
         kept = before.get(cid)
-        if kept is not None and kept[1] == digest and kept[0] == kind:
-            data[cid] = kept
-            out.append((cid, kept[2]))
+        if row is None:
+            if kept is not None and kept[0] == rowid:  # settled, at the same ROWID
+                data[cid] = kept
+                out.append((cid, kept[3]))
+            else:  # written again between the two reads: read next time
+                out.append((cid, None))
+            continue
+        digest = stored_digest(row[3])
+        if kept is not None and kept[2] == digest and kept[1] == row[2]:
+            data[cid] = (row[1], row[2], digest, kept[3])
+            out.append((cid, kept[3]))
         else:
-            stale.append((len(out), digest))
+            stale.append((len(out), row, digest))
             out.append((cid, None))
-    fresh = _parse_data(conn, [raw_rows[i][1] for i, _ in stale]) if stale else {}
-    for i, digest in stale:
-        cid, rowid, kind, _raw = raw_rows[i]
+    fresh = _parse_data(conn, [row[1] for _, row, _ in stale]) if stale else {}
+    for i, (cid, rowid, kind, _raw), digest in stale:
         if rowid in fresh or kind == "null":  # else written again since: read next time
             parsed = fresh.get(rowid)
-            data[cid] = (kind, digest, parsed)
+            data[cid] = (rowid, kind, digest, parsed)
             out[i] = (cid, parsed)
     memo.data = data
     return out
+
+
+def settled_composers(
+    memo: ComposerRows, heads: dict[str, list[tuple[str, Any]]], before_ms: int
+) -> set[str]:
+    """Conversations whose composerData a refresh need not read again: listed by the same
+    header rows as at the last pass and last updated before `before_ms`. Cursor writes a
+    conversation's header whenever it writes its composerData with a new turn; any other
+    rewrite in place of an old conversation's row waits for the next full parse (at most an
+    hour), as an old conversation's bubbles rewritten in place do."""
+    settled: set[str] = set()
+    for cid, (made_of, comp) in memo.composers.items():
+        newest = max(comp.updated_ms or 0, comp.created_ms or 0)
+        if not newest or newest >= before_ms:
+            continue
+        was = [s for s in made_of if s[0] == "row" or s[0] == "item"]
+        if was == heads.get(cid, []):
+            settled.add(cid)
+    return settled
 
 
 def _is_id(cid: Any) -> TypeGuard[str]:
@@ -298,12 +358,17 @@ def _merged(cid: str, inputs: tuple[Any, ...]) -> Composer:
 
 
 def read_composers(
-    conn: sqlite3.Connection, memo: ComposerRows | None = None
+    conn: sqlite3.Connection,
+    memo: ComposerRows | None = None,
+    *,
+    settled_before_ms: int | None = None,
 ) -> tuple[dict[str, Composer], bool]:
     """Every conversation the database lists, and whether any Cursor 3.x index exists.
 
     `memo` (kept by the caller between passes, updated here) spares parsing rows that did not
     change and merging composers whose sources did not; the result is the same without it.
+    `settled_before_ms` (a refresh): the composerData rows of conversations last updated
+    before it, under unchanged headers, are not read again (`settled_composers`).
     """
     memo = memo if memo is not None else ComposerRows()
     inputs: dict[str, list[tuple[str, Any]]] = {}
@@ -316,7 +381,10 @@ def read_composers(
         cid = head.get("composerId") if isinstance(head, dict) else None
         if _is_id(cid):
             inputs.setdefault(cid, []).append(("item", head))
-    rows = _data_rows(conn, memo)
+    settled = None
+    if settled_before_ms is not None:
+        settled = settled_composers(memo, inputs, settled_before_ms)
+    rows = _data_rows(conn, memo, settled)
     for cid, parsed in rows:
         if isinstance(parsed, tuple) and _is_id(cid):
             inputs.setdefault(cid, []).append(("data", parsed))

@@ -59,6 +59,23 @@ FIRST_GRAPH_VERSION: Final = 17
 ROOT_KEY_PREFIX: Final = "cursor:root:"
 
 
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What a pass made of one conversation without bubbles, and from what: the next pass
+    replays it while the composer (the same object: its sources did not change) and its meta
+    are the same, and no blob it missed can arrive (a refresh looked at ~900 of them)."""
+
+    comp: Composer
+    meta: ConversationMeta
+    kind: str | None  # its entry in `conversations`
+    part: list[Call] | None
+    reason: str | None  # unreadable for this reason
+    skipped_gauge: bool
+    graph: tuple[str, Graph, frozenset[int]] | None
+    failed: tuple[str, GraphUnreadable] | None
+    root_calls: tuple[tuple[Any, ...], list[Call], Graph] | None
+
+
 @dataclass(slots=True)
 class Layout3:
     """What the 3.x pass found (all empty for a database of older builds)."""
@@ -89,6 +106,8 @@ class Layout3:
     composer_rows: ComposerRows = field(default_factory=ComposerRows)
     no_bubbles: frozenset[str] = frozenset()
     skip_changed: frozenset[int] | None = None  # skip_rowids ^ the last pass's (None: unknown)
+    # composer id → what the pass made of a conversation without bubbles (see `_Outcome`)
+    outcomes: dict[str, _Outcome] = field(default_factory=dict)
     # A full parse's pass over the blobs: the JSON rows, newest first, for the agent stream
     # (the reader takes them: None once used).
     records: JsonRecords | None = None
@@ -101,6 +120,7 @@ class Layout3:
         self.composer_rows = ComposerRows()
         self.root_calls = {}
         self.failed = {}
+        self.outcomes = {}
 
     @property
     def present(self) -> bool:
@@ -305,6 +325,7 @@ class _Pass:
     # a full parse with a memo: graphs known by root (`memo`), and every blob row's ROWID
     known: dict[str, Graph] = field(default_factory=dict)
     rowid_of: dict[str, int] = field(default_factory=dict)
+    missed: bool = False  # the conversation being read missed a blob
 
     def unreadable(self, cid: str, reason: str) -> None:
         self.out.conversations[cid] = UNREADABLE
@@ -332,6 +353,45 @@ class _Pass:
             self.unreadable(cid, reason)
 
     def conversation(self, cid: str, comp: Composer) -> None:
+        """Read one conversation without bubbles, or replay what the last pass made of it."""
+        out = self.out
+        meta = out.metas[cid]
+        kept = self.previous.outcomes.get(cid)
+        if kept is not None and kept.comp is comp and kept.meta == meta:
+            self._replay(cid, kept)
+            return
+        parts, self.missed = len(out.parts), False
+        self._conversation(cid, comp)
+        graph = out.graphs.get(cid)
+        if self.missed or (graph is not None and graph[1].missing_blobs):
+            return  # a missing blob may arrive: read it again next time
+        out.outcomes[cid] = _Outcome(
+            comp, meta, out.conversations.get(cid),
+            out.parts[-1] if len(out.parts) > parts else None, out.unreadable_ids.get(cid),
+            cid in out.skipped_gauges, graph, out.failed.get(cid), out.root_calls.get(cid),
+        )  # fmt: skip
+
+    def _replay(self, cid: str, kept: _Outcome) -> None:
+        out = self.out
+        if kept.kind is not None:
+            out.conversations[cid] = kept.kind
+        if kept.part is not None:
+            out.calls.extend(kept.part)
+            out.parts.append(kept.part)
+        if kept.reason is not None:
+            out.unreadable[kept.reason] = out.unreadable.get(kept.reason, 0) + 1
+            out.unreadable_ids[cid] = kept.reason
+        if kept.skipped_gauge:
+            out.skipped_gauges.add(cid)
+        if kept.graph is not None:
+            out.graphs[cid] = kept.graph
+        if kept.failed is not None:
+            out.failed[cid] = kept.failed
+        if kept.root_calls is not None:
+            out.root_calls[cid] = kept.root_calls
+        out.outcomes[cid] = kept
+
+    def _conversation(self, cid: str, comp: Composer) -> None:
         newer = (comp.version or 0) > KNOWN_VERSION
         state = comp.state
         if comp.skipped_gauge:
@@ -409,6 +469,7 @@ class _Pass:
         try:
             graph = self.decode(cid, state)
         except GraphUnreadable as exc:
+            self.missed = self.missed or bool(exc.missing_blobs)
             reason = "unknown-version" if newer else exc.reason
             if comp.encrypted and reason in ("undecodable", "missing-blobs"):
                 reason = "encrypted"
@@ -458,6 +519,7 @@ def read_layout3(
     json_aside: Callable[[], JsonRecords] | None = None,
     memo: BlobMemo | None = None,
     rowids_aside: Callable[[], dict[str, int]] | None = None,
+    settled_before_ms: int | None = None,
 ) -> Layout3:
     """The 3.x pass over one database (one short read per query).
 
@@ -470,13 +532,16 @@ def read_layout3(
     over the rows up to that ROWID (`blob_scan`; `json_aside`: its JSON rows from another
     process), and `records` keeps the pass's JSON rows for the agent stream; otherwise they
     are looked up by key (a refresh decodes only the roots that changed) and `records` stays
-    None: the agent stream is walked on its own. With `memo` (a full parse; empty: none kept
+    None: the agent stream is walked on its own. `settled_before_ms` (a refresh): see
+    `read_composers`. With `memo` (a full parse; empty: none kept
     yet) the roots it knows are not decoded again, and `out.memo` is what to keep next.
     """
     if not has_index(conn):
         return Layout3()
     previous = previous if previous is not None else Layout3()
-    composers, indexed = read_composers(conn, previous.composer_rows)
+    composers, indexed = read_composers(
+        conn, previous.composer_rows, settled_before_ms=settled_before_ms
+    )
     out = Layout3(indexed=indexed, composer_rows=previous.composer_rows)
     out.metas = conversation_metas(composers, db_path, workspace_projects)
     for cid, meta in out.metas.items():
