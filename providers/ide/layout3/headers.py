@@ -113,8 +113,9 @@ class ComposerRows:
     items: tuple[bytes | None, list[Any]] = (None, [])  # ItemTable headers → their list
     # composer id → (ROWID, typeof(value), value's digest, its fields | _NOT_JSON | None)
     data: dict[str, tuple[int, str, bytes | None, Parsed]] = field(default_factory=dict)
-    # composer id → (everything it was merged from, the Composer): unchanged ones are reused
-    composers: dict[str, tuple[tuple[Any, ...], Composer]] = field(default_factory=dict)
+    # composer id → (everything it was merged from, the Composer, how many of those sources
+    # are header rows and ItemTable headers: they come first): unchanged ones are reused
+    composers: dict[str, tuple[tuple[Any, ...], Composer, int]] = field(default_factory=dict)
 
 
 def _text(value: Any) -> str | None:
@@ -276,12 +277,15 @@ def _stored_rows(
 
 
 def _data_rows(
-    conn: sqlite3.Connection, memo: ComposerRows, settled: Collection[str] | None = None
+    conn: sqlite3.Connection,
+    memo: ComposerRows,
+    settled: Collection[str] | None = None,
+    untouched: set[str] | None = None,
 ) -> list[tuple[Any, Parsed]]:
     """(composer id, its fields | _NOT_JSON | None) of every composerData row, in key order;
     only rows whose stored bytes differ from the last pass's are parsed again. `settled`
     (a refresh): conversations whose rows are taken as they were when still at their ROWID
-    (see `settled_composers`)."""
+    (see `settled_composers`); the settled ones taken so are added to `untouched`."""
     listed, stored = _stored_rows(conn, memo, settled)
     looked_at = {row[0]: row for row in stored}
     before, data = memo.data, {}
@@ -294,6 +298,8 @@ def _data_rows(
             if kept is not None and kept[0] == rowid:  # settled, at the same ROWID
                 data[cid] = kept
                 out.append((cid, kept[3]))
+                if untouched is not None and settled is not None and cid in settled:
+                    untouched.add(cid)
             else:  # written again between the two reads: read next time
                 out.append((cid, None))
             continue
@@ -323,12 +329,14 @@ def settled_composers(
     rewrite in place of an old conversation's row waits for the next full parse (at most an
     hour), as an old conversation's bubbles rewritten in place do."""
     settled: set[str] = set()
-    for cid, (made_of, comp) in memo.composers.items():
+    for cid, (made_of, comp, listed) in memo.composers.items():
         newest = max(comp.updated_ms or 0, comp.created_ms or 0)
         if not newest or newest >= before_ms:
             continue
-        was = [s for s in made_of if s[0] == "row" or s[0] == "item"]
-        if was == heads.get(cid, []):
+        now = heads.get(cid)
+        if (now is None and not listed) or (
+            now is not None and len(now) == listed and made_of[:listed] == tuple(now)
+        ):
             settled.add(cid)
     return settled
 
@@ -381,10 +389,11 @@ def read_composers(
         cid = head.get("composerId") if isinstance(head, dict) else None
         if _is_id(cid):
             inputs.setdefault(cid, []).append(("item", head))
-    settled = None
+    listed = {cid: len(sources) for cid, sources in inputs.items()}
+    settled, untouched = None, set[str]()
     if settled_before_ms is not None:
         settled = settled_composers(memo, inputs, settled_before_ms)
-    rows = _data_rows(conn, memo, settled)
+    rows = _data_rows(conn, memo, settled, untouched)
     for cid, parsed in rows:
         if isinstance(parsed, tuple) and _is_id(cid):
             inputs.setdefault(cid, []).append(("data", parsed))
@@ -392,13 +401,17 @@ def read_composers(
         if parsed == _NOT_JSON and cid in inputs:
             inputs[cid].append(("bad", None))
     found: dict[str, Composer] = {}
-    merged: dict[str, tuple[tuple[Any, ...], Composer]] = {}
+    merged: dict[str, tuple[tuple[Any, ...], Composer, int]] = {}
+    before = memo.composers
     for cid, sources in inputs.items():
-        made_of = tuple(sources)
-        kept = memo.composers.get(cid)
-        comp = kept[1] if kept is not None and kept[0] == made_of else _merged(cid, made_of)
-        found[cid] = comp
-        merged[cid] = (made_of, comp)
+        kept = before.get(cid)
+        if kept is None or cid not in untouched:
+            made_of = tuple(sources)
+            if kept is None or kept[0] != made_of:
+                kept = (made_of, _merged(cid, made_of), listed.get(cid, 0))
+        # else: the same header sources and the same data row as the last pass
+        found[cid] = kept[1]
+        merged[cid] = kept
     memo.composers = merged
     return found, bool(headers or items)
 
