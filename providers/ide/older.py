@@ -66,16 +66,19 @@ def older_work(
     sparse: bool,
     skip: Mailbox | None,
     send: Send,
+    walk_by_rowid: bool = False,
 ) -> None:
     """The child: pages of the bubbles below `split` (lists of counted rows, `page_rows` at
     most, as the caller's), then True if
     those reached the bottom (else False); then, given a `skip` mailbox, the stream walker
-    over every agent row but the ones the caller posts to it."""
+    over every agent row but the ones the caller posts to it (`walk_by_rowid`: see
+    `stream_rows.walk_whole`)."""
     if skip is not None:
         skip.listen()
     send(_older_pages(db_path, split, limit, page_rows, floor_iso, sparse, send))
     if skip is not None:
-        send(walk_all(db_path, upto, cast(frozenset[int], skip.receive())))
+        skipped = cast(frozenset[int], skip.receive())
+        send(walk_all(db_path, upto, skipped, page_rows, rowids=walk_by_rowid))
 
 
 def _older_pages(
