@@ -30,20 +30,24 @@ from codeburn.providers.sqlite_ro import open_readonly
 # Bubbles worth a second process for their older part (forking and the pipe cost ~50 ms).
 SPLIT_ROWS: Final = 20_000
 # The caller's share of the rows a scan reads, so that both processes end together on two
-# cores (measured: bench/README.md): less when the child walks the agent stream after its
-# rows, more when the caller has roots to follow in its 3.x pass meanwhile.
+# cores (measured: bench/README.md): the child's is less when it walks the agent stream
+# after its rows, more when the caller reads a Cursor 3.x index meanwhile (its composer
+# rows), more still when it has roots to follow in that pass.
 SHARE_ALONE: Final = 0.5
-SHARE_WITH_WALK: Final = 0.75
+SHARE_WITH_WALK: Final = 0.70
+SHARE_WITH_WALK_AND_INDEX: Final = 0.65
 SHARE_WITH_WALK_AND_ROOTS: Final = 0.55
 
 Send = Callable[[object], None]
 
 
-def caller_share(*, walk: bool, roots: bool) -> float:
+def caller_share(*, walk: bool, roots: bool, indexed: bool = False) -> float:
     """The caller's share of the scan (see SHARE_*)."""
     if not walk:
         return SHARE_ALONE
-    return SHARE_WITH_WALK_AND_ROOTS if roots else SHARE_WITH_WALK
+    if roots:
+        return SHARE_WITH_WALK_AND_ROOTS
+    return SHARE_WITH_WALK_AND_INDEX if indexed else SHARE_WITH_WALK
 
 
 def split_rowid(last_rowid: int, bubbles: int, budget: int, share: float) -> int:

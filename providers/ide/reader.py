@@ -518,7 +518,8 @@ class CursorReader:
         database has enough bubbles and this process may fork (`older`)."""
         if self._bubble_count < SPLIT_ROWS or not can_fork():
             return None
-        share = caller_share(walk=walk, roots=walk and self._roots(conn))
+        indexed = walk and layout3_present(conn)
+        share = caller_share(walk=walk, roots=walk and self._roots(conn), indexed=indexed)
         split = split_rowid(self._last_rowid, self._bubble_count, self.budget, share)
         reach = min(self._bubble_count, self.budget)
         limit = int(reach * (1 - share) * 1.1) + PAGE_ROWS
