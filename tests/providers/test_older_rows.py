@@ -142,13 +142,19 @@ def test_rows_past_where_the_child_stopped_are_read_by_the_caller(
     assert _summary(together) == _summary(alone)
 
 
+@pytest.mark.parametrize("child_by_rowid", [False, True], ids=["range", "by-rowid"])
 def test_the_child_walks_the_agent_stream_first_when_it_is_its_job(
-    tmp_path: Path, split: Callable[[], list[older.OlderRows]], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    split: Callable[[], list[older.OlderRows]],
+    monkeypatch: pytest.MonkeyPatch,
+    child_by_rowid: bool,
 ) -> None:
-    db = _generate(tmp_path)
-    alone = _read(db)
+    db = _generate(tmp_path, filler=300)
+    monkeypatch.setattr(cursor_reader, "by_rowid", lambda agents, total: False)
+    alone = _read(db)  # in one process, the agent rows by ROWID range
     assert any(c.key.startswith("cursor:agentKv:") for c in alone.calls)
     monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr(cursor_reader, "by_rowid", lambda agents, total: child_by_rowid)
     made = split()
     together = _read(db)
     assert len(made) == 1 and made[0].walks  # the walker came from the child
