@@ -157,7 +157,7 @@ def test_paged_agent_walk_matches_one_pass(tmp_path: Path) -> None:
 
 def _interleaved(tmp_path: Path) -> Path:
     """The agent values of AGENT_VALUES between bubbles and other rows (as older builds store
-    them), one undecodable TEXT value and a number among them."""
+    them), an undecodable TEXT value, a number and duplicate keys among them."""
     with profile(tmp_path) as p:
         for i, value in enumerate(AGENT_VALUES):
             p.bubble("c1", f"{i:03d}", role="assistant", text="b" * 40, created_at=ago(50 - i))
@@ -174,6 +174,8 @@ def _interleaved(tmp_path: Path) -> Path:
     conn.execute(
         "INSERT INTO cursorDiskKV VALUES ('agentKv:blob:z', ?)", (json.dumps(AGENT_VALUES[2]),)
     )
+    duplicate = '{"role":"user","content":"first","content":"the last one counts"}'
+    conn.execute("INSERT INTO cursorDiskKV VALUES ('agentKv:blob:d', ?)", (duplicate,))
     conn.commit()
     conn.close()
     return p.db_path

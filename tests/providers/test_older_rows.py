@@ -26,8 +26,9 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this
 
 
 def _generate(tmp_path: Path, *, filler: int = 0) -> Path:
-    """A sample database with a value that is not JSON and text that is not UTF-8 among the
-    oldest bubbles (the child's part), and `filler` unrelated rows after every bubble."""
+    """A sample database with a value that is not JSON, text that is not UTF-8 and a value
+    with duplicate keys among the oldest bubbles (the child's part), and `filler` unrelated
+    rows after every bubble."""
     spec = SampleSpec(seed=11, conversations=40, bubbles=(4, 12), days=20, now_ms=NOW_MS)
     db = generate_sample_profile(tmp_path / "Cursor", spec).db_path
     conn = sqlite3.connect(db)
@@ -43,6 +44,9 @@ def _generate(tmp_path: Path, *, filler: int = 0) -> Path:
         "UPDATE cursorDiskKV SET value = CAST(? AS TEXT) WHERE key = ?",
         (raw.replace(b"MM", b"g\xffpt"), keys[7]),
     )
+    duplicate = raw.decode().replace('"text": "yyyyyyyyy"', '"text": "y", "text": "yyyyyy"')
+    assert duplicate != raw.decode()
+    conn.execute("UPDATE cursorDiskKV SET value = ? WHERE key = ?", (duplicate, keys[9]))
     for i in range(filler):
         conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (f"zzFiller:{i}", "{}"))
     conn.commit()
