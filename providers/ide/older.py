@@ -30,20 +30,24 @@ from codeburn.providers.sqlite_ro import open_readonly
 # Bubbles worth a second process for their older part (forking and the pipe cost ~50 ms).
 SPLIT_ROWS: Final = 20_000
 # The caller's share of the rows a scan reads, so that both processes end together on two
-# cores (measured: bench/README.md): less when the child walks the agent stream after its
-# rows, more when the caller has roots to follow in its 3.x pass meanwhile.
+# cores (measured: bench/README.md): the child's is less when it walks the agent stream
+# after its rows, more when the caller reads a Cursor 3.x index meanwhile (its composer
+# rows), more still when it has roots to follow in that pass.
 SHARE_ALONE: Final = 0.5
-SHARE_WITH_WALK: Final = 0.75
+SHARE_WITH_WALK: Final = 0.70
+SHARE_WITH_WALK_AND_INDEX: Final = 0.65
 SHARE_WITH_WALK_AND_ROOTS: Final = 0.55
 
 Send = Callable[[object], None]
 
 
-def caller_share(*, walk: bool, roots: bool) -> float:
+def caller_share(*, walk: bool, roots: bool, indexed: bool = False) -> float:
     """The caller's share of the scan (see SHARE_*)."""
     if not walk:
         return SHARE_ALONE
-    return SHARE_WITH_WALK_AND_ROOTS if roots else SHARE_WITH_WALK
+    if roots:
+        return SHARE_WITH_WALK_AND_ROOTS
+    return SHARE_WITH_WALK_AND_INDEX if indexed else SHARE_WITH_WALK
 
 
 def split_rowid(last_rowid: int, bubbles: int, budget: int, share: float) -> int:
@@ -66,16 +70,19 @@ def older_work(
     sparse: bool,
     skip: Mailbox | None,
     send: Send,
+    walk_by_rowid: bool = False,
 ) -> None:
     """The child: pages of the bubbles below `split` (lists of counted rows, `page_rows` at
     most, as the caller's), then True if
     those reached the bottom (else False); then, given a `skip` mailbox, the stream walker
-    over every agent row but the ones the caller posts to it."""
+    over every agent row but the ones the caller posts to it (`walk_by_rowid`: see
+    `stream_rows.walk_whole`)."""
     if skip is not None:
         skip.listen()
     send(_older_pages(db_path, split, limit, page_rows, floor_iso, sparse, send))
     if skip is not None:
-        send(walk_all(db_path, upto, cast(frozenset[int], skip.receive())))
+        skipped = cast(frozenset[int], skip.receive())
+        send(walk_all(db_path, upto, skipped, page_rows, rowids=walk_by_rowid))
 
 
 def _older_pages(

@@ -67,7 +67,7 @@ from codeburn.providers.ide.rows import (
     composer_of,
     scan_budget,
 )
-from codeburn.providers.ide.stream_rows import WalkAside, walk_pages
+from codeburn.providers.ide.stream_rows import WalkAside, by_rowid, walk_pages, walk_whole
 from codeburn.providers.ide.workspaces import PROJECT_MAPS, ProjectMaps
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.localtime import now_ms as clock_ms
@@ -404,7 +404,9 @@ class CursorReader:
         walks = older is not None and older.walks  # then records is None: no one pass
         aside = None
         if records is None and self._agent_count >= WALK_ASIDE_ROWS and not walks and can_fork():
-            aside = WalkAside(self.db_path, self._last_rowid, PAGE_ROWS, skip)
+            aside = WalkAside(
+                self.db_path, self._last_rowid, PAGE_ROWS, skip, rowids=self._agents_by_rowid()
+            )
         try:
             if acc is None:
                 acc = self._scan_bubbles(conn, progress, older)
@@ -413,7 +415,10 @@ class CursorReader:
             elif aside is not None:
                 self._walker, aside = aside.result(), None
             elif records is None:
-                walk_pages(conn, self._walker, 0, self._last_rowid, PAGE_ROWS, skip)
+                walk_whole(
+                    conn, self._walker, self._last_rowid, PAGE_ROWS, skip,
+                    by_rowid=self._agents_by_rowid(),
+                )  # fmt: skip
         finally:
             if aside is not None:
                 aside.cancel()
@@ -513,7 +518,8 @@ class CursorReader:
         database has enough bubbles and this process may fork (`older`)."""
         if self._bubble_count < SPLIT_ROWS or not can_fork():
             return None
-        share = caller_share(walk=walk, roots=walk and self._roots(conn))
+        indexed = walk and layout3_present(conn)
+        share = caller_share(walk=walk, roots=walk and self._roots(conn), indexed=indexed)
         split = split_rowid(self._last_rowid, self._bubble_count, self.budget, share)
         reach = min(self._bubble_count, self.budget)
         limit = int(reach * (1 - share) * 1.1) + PAGE_ROWS
@@ -521,12 +527,17 @@ class CursorReader:
         work = partial(
             older_work, self.db_path, upto=self._last_rowid, split=split, limit=limit,
             page_rows=PAGE_ROWS, floor_iso=self.floor_iso, sparse=self._sparse(), skip=mailbox,
+            walk_by_rowid=self._agents_by_rowid(),
         )  # fmt: skip
         parts = AsideParts(lambda send: work(send=send))
         return OlderRows(parts, split, mailbox)
 
     def _sparse(self) -> bool:
         return self._bubble_count * SPARSE_BUBBLES < self._total_count
+
+    def _agents_by_rowid(self) -> bool:
+        """Whether a whole walk of the agent stream reads its rows by ROWID (`by_rowid`)."""
+        return by_rowid(self._agent_count, self._total_count)
 
     def _cold_side_work(self, send: Callable[[object], None], records: bool = True) -> None:
         """What `_ColdSide` does in its process (on its own connections): sends the JSON rows
@@ -848,7 +859,10 @@ class CursorReader:
         if agents_le != self._agent_count:
             before = {r: q.signature() for r, q in self._walker.requests.items()}
             self._walker = StreamWalker()
-            walk_pages(conn, self._walker, 0, limit, PAGE_ROWS, self._l3.skip_rowids)
+            walk_whole(
+                conn, self._walker, limit, PAGE_ROWS, self._l3.skip_rowids,
+                by_rowid=self._agents_by_rowid(),
+            )  # fmt: skip
             after = {r: q.signature() for r, q in self._walker.requests.items()}
             touched = {r for r in before.keys() | after.keys() if before.get(r) != after.get(r)}
         elif new_agents:

@@ -291,6 +291,35 @@ def agent_page(
     return conn.execute(sql.format("CAST(value AS BLOB)"), (after, upto, limit)).fetchall()
 
 
+def agent_rowids(conn: sqlite3.Connection, upto: int) -> list[int]:
+    """Every agent row's ROWID up to `upto`, ascending (the key index alone is read)."""
+    rows = conn.execute(
+        "SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ? AND rowid <= ?",
+        (AGENT_LO, AGENT_HI, upto),
+    ).fetchall()
+    return sorted(r[0] for r in rows)
+
+
+def agent_rows_by_rowid(
+    conn: sqlite3.Connection, rowids: Sequence[int]
+) -> list[tuple[int, str | bytes | None]]:
+    """The raw agent values of the given ROWIDs, oldest first (one short read), as
+    `agent_page` gives them: a row whose key left the family since is not given, and a page
+    holding undecodable text is read again as bytes."""
+    if not rowids:
+        return []
+    sql = (
+        "SELECT rowid, {} FROM cursorDiskKV"
+        f" WHERE rowid IN ({','.join('?' * len(rowids))}) AND {_AGENT_FAMILY} ORDER BY rowid"
+    )
+    try:
+        return conn.execute(sql.format("value"), list(rowids)).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "decode" not in str(exc).lower():
+            raise
+    return conn.execute(sql.format("CAST(value AS BLOB)"), list(rowids)).fetchall()
+
+
 def total_count(conn: sqlite3.Connection) -> int:
     """Rows in the table: SQLite sums the cells of the key index's pages, nothing decoded."""
     return int(conn.execute("SELECT count(*) FROM cursorDiskKV").fetchone()[0])

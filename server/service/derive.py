@@ -60,6 +60,45 @@ class _Grouper:
         day = self._day
         return None if day < self.first or day > self.last else day
 
+    def add_local(self, calls: Iterable[Call], coverage: CoverageIndex | None) -> None:
+        """`add(call, True, LOCAL)` for each call an import does not cover: the loop over every
+        local call of a read (~64,000 at 100k messages), inlined (a call per call cost ~40 %)."""
+        groups, day_of = self.groups, self.day_of
+        covers = coverage.covers if coverage else None
+        lo, hi, day = 0, 0, None
+        for call in calls:
+            ms = call.timestamp_ms
+            if covers is not None and covers(call.provider, ms):
+                continue
+            if not lo <= ms < hi:
+                day = day_of(ms)
+                lo, hi = self._lo, self._hi
+            if day is None:
+                continue
+            key = (
+                day, call.provider, call.model, call.project, call.session, call.estimated,
+                call.billed, call.priced, True, LOCAL,
+            )  # fmt: skip
+            sums = groups.get(key)
+            if sums is None:
+                groups[key] = [
+                    call.cost, 1, call.input_tokens, call.output_tokens, call.cache_read_tokens,
+                    call.cache_write_tokens, 1 if call.not_charged else 0, ms, ms,
+                ]  # fmt: skip
+                continue
+            sums[0] += call.cost
+            sums[1] += 1
+            sums[2] += call.input_tokens
+            sums[3] += call.output_tokens
+            sums[4] += call.cache_read_tokens
+            sums[5] += call.cache_write_tokens
+            if call.not_charged:
+                sums[6] += 1
+            if ms < sums[7]:
+                sums[7] = ms
+            elif ms > sums[8]:
+                sums[8] = ms
+
     def add(self, call: Call, local: bool, kind: str) -> None:
         ms = call.timestamp_ms
         day = self.day_of(ms)
@@ -120,10 +159,7 @@ def derive_days(
     coverage = CoverageIndex.from_snapshot(snapshot) if snapshot is not None else None
     grouper = _Grouper(index, first, last)
     with gc_paused():
-        for call in local_calls:
-            if coverage and coverage.covers(call.provider, call.timestamp_ms):
-                continue
-            grouper.add(call, True, LOCAL)
+        grouper.add_local(local_calls, coverage)
         if snapshot is not None and snapshot.events:
             lo, hi = local_midnight_ms(first), local_midnight_ms(last + ONE_DAY)
             events = (e for e in iter_events(snapshot) if lo <= e[0].timestamp_ms < hi)

@@ -16,7 +16,7 @@ from codeburn.providers.agent.stream import StreamWalker
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import B_CHARS
-from codeburn.providers.ide.stream_rows import WalkAside, walk_pages
+from codeburn.providers.ide.stream_rows import WalkAside, by_rowid, walk_all, walk_pages, walk_whole
 from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import DatabaseMissingError, open_readonly
@@ -155,6 +155,56 @@ def test_paged_agent_walk_matches_one_pass(tmp_path: Path) -> None:
     assert paged.rows_seen == len(AGENT_VALUES) - 4  # not JSON, binary, an array, a space
 
 
+def _interleaved(tmp_path: Path) -> Path:
+    """The agent values of AGENT_VALUES between bubbles and other rows (as older builds store
+    them), an undecodable TEXT value, a number and duplicate keys among them."""
+    with profile(tmp_path) as p:
+        for i, value in enumerate(AGENT_VALUES):
+            p.bubble("c1", f"{i:03d}", role="assistant", text="b" * 40, created_at=ago(50 - i))
+            p.put(f"composerData:x{i:03d}", "{}")
+            if isinstance(value, bytes):
+                p.put(f"agentKv:blob:{i:04d}", value)
+            else:
+                p.put(f"agentKv:blob:{i:04d}", value)
+            p.flush()
+    conn = sqlite3.connect(p.db_path)
+    bad = json.dumps({"role": "tool", "content": "MARK"}).encode().replace(b"MARK", b"ab\xff")
+    conn.execute("INSERT INTO cursorDiskKV VALUES ('agentKv:blob:t', CAST(? AS TEXT))", (bad,))
+    conn.execute("INSERT INTO cursorDiskKV VALUES ('agentKv:blob:n', 42)")
+    conn.execute(
+        "INSERT INTO cursorDiskKV VALUES ('agentKv:blob:z', ?)", (json.dumps(AGENT_VALUES[2]),)
+    )
+    duplicate = '{"role":"user","content":"first","content":"the last one counts"}'
+    conn.execute("INSERT INTO cursorDiskKV VALUES ('agentKv:blob:d', ?)", (duplicate,))
+    conn.commit()
+    conn.close()
+    return p.db_path
+
+
+@pytest.mark.parametrize("page_rows", [1, 7, 2000])
+def test_a_whole_walk_by_rowid_matches_the_rowid_range_walk(tmp_path: Path, page_rows: int) -> None:
+    db = _interleaved(tmp_path)
+    with open_readonly(db) as conn:
+        agent_ids = scan.agent_rowids(conn, 1 << 62)
+        upto = agent_ids[-2]  # the last agent row is past `upto`: left out by both
+        skip = frozenset(agent_ids[3:9:2])
+        for skipped in (frozenset(), skip):
+            by_range, by_id = StreamWalker(), StreamWalker()
+            walk_pages(conn, by_range, 0, upto, page_rows, skipped)
+            walk_whole(conn, by_id, upto, page_rows, skipped, by_rowid=True)
+            assert _state(by_id) == _state(by_range)
+            assert by_id.rows_seen == by_range.rows_seen > 10
+    assert _state(walk_all(db, upto, skip, 5, rowids=True)) == _state(walk_all(db, upto, skip, 5))
+    with open_readonly(db) as conn:  # bytes for the undecodable text, as agent_page gives
+        rows = scan.agent_rows_by_rowid(conn, agent_ids)
+    assert [r[0] for r in rows] == agent_ids
+    assert any(isinstance(v, bytes) for _r, v in rows)
+
+
+def test_a_whole_walk_reads_by_rowid_only_where_agent_rows_are_a_minority() -> None:
+    assert by_rowid(36, 100) and not by_rowid(68, 100) and not by_rowid(0, 0)
+
+
 @pytest.mark.parametrize(
     ("raw", "chars"),
     [
@@ -261,7 +311,7 @@ def test_the_agent_walk_in_a_forked_child_equals_the_walk_in_process(
     monkeypatch.setattr(cursor_reader, "can_fork", lambda: True)
     forked: list[WalkAside] = []
     monkeypatch.setattr(
-        cursor_reader, "WalkAside", lambda *a: forked.append(WalkAside(*a)) or forked[-1]
+        cursor_reader, "WalkAside", lambda *a, **k: forked.append(WalkAside(*a, **k)) or forked[-1]
     )
     aside = sorted(read(info.db_path).calls, key=lambda c: c.key)
     assert len(forked) == 1 and aside == serial

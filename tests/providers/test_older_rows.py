@@ -26,8 +26,9 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this
 
 
 def _generate(tmp_path: Path, *, filler: int = 0) -> Path:
-    """A sample database with a value that is not JSON and text that is not UTF-8 among the
-    oldest bubbles (the child's part), and `filler` unrelated rows after every bubble."""
+    """A sample database with a value that is not JSON, text that is not UTF-8 and a value
+    with duplicate keys among the oldest bubbles (the child's part), and `filler` unrelated
+    rows after every bubble."""
     spec = SampleSpec(seed=11, conversations=40, bubbles=(4, 12), days=20, now_ms=NOW_MS)
     db = generate_sample_profile(tmp_path / "Cursor", spec).db_path
     conn = sqlite3.connect(db)
@@ -43,6 +44,9 @@ def _generate(tmp_path: Path, *, filler: int = 0) -> Path:
         "UPDATE cursorDiskKV SET value = CAST(? AS TEXT) WHERE key = ?",
         (raw.replace(b"MM", b"g\xffpt"), keys[7]),
     )
+    duplicate = raw.decode().replace('"text": "yyyyyyyyy"', '"text": "y", "text": "yyyyyy"')
+    assert duplicate != raw.decode()
+    conn.execute("UPDATE cursorDiskKV SET value = ? WHERE key = ?", (duplicate, keys[9]))
     for i in range(filler):
         conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (f"zzFiller:{i}", "{}"))
     conn.commit()
@@ -142,13 +146,19 @@ def test_rows_past_where_the_child_stopped_are_read_by_the_caller(
     assert _summary(together) == _summary(alone)
 
 
+@pytest.mark.parametrize("child_by_rowid", [False, True], ids=["range", "by-rowid"])
 def test_the_child_walks_the_agent_stream_first_when_it_is_its_job(
-    tmp_path: Path, split: Callable[[], list[older.OlderRows]], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    split: Callable[[], list[older.OlderRows]],
+    monkeypatch: pytest.MonkeyPatch,
+    child_by_rowid: bool,
 ) -> None:
-    db = _generate(tmp_path)
-    alone = _read(db)
+    db = _generate(tmp_path, filler=300)
+    monkeypatch.setattr(cursor_reader, "by_rowid", lambda agents, total: False)
+    alone = _read(db)  # in one process, the agent rows by ROWID range
     assert any(c.key.startswith("cursor:agentKv:") for c in alone.calls)
     monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr(cursor_reader, "by_rowid", lambda agents, total: child_by_rowid)
     made = split()
     together = _read(db)
     assert len(made) == 1 and made[0].walks  # the walker came from the child
