@@ -75,9 +75,13 @@ def _stream(l3: Layout3) -> dict[str, Any]:
     return {k: v.signature() for k, v in walker.requests.items()}
 
 
-def _full(db: Path, memo: BlobMemo | None) -> Layout3:
+def _full(db: Path, memo: BlobMemo | None, *, aside: bool = False) -> Layout3:
+    """A full 3.x pass; `aside`: the blob rows' ROWIDs handed in as the CLI's second process
+    does (then the memo graphs' calls are made before the ROWIDs are asked for)."""
     with open_readonly(db) as conn:
-        return read_layout3(conn, db, {}, scan_upto=scan.last_row(conn)[0], memo=memo)
+        last = scan.last_row(conn)[0]
+        rowids = (lambda: blob_rowids(conn, last)) if aside else None
+        return read_layout3(conn, db, {}, scan_upto=last, memo=memo, rowids_aside=rowids)
 
 
 def _kept(db: Path) -> BlobMemo:
@@ -100,6 +104,7 @@ def test_a_full_parse_with_the_memo_equals_one_without(tmp_path: Path) -> None:
     again = _full(db, memo)
     assert again.records is not None and plain.records is not None
     assert _summary(again) == _summary(plain)
+    assert _summary(_full(db, memo, aside=True)) == _summary(plain)
     assert _stream(again) == _stream(plain)
     assert "req-loose" in _stream(again)
     # what the second parse keeps says the same: the reader does not write it again
@@ -126,9 +131,14 @@ def test_the_memo_graphs_are_used_and_nothing_is_decoded_again(
     assert len(decoded) > len(memo.graphs) // 2
 
 
-def test_a_blob_gone_since_the_memo_decodes_its_root_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("aside", [False, True])
+def test_a_blob_gone_since_the_memo_decodes_its_root_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, aside: bool
+) -> None:
     db = _profile(tmp_path)
     memo = _kept(db)
+    with_memo = _full(db, memo, aside=aside)
+    assert _summary(with_memo) == _summary(_full(db, None))
     graph = next(iter(memo.graphs.values()))
     gone = sorted(reached_ids(graph))[0]
     with sqlite3.connect(db) as conn:
@@ -136,7 +146,19 @@ def test_a_blob_gone_since_the_memo_decodes_its_root_again(tmp_path: Path) -> No
     conn.close()
     expected = _summary(_full(db, None))
     assert any(g.missing_blobs for _s, g, _r in expected["graphs"].values())
-    assert _summary(_full(db, memo)) == expected
+    made: list[str] = []
+    real = layout3_reader.graph_calls
+
+    def counted(graph: Any, **kw: Any) -> Any:
+        made.append(kw["conversation_id"])
+        return real(graph, **kw)
+
+    monkeypatch.setattr(layout3_reader, "graph_calls", counted)
+    assert _summary(_full(db, memo, aside=aside)) == expected
+    # made early for each root the memo knows, and again only for the one decoded anew
+    with_turns = [c for c, (_s, g, _r) in with_memo.graphs.items() if g.turns]
+    assert len(made) == len(set(made)) + (1 if aside else 0)
+    assert set(made) <= set(with_turns) | set(expected["graphs"])
 
 
 def test_new_stream_rows_since_the_memo_are_decoded(tmp_path: Path) -> None:
