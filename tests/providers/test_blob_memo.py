@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from codeburn.providers.ide.layout3.memo import (
     MEMO_VERSION,
     BlobMemo,
     memo_bytes,
+    memo_head_ok,
     read_memo,
     state_digest,
 )
@@ -264,6 +267,23 @@ def test_the_reader_keeps_the_memo_and_reads_the_same_with_it(
     broken = _File(b"codeburn-blob-memo\n00000000\n{}")
     assert _calls(db, broken) == expected  # a corrupt memo is rebuilt silently
     assert broken.saves == 1 and read_memo(broken.data, str(db))
+    # Kept to look at (the second process is told to send ROWIDs, not the JSON rows), but
+    # damaged, or intact and not of a memo's shape: the pass decodes the JSON rows itself.
+    assert kept.data is not None
+    for data in (kept.data[:-3] + b"xyz", _reshaped(kept.data, graphs={"0" * 64: "no"})):
+        looks = _File(data)
+        assert memo_head_ok(looks.data, str(db)) and read_memo(looks.data, str(db)) is None
+        assert _calls(db, looks) == expected
+        assert looks.saves == 1 and read_memo(looks.data, str(db))
+    assert not memo_head_ok(kept.data, str(db) + "-other")
+
+
+def _reshaped(data: bytes, **members: object) -> bytes:
+    """A memo file's content with these members of its body replaced, checksum made anew."""
+    magic, _crc, body = data.split(b"\n", 2)
+    parsed = {**json.loads(body), **members}
+    new = json.dumps(parsed, separators=(",", ":"), ensure_ascii=False).encode()
+    return b"%b\n%08x\n%b" % (magic, zlib.crc32(new), new)
 
 
 def test_the_memo_file_survives_a_version_bump_and_is_private(tmp_path: Path) -> None:

@@ -2,7 +2,13 @@
 
 from codeburn.providers.ide.layout3.blob_scan import JsonRecords, blob_rowids, json_records
 from codeburn.providers.ide.layout3.headers import ConversationMeta, path_project
-from codeburn.providers.ide.layout3.memo import MEMO_VERSION, BlobMemo, memo_bytes, read_memo
+from codeburn.providers.ide.layout3.memo import (
+    MEMO_VERSION,
+    BlobMemo,
+    memo_bytes,
+    memo_head_ok,
+    read_memo,
+)
 from codeburn.providers.ide.layout3.reader import (
     BUBBLES,
     ROOT,
@@ -28,6 +34,7 @@ __all__ = [
     "json_records",
     "layout3_present",
     "memo_bytes",
+    "memo_head_ok",
     "path_project",
     "read_layout3",
     "read_memo",
