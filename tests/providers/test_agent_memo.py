@@ -264,3 +264,19 @@ def test_the_encoder_keeps_texts_and_writes_what_a_fresh_one_writes() -> None:
     second = encoder.encode({"ja": rows_a, "jc": rows_b2})  # one kept, one new
     assert second == memo_bytes({"ja": rows_a, "jc": rows_b2})
     assert read_memo(second) == {"ja": rows_a, "jc": rows_b2}
+
+
+def test_a_long_lived_reader_writes_the_memo_only_after_reading_a_transcript_in_full(
+    tmp_path: Path,
+) -> None:
+    home = _home(tmp_path)
+    kept = _File()
+    reader = AgentReader(tmp_path, {}, kept)
+    reader.read(take_snapshot(tmp_path))
+    assert kept.saves == 1
+    reader.read(take_snapshot(tmp_path))  # every file from the reader's entries
+    assert kept.saves == 1
+    home.transcript("d", [user("n" * 5)], mtime_ms=T0)
+    reader.read(take_snapshot(tmp_path))
+    memo = read_memo(kept.data)
+    assert kept.saves == 2 and memo is not None and len(memo) == 4
