@@ -44,15 +44,17 @@ from codeburn.providers.ide.layout3 import (
     ConversationMeta,
     JsonRecords,
     Layout3,
+    PackedRowids,
     any_json_rows,
-    blob_rowids,
     json_records,
     layout3_present,
     memo_bytes,
     memo_head_ok,
+    packed_blob_rowids,
     read_layout3,
     read_memo,
     roots_present,
+    unpack_rowids,
 )
 from codeburn.providers.ide.older import (
     SPLIT_ROWS,
@@ -549,7 +551,7 @@ class CursorReader:
             send(json_records(self.db_path, self._last_rowid))
         else:
             with open_readonly(self.db_path) as conn:
-                send(blob_rowids(conn, self._last_rowid))
+                send(packed_blob_rowids(conn, self._last_rowid))
         with open_readonly(self.db_path) as conn:
             acc = self._scan_bubbles(conn, None)
         state: _BubbleState = (
@@ -939,7 +941,7 @@ class _ColdSide:
         return cast(JsonRecords, self._first_part())
 
     def rowids(self) -> dict[str, int]:
-        return cast(dict[str, int], self._first_part())
+        return unpack_rowids(cast(PackedRowids, self._first_part()))
 
     def bubbles(self, reader: CursorReader) -> BubbleScan:
         """The child's bubble scan, with the reader state it set."""

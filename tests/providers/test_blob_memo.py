@@ -21,7 +21,11 @@ from codeburn.providers.agent.stream import StreamWalker
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3 import reader as layout3_reader
-from codeburn.providers.ide.layout3.blob_scan import blob_rowids
+from codeburn.providers.ide.layout3.blob_scan import (
+    blob_rowids,
+    packed_blob_rowids,
+    unpack_rowids,
+)
 from codeburn.providers.ide.layout3.memo import (
     MEMO_VERSION,
     BlobMemo,
@@ -218,6 +222,40 @@ def test_blob_rowids_come_from_the_key_index(tmp_path: Path) -> None:
         ).fetchall()
         assert blob_rowids(conn, last) == dict(rows)
         assert blob_rowids(conn, rows[0][1] - 1) == {k: r for k, r in rows if r < rows[0][1]}
+
+
+def test_packed_blob_rowids_unpack_to_blob_rowids(tmp_path: Path) -> None:
+    db = _profile(tmp_path)
+    with open_readonly(db) as conn:
+        last = scan.last_row(conn)[0]
+        expected = blob_rowids(conn, last)
+        packed = packed_blob_rowids(conn, last)
+        assert isinstance(packed, tuple) and unpack_rowids(packed) == expected
+        first = min(expected.values())
+        assert unpack_rowids(packed_blob_rowids(conn, first)) == blob_rowids(conn, first)
+        assert unpack_rowids(packed_blob_rowids(conn, first - 1)) == {}
+    # odd ids: one holding the separator (then the dict itself), one not UTF-8 (decoded with
+    # replacement either way), an empty one
+    with sqlite3.connect(db) as conn:
+        for key in (scan.AGENT_LO + "a b", scan.AGENT_LO.encode() + b"\xff\xfe", scan.AGENT_LO):
+            value = key if isinstance(key, bytes) else key.encode()
+            conn.execute(
+                "INSERT INTO cursorDiskKV (key, value) VALUES (CAST(? AS TEXT), ?)", (key, value)
+            )
+    conn.close()
+    with open_readonly(db) as conn:
+        last = scan.last_row(conn)[0]
+        rows = blob_rowids(conn, last)
+        assert "a b" in rows and "" in rows
+        assert isinstance(packed_blob_rowids(conn, last), dict)
+        assert unpack_rowids(packed_blob_rowids(conn, last)) == rows
+        conn_rows = {k: r for k, r in rows.items() if k != "a b"}
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM cursorDiskKV WHERE key = ?", (scan.AGENT_LO + "a b",))
+    conn.close()
+    with open_readonly(db) as conn:
+        packed = packed_blob_rowids(conn, last)
+        assert isinstance(packed, tuple) and unpack_rowids(packed) == conn_rows
 
 
 def test_state_digest_is_the_sha256_of_the_state() -> None:
