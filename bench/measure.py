@@ -90,12 +90,17 @@ def codeburn(args: list[str], env: dict[str, str]) -> Run:
 
 
 def keep_only_memo(cache_dir: Path, fresh_dir: Path) -> None:
-    """A fresh cache folder holding only the Cursor 3.x blob memo of `cache_dir`: what a start
-    after a cache version bump finds (every versioned cache file is gone)."""
-    from codeburn.cache.blob_memo import FILE  # noqa: PLC0415
+    """A fresh cache folder holding only the memo files of `cache_dir` — the Cursor 3.x blob
+    memo and the agent memo (transcripts' turns by content), where that run wrote one: what a
+    start after a cache version bump finds (every versioned cache file is gone; the memos keep
+    their version inside and survive it)."""
+    from codeburn.cache.agent_memo import FILE as AGENT_MEMO  # noqa: PLC0415
+    from codeburn.cache.blob_memo import FILE as BLOB_MEMO  # noqa: PLC0415
 
     fresh_dir.mkdir(parents=True)
-    shutil.copyfile(cache_dir / FILE, fresh_dir / FILE)
+    shutil.copyfile(cache_dir / BLOB_MEMO, fresh_dir / BLOB_MEMO)
+    if (cache_dir / AGENT_MEMO).is_file():  # none without transcripts
+        shutil.copyfile(cache_dir / AGENT_MEMO, fresh_dir / AGENT_MEMO)
 
 
 def same_figures(a: bytes, b: bytes) -> bool:

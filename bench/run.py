@@ -45,7 +45,7 @@ COLD_FLOOR: Final[dict[str, float]] = {
     "cursor3": 2.5,
 }
 PEAK_RSS_MB: Final[dict[int, float]] = {100_000: 100.0, 300_000: 200.0}  # bubble-floor layouts
-# A cold report with only the Cursor 3.x blob memo kept (a cache version bump), over the floor.
+# A cold report with only the blob and agent memos kept (a cache version bump), over the floor.
 BUMP_FLOOR: Final = 1.5
 TARGETS: Final = {
     "cold/floor": COLD_FLOOR,
@@ -160,13 +160,13 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
 
 
 def _after_bump(profile: Profile, tmp: Path, rep: int, cold_report: bytes) -> tuple[float, bool]:
-    """A cold report with only the blob memo of rep `rep`'s cold report kept: its seconds, and
+    """A cold report with only the memos of rep `rep`'s cold report kept: its seconds, and
     whether its figures are the cold report's."""
     env = env_for(profile.db_path, tmp / f"bump-{rep}", tmp / "config", profile.home)
     keep_only_memo(tmp / f"cache-{rep}", tmp / f"bump-{rep}")
     run = codeburn(["report", "--format", "json", "--period", "all", "--no-sync"], env)
     same = same_figures(cold_report, run.stdout)
-    _say(f"  after a version bump (blob memo kept): {run.seconds:.2f} s, same figures: {same}")
+    _say(f"  after a version bump (memos kept): {run.seconds:.2f} s, same figures: {same}")
     return run.seconds, same
 
 
@@ -220,7 +220,7 @@ def print_table(sizes: list[dict[str, Any]]) -> None:
         ("(b) cold report, whole process", lambda s: f"{s['cold']['median']:.2f} s"),
         ("(c) warm status, whole process", lambda s: f"{s['warmStatus']['median']:.3f} s"),
         (
-            "(b') cold, only the blob memo kept",
+            "(b') cold, only the memos kept",
             lambda s: (
                 "n/a"
                 if s.get("afterVersionBump") is None

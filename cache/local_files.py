@@ -1,8 +1,8 @@
 """The local reader's state in our cache folder (`providers.local.LocalStore`).
 
 Parsed agent transcripts and CLI stores (`agent_files`), first-seen times of undated
-requests (`first_seen`) and the Cursor 3.x blob memo (`blob_memo`), each in its own file;
-the reader gets them through this object only.
+requests (`first_seen`), the Cursor 3.x blob memo (`blob_memo`) and the transcripts' turns by
+content (`agent_memo`), each in its own file; the reader gets them through this object only.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from codeburn.cache.agent_files import load_agent_files, save_agent_files
+from codeburn.cache.agent_memo import load_agent_memo, save_agent_memo
 from codeburn.cache.blob_memo import load_blob_memo, save_blob_memo
 from codeburn.cache.first_seen import load_first_seen, save_first_seen
 
@@ -38,3 +39,9 @@ class LocalFiles:
 
     def save_blob_memo(self, data: bytes) -> None:
         save_blob_memo(self.cache_dir, data)
+
+    def load_agent_memo(self) -> bytes | None:
+        return load_agent_memo(self.cache_dir)
+
+    def save_agent_memo(self, data: bytes) -> None:
+        save_agent_memo(self.cache_dir, data)

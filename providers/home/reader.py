@@ -12,16 +12,18 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from codeburn.providers.agent import Graph, GraphTurn
 from codeburn.providers.home.cli_store import CliSession, StoreBusy, find_stores, read_store
+from codeburn.providers.home.memo import MemoEncoder, Rows, content_key, read_memo
 from codeburn.providers.home.transcripts import (
     SETTLED_NS,
     TranscriptFile,
     TranscriptTooLarge,
     find_transcripts,
     parse_transcript,
+    read_transcript,
 )
 
 Ident = list[int]
@@ -194,16 +196,44 @@ def session_from_json(raw: dict[str, Any]) -> CliSession:
 # -- the reader ---------------------------------------------------------------------------------
 
 
-class AgentReader:
-    """Parses the files of one snapshot, re-reading only those whose identity changed."""
+class MemoFile(Protocol):
+    """Where the agent memo (`home.memo`) is kept between runs."""
 
-    def __init__(self, home: Path, entries: dict[str, Any] | None = None) -> None:
+    def load(self) -> bytes | None: ...
+    def save(self, data: bytes) -> None: ...
+
+
+def _turns_of(rows: Rows) -> tuple[GraphTurn, ...] | None:
+    try:
+        return tuple(turn_from_row(r) for r in rows)
+    except (KeyError, TypeError, ValueError):  # not a turn row: the file is parsed instead
+        return None
+
+
+class AgentReader:
+    """Parses the files of one snapshot, re-reading only those whose identity changed.
+
+    `memo_file`: the agent memo, asked for the turns of a transcript's bytes before they are
+    parsed (loaded at the first transcript read in full) and told the transcripts of a read
+    that read one in full, when they differ from what it held."""
+
+    def __init__(
+        self,
+        home: Path,
+        entries: dict[str, Any] | None = None,
+        memo_file: MemoFile | None = None,
+    ) -> None:
         self.home = home
-        # path → {"ident": [...], "turns": [...]} or {"ident": [...], "session": {...} | None}
+        # path → {"ident": [...], "turns": [...], "content": key} or {"ident": [...],
+        # "session": {...} | None}; "content" is the memo key of the bytes the turns are of
         self.entries: dict[str, Any] = dict(entries or {})
         self.changed = False
         # What each kept entry decodes to, so an unchanged file costs nothing on a refresh.
         self._decoded: dict[str, tuple[dict[str, Any], Any]] = {}
+        self._memo_file = memo_file
+        self._memo: dict[str, Rows] | None = None  # loaded: a transcript was read in full
+        self._encoder = MemoEncoder()
+        self._read_in_full = False  # by this read: only then can the memo differ
 
     def _decode(self, key: str, entry: dict[str, Any]) -> Any:
         memo = self._decoded.get(key)
@@ -217,6 +247,7 @@ class AgentReader:
         return value
 
     def read(self, snapshot: AgentSnapshot) -> AgentRead:
+        self._read_in_full = False
         result = AgentRead()
         kept: dict[str, Any] = {}
         for found in snapshot.transcripts.values():
@@ -243,7 +274,33 @@ class AgentReader:
             self.changed = True
         self.entries = kept
         self._decoded = {k: v for k, v in self._decoded.items() if k in kept}
+        self._save_memo()
         return result
+
+    def _memo_turns(self, key: str) -> tuple[Rows, tuple[GraphTurn, ...]] | None:
+        if self._memo is None:
+            loaded = read_memo(self._memo_file.load()) if self._memo_file is not None else None
+            self._memo = loaded or {}
+        rows = self._memo.get(key)
+        turns = _turns_of(rows) if rows is not None else None
+        if rows is None or turns is None:
+            self._memo.pop(key, None)  # what it held is no turns: written again
+            return None
+        return rows, turns
+
+    def _save_memo(self) -> None:
+        """The memo of this read's transcripts, when this read read one in full (else the file
+        is left as it is) and its keys differ from what the memo held."""
+        if self._memo is None or self._memo_file is None or not self._read_in_full:
+            return
+        now: dict[str, Rows] = {}
+        for entry in self.entries.values():
+            key = entry.get("content")
+            if isinstance(key, str) and "turns" in entry:
+                now[key] = entry["turns"]
+        if now.keys() != self._memo.keys():
+            self._memo_file.save(self._encoder.encode(now))
+        self._memo = now
 
     def adopt(self, snapshot: AgentSnapshot, read: AgentRead) -> None:
         """What a read of `snapshot` elsewhere (a forked child, which saved these entries)
@@ -293,14 +350,21 @@ class AgentReader:
         if cached is not None:
             return cached
         try:
-            turns = parse_transcript(found.path)
+            data = read_transcript(found.path)
         except OSError:
             return None  # vanished or unreadable right now: tried again next time
         except TranscriptTooLarge:
             self.changed = True
             return {"ident": ident, "turns": [], "unreadable": "too-large"}
-        self.changed = True
-        return {"ident": ident, "turns": [turn_row(t) for t in turns]}
+        self.changed = self._read_in_full = True
+        content = content_key(data, legacy=found.legacy)
+        known = self._memo_turns(content)
+        if known is not None:
+            entry = {"ident": ident, "turns": known[0], "content": content}
+            self._decoded[key] = (entry, known[1])
+            return entry
+        turns = parse_transcript(found.path, data)
+        return {"ident": ident, "turns": [turn_row(t) for t in turns], "content": content}
 
     def _store(
         self, key: str, store: Path, ident: Ident | None, result: AgentRead

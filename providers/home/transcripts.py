@@ -308,12 +308,20 @@ class TranscriptTooLarge(Exception):
     """A transcript over MAX_TRANSCRIPT_BYTES: counted as unreadable, never half read."""
 
 
-def parse_transcript(path: Path) -> tuple[GraphTurn, ...]:
-    """Turns of one transcript file (OSError when it cannot be read, TranscriptTooLarge)."""
+def read_transcript(path: Path) -> bytes:
+    """The bytes of one transcript file (OSError when it cannot be read, TranscriptTooLarge)."""
     with path.open("rb") as handle:
         if os.fstat(handle.fileno()).st_size > MAX_TRANSCRIPT_BYTES:
             raise TranscriptTooLarge(str(path))
         data = handle.read(MAX_TRANSCRIPT_BYTES + 1)
     if len(data) > MAX_TRANSCRIPT_BYTES:  # it grew while being read
         raise TranscriptTooLarge(str(path))
+    return data
+
+
+def parse_transcript(path: Path, data: bytes | None = None) -> tuple[GraphTurn, ...]:
+    """Turns of one transcript file; `data`: its bytes when read already (`read_transcript`).
+    The turns depend on those bytes and the file's suffix only (the agent memo relies on it)."""
+    if data is None:
+        data = read_transcript(path)
     return parse_txt(data) if path.suffix == TXT else parse_jsonl(data)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,16 @@ from codeburn.providers.agent.stream import StreamWalker
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3 import reader as layout3_reader
-from codeburn.providers.ide.layout3.blob_scan import blob_rowids
+from codeburn.providers.ide.layout3.blob_scan import (
+    blob_rowids,
+    packed_blob_rowids,
+    unpack_rowids,
+)
 from codeburn.providers.ide.layout3.memo import (
     MEMO_VERSION,
     BlobMemo,
     memo_bytes,
+    memo_head_ok,
     read_memo,
     state_digest,
 )
@@ -75,9 +82,13 @@ def _stream(l3: Layout3) -> dict[str, Any]:
     return {k: v.signature() for k, v in walker.requests.items()}
 
 
-def _full(db: Path, memo: BlobMemo | None) -> Layout3:
+def _full(db: Path, memo: BlobMemo | None, *, aside: bool = False) -> Layout3:
+    """A full 3.x pass; `aside`: the blob rows' ROWIDs handed in as the CLI's second process
+    does (then the memo graphs' calls are made before the ROWIDs are asked for)."""
     with open_readonly(db) as conn:
-        return read_layout3(conn, db, {}, scan_upto=scan.last_row(conn)[0], memo=memo)
+        last = scan.last_row(conn)[0]
+        rowids = (lambda: blob_rowids(conn, last)) if aside else None
+        return read_layout3(conn, db, {}, scan_upto=last, memo=memo, rowids_aside=rowids)
 
 
 def _kept(db: Path) -> BlobMemo:
@@ -100,6 +111,7 @@ def test_a_full_parse_with_the_memo_equals_one_without(tmp_path: Path) -> None:
     again = _full(db, memo)
     assert again.records is not None and plain.records is not None
     assert _summary(again) == _summary(plain)
+    assert _summary(_full(db, memo, aside=True)) == _summary(plain)
     assert _stream(again) == _stream(plain)
     assert "req-loose" in _stream(again)
     # what the second parse keeps says the same: the reader does not write it again
@@ -126,9 +138,14 @@ def test_the_memo_graphs_are_used_and_nothing_is_decoded_again(
     assert len(decoded) > len(memo.graphs) // 2
 
 
-def test_a_blob_gone_since_the_memo_decodes_its_root_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("aside", [False, True])
+def test_a_blob_gone_since_the_memo_decodes_its_root_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, aside: bool
+) -> None:
     db = _profile(tmp_path)
     memo = _kept(db)
+    with_memo = _full(db, memo, aside=aside)
+    assert _summary(with_memo) == _summary(_full(db, None))
     graph = next(iter(memo.graphs.values()))
     gone = sorted(reached_ids(graph))[0]
     with sqlite3.connect(db) as conn:
@@ -136,7 +153,19 @@ def test_a_blob_gone_since_the_memo_decodes_its_root_again(tmp_path: Path) -> No
     conn.close()
     expected = _summary(_full(db, None))
     assert any(g.missing_blobs for _s, g, _r in expected["graphs"].values())
-    assert _summary(_full(db, memo)) == expected
+    made: list[str] = []
+    real = layout3_reader.graph_calls
+
+    def counted(graph: Any, **kw: Any) -> Any:
+        made.append(kw["conversation_id"])
+        return real(graph, **kw)
+
+    monkeypatch.setattr(layout3_reader, "graph_calls", counted)
+    assert _summary(_full(db, memo, aside=aside)) == expected
+    # made early for each root the memo knows, and again only for the one decoded anew
+    with_turns = [c for c, (_s, g, _r) in with_memo.graphs.items() if g.turns]
+    assert len(made) == len(set(made)) + (1 if aside else 0)
+    assert set(made) <= set(with_turns) | set(expected["graphs"])
 
 
 def test_new_stream_rows_since_the_memo_are_decoded(tmp_path: Path) -> None:
@@ -195,6 +224,40 @@ def test_blob_rowids_come_from_the_key_index(tmp_path: Path) -> None:
         assert blob_rowids(conn, rows[0][1] - 1) == {k: r for k, r in rows if r < rows[0][1]}
 
 
+def test_packed_blob_rowids_unpack_to_blob_rowids(tmp_path: Path) -> None:
+    db = _profile(tmp_path)
+    with open_readonly(db) as conn:
+        last = scan.last_row(conn)[0]
+        expected = blob_rowids(conn, last)
+        packed = packed_blob_rowids(conn, last)
+        assert isinstance(packed, tuple) and unpack_rowids(packed) == expected
+        first = min(expected.values())
+        assert unpack_rowids(packed_blob_rowids(conn, first)) == blob_rowids(conn, first)
+        assert unpack_rowids(packed_blob_rowids(conn, first - 1)) == {}
+    # odd ids: one holding the separator (then the dict itself), one not UTF-8 (decoded with
+    # replacement either way), an empty one
+    with sqlite3.connect(db) as conn:
+        for key in (scan.AGENT_LO + "a b", scan.AGENT_LO.encode() + b"\xff\xfe", scan.AGENT_LO):
+            value = key if isinstance(key, bytes) else key.encode()
+            conn.execute(
+                "INSERT INTO cursorDiskKV (key, value) VALUES (CAST(? AS TEXT), ?)", (key, value)
+            )
+    conn.close()
+    with open_readonly(db) as conn:
+        last = scan.last_row(conn)[0]
+        rows = blob_rowids(conn, last)
+        assert "a b" in rows and "" in rows
+        assert isinstance(packed_blob_rowids(conn, last), dict)
+        assert unpack_rowids(packed_blob_rowids(conn, last)) == rows
+        conn_rows = {k: r for k, r in rows.items() if k != "a b"}
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM cursorDiskKV WHERE key = ?", (scan.AGENT_LO + "a b",))
+    conn.close()
+    with open_readonly(db) as conn:
+        packed = packed_blob_rowids(conn, last)
+        assert isinstance(packed, tuple) and unpack_rowids(packed) == conn_rows
+
+
 def test_state_digest_is_the_sha256_of_the_state() -> None:
     assert state_digest("~abc") == hashlib.sha256(b"~abc").hexdigest()
 
@@ -242,6 +305,23 @@ def test_the_reader_keeps_the_memo_and_reads_the_same_with_it(
     broken = _File(b"codeburn-blob-memo\n00000000\n{}")
     assert _calls(db, broken) == expected  # a corrupt memo is rebuilt silently
     assert broken.saves == 1 and read_memo(broken.data, str(db))
+    # Kept to look at (the second process is told to send ROWIDs, not the JSON rows), but
+    # damaged, or intact and not of a memo's shape: the pass decodes the JSON rows itself.
+    assert kept.data is not None
+    for data in (kept.data[:-3] + b"xyz", _reshaped(kept.data, graphs={"0" * 64: "no"})):
+        looks = _File(data)
+        assert memo_head_ok(looks.data, str(db)) and read_memo(looks.data, str(db)) is None
+        assert _calls(db, looks) == expected
+        assert looks.saves == 1 and read_memo(looks.data, str(db))
+    assert not memo_head_ok(kept.data, str(db) + "-other")
+
+
+def _reshaped(data: bytes, **members: object) -> bytes:
+    """A memo file's content with these members of its body replaced, checksum made anew."""
+    magic, _crc, body = data.split(b"\n", 2)
+    parsed = {**json.loads(body), **members}
+    new = json.dumps(parsed, separators=(",", ":"), ensure_ascii=False).encode()
+    return b"%b\n%08x\n%b" % (magic, zlib.crc32(new), new)
 
 
 def test_the_memo_file_survives_a_version_bump_and_is_private(tmp_path: Path) -> None:

@@ -28,9 +28,9 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     names: list[str] = []
     real_transcript, real_store = cursor_agent.parse_transcript, cursor_agent.read_store
 
-    def transcript(path: Path) -> object:
+    def transcript(path: Path, data: bytes | None = None) -> object:
         names.append(path.name)
-        return real_transcript(path)
+        return real_transcript(path, data)
 
     def store(path: Path) -> object:
         names.append(path.parent.name)

@@ -181,9 +181,9 @@ def test_unchanged_files_are_not_parsed_again_and_a_corrupt_cache_is_rebuilt(
     parsed: list[str] = []
     real = cursor_agent.parse_transcript
 
-    def spy(path: Path) -> object:
+    def spy(path: Path, data: bytes | None = None) -> object:
         parsed.append(path.name)
-        return real(path)
+        return real(path, data)
 
     monkeypatch.setattr(cursor_agent, "parse_transcript", spy)
     machine.home.transcript("t2", exchange(4, 4))  # written now

@@ -1,8 +1,21 @@
 """Cursor 3.x conversations: the headers table, conversation graphs, the one blob pass."""
 
-from codeburn.providers.ide.layout3.blob_scan import JsonRecords, blob_rowids, json_records
+from codeburn.providers.ide.layout3.blob_scan import (
+    JsonRecords,
+    PackedRowids,
+    blob_rowids,
+    json_records,
+    packed_blob_rowids,
+    unpack_rowids,
+)
 from codeburn.providers.ide.layout3.headers import ConversationMeta, path_project
-from codeburn.providers.ide.layout3.memo import MEMO_VERSION, BlobMemo, memo_bytes, read_memo
+from codeburn.providers.ide.layout3.memo import (
+    MEMO_VERSION,
+    BlobMemo,
+    memo_bytes,
+    memo_head_ok,
+    read_memo,
+)
 from codeburn.providers.ide.layout3.reader import (
     BUBBLES,
     ROOT,
@@ -23,13 +36,17 @@ __all__ = [
     "ConversationMeta",
     "JsonRecords",
     "Layout3",
+    "PackedRowids",
     "any_json_rows",
     "blob_rowids",
     "json_records",
     "layout3_present",
     "memo_bytes",
+    "memo_head_ok",
+    "packed_blob_rowids",
     "path_project",
     "read_layout3",
     "read_memo",
     "roots_present",
+    "unpack_rowids",
 ]

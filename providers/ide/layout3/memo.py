@@ -125,6 +125,19 @@ def _record(raw: list[Any] | None) -> Record | None:
     return (role, chars, request_id, model, tuple(map(tuple, tools)), created_ms, served)
 
 
+def memo_head_ok(data: bytes | None, db_key: str) -> bool:
+    """Whether a memo file's content opens as an intact memo of this version and of `db_key`
+    would (its magic line, a checksum line and the body's first members; the checksum itself
+    is not checked): a full parse decides from it, before it forks, what its second process
+    does, and reads the memo in full after the fork."""
+    if not data or len(data) > MAX_BYTES or not data.startswith(_MAGIC):
+        return False
+    at = len(_MAGIC) + 9
+    db = json.dumps(db_key, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    head = b'{"version":%d,"db":%b,' % (MEMO_VERSION, db)  # as `memo_bytes` writes it
+    return data[at - 1 : at] == b"\n" and data[at : at + len(head)] == head
+
+
 def read_memo(data: bytes | None, db_key: str) -> BlobMemo | None:
     """The memo in a file's content; None unless it is intact, this version's and `db_key`'s.
 

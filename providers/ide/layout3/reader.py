@@ -325,6 +325,8 @@ class _Pass:
     # a full parse with a memo: graphs known by root (`memo`), and every blob row's ROWID
     known: dict[str, Graph] = field(default_factory=dict)
     rowid_of: dict[str, int] = field(default_factory=dict)
+    # the calls of known graphs, made before the ROWIDs came (`call_early`), as root_calls
+    early: dict[str, tuple[tuple[Any, ...], list[Call], Graph]] = field(default_factory=dict)
     missed: bool = False  # the conversation being read missed a blob
 
     def unreadable(self, cid: str, reason: str) -> None:
@@ -449,21 +451,45 @@ class _Pass:
 
     def calls(self, cid: str, state: str, graph: Graph, meter: int) -> list[Call]:
         """`graph_calls`, reused when the root and everything else it reads are unchanged."""
-        meta = self.out.metas[cid]
-        project = meta.project or _graph_project(graph) or UNMAPPED_PROJECT
+        made_of, project = self._made_of(cid, state, graph, meter)
         # and the same graph object: one decoded again (a blob arrived) makes new calls
-        made_of = (state, project, meta.model, meta.created_ms, meta.updated_ms, meter)
         memo = self.previous.root_calls.get(cid)
+        if memo is None or memo[0] != made_of or memo[2] is not graph:
+            memo = self.early.get(cid)
         if memo is not None and memo[0] == made_of and memo[2] is graph:
             calls = memo[1]
         else:
-            calls = graph_calls(
-                graph, conversation_id=cid, provider=CURSOR, project=project,
-                fallback_model=meta.model, created_ms=meta.created_ms,
-                updated_ms=meta.updated_ms, key_prefix=ROOT_KEY_PREFIX, meter_tokens=meter,
-            )  # fmt: skip
+            calls = self._graph_calls(cid, graph, project, meter)
         self.out.root_calls[cid] = (made_of, calls, graph)
         return calls
+
+    def call_early(self, composers: dict[str, Composer]) -> None:
+        """The calls of every graph the memo knows, made before its blobs are known to be
+        stored: that needs the blob rows' ROWIDs, which another process reads meanwhile (a
+        start after a version bump waited ~0.2 s for them). `calls` takes them for a root
+        whose graph is the memo's; one whose blobs are not all stored is decoded anew."""
+        for cid, graph in self.known.items():
+            comp = composers[cid]
+            if not graph.turns or comp.state is None:
+                continue
+            made_of, project = self._made_of(cid, comp.state, graph, comp.meter)
+            self.early[cid] = (made_of, self._graph_calls(cid, graph, project, comp.meter), graph)
+
+    def _made_of(
+        self, cid: str, state: str, graph: Graph, meter: int
+    ) -> tuple[tuple[Any, ...], str]:
+        """What a root's calls are made of besides its graph, and the project among it."""
+        meta = self.out.metas[cid]
+        project = meta.project or _graph_project(graph) or UNMAPPED_PROJECT
+        return (state, project, meta.model, meta.created_ms, meta.updated_ms, meter), project
+
+    def _graph_calls(self, cid: str, graph: Graph, project: str, meter: int) -> list[Call]:
+        meta = self.out.metas[cid]
+        return graph_calls(
+            graph, conversation_id=cid, provider=CURSOR, project=project,
+            fallback_model=meta.model, created_ms=meta.created_ms,
+            updated_ms=meta.updated_ms, key_prefix=ROOT_KEY_PREFIX, meter_tokens=meter,
+        )  # fmt: skip
 
     def root(self, cid: str, comp: Composer, state: str, newer: bool) -> None:
         try:
@@ -591,8 +617,11 @@ def _full_pass(
         return _Pass(conn, out, previous, _Blobs(conn), {})
     known = _known_graphs(memo, composers, no_bubbles) if memo else None
     if known is not None:
-        rowid_of = rowids_aside() if rowids_aside is not None else blob_rowids(conn, scan_upto)
-        return _Pass(conn, out, previous, _Blobs(conn), {}, known, rowid_of)
+        work = _Pass(conn, out, previous, _Blobs(conn), {}, known)
+        if rowids_aside is not None:  # read meanwhile: the calls first
+            work.call_early(composers)
+        work.rowid_of = rowids_aside() if rowids_aside is not None else blob_rowids(conn, scan_upto)
+        return work
     roots = _scan_roots(composers, no_bubbles)
     if not roots:  # no root: no blob is needed, no pass over them
         return _Pass(conn, out, previous, _Blobs(conn), roots)
