@@ -114,8 +114,10 @@ def test_the_memo_graphs_are_used_and_nothing_is_decoded_again(
     db = _profile(tmp_path)
     memo = _kept(db)
     decoded: list[int] = []
-    real = layout3_reader.decode_parts
+    real, finish = layout3_reader.decode_parts, layout3_reader.finish_turns
     monkeypatch.setattr(layout3_reader, "decode_parts", lambda *a: decoded.append(1) or real(*a))
+    # (the one pass walks each root's turns ahead and finishes its graph here)
+    monkeypatch.setattr(layout3_reader, "finish_turns", lambda w: decoded.append(1) or finish(w))
     again = _full(db, memo)
     failed = len(again.failed)  # roots that failed with every blob there are decoded again
     assert failed and len(decoded) == failed
@@ -317,8 +319,10 @@ def test_a_refresh_after_a_parse_with_the_memo_equals_a_cold_parse(
     assert memo is not None and len(memo.graphs) == 1  # three roots, the same bytes
     expected = rows(first.read(now_ms=NOW).calls)
     decoded: list[int] = []
-    real = layout3_reader.decode_parts
+    real, finish = layout3_reader.decode_parts, layout3_reader.finish_turns
     monkeypatch.setattr(layout3_reader, "decode_parts", lambda *a: decoded.append(1) or real(*a))
+    # (the one pass walks each root's turns ahead and finishes its graph here)
+    monkeypatch.setattr(layout3_reader, "finish_turns", lambda w: decoded.append(1) or finish(w))
     reader = CursorReader(p.db_path, floor_ms=FLOOR, first_seen={"req-b": T0 + DAY}, memo_file=kept)
     assert rows(reader.read(now_ms=NOW).calls) == expected
     assert decoded == []  # every root from the memo

@@ -108,8 +108,13 @@ class ScannedParts:
 
     # -- the pass ---------------------------------------------------------------------------
 
-    def read(self, roots: Iterable[RootFields], upto: int) -> None:
-        """Read every blob row with ROWID <= `upto`, decoding what `roots` reach."""
+    def read(
+        self, roots: Iterable[RootFields], upto: int, meanwhile: Callable[[], None] | None = None
+    ) -> None:
+        """Read every blob row with ROWID <= `upto`, decoding what `roots` reach.
+
+        `meanwhile` runs once the rows are read and before the JSON rows are taken from the
+        other process (the walk of the turn blobs, which asks for no prompt record)."""
         for fields in roots:
             self._want_refs(fields.prompt_refs, PROMPT)
             self._want_refs(fields.turn_refs, fields.turn_role)
@@ -120,9 +125,12 @@ class ScannedParts:
                     self._text_row(rowid, key)
                 else:
                     self._row(rowid, key, value)
+        self._wanted.clear()  # never stored (at the time of the pass): missing
+        self._resolve_late()  # (no prompt is late: the roots asked for every one first)
+        if meanwhile is not None:
+            meanwhile()
         if self.json_aside is not None:
             self._take_records(self.json_aside())
-        self._wanted.clear()  # never stored (at the time of the pass): missing
         self._resolve_late()
 
     def _take_records(self, records: JsonRecords) -> None:
