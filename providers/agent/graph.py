@@ -141,6 +141,32 @@ def _flat_turn_part(data: bytes) -> TurnPart | Bad:
 
 
 def _user_part(data: bytes) -> UserPart | Bad:
+    """(`parse_first`: only first values are read; a value of the wrong wire type fails
+    where `first_bytes`/`first_int` would)"""
+    try:
+        user = pb.parse_first(data)  # (three levels below a root: within MAX_DEPTH)
+    except pb.WireError:
+        return BAD
+    text, text_ref = user.get(1), user.get(18)
+    if isinstance(text, int) or isinstance(text_ref, int):
+        return UserPart(failed_early=True)
+    text_chars = _text_len(text)
+    flag = user.get(5)
+    if isinstance(flag, bytes):
+        return UserPart(text_chars=text_chars, text_ref=text_ref, failed_flag=True)
+    simulated = bool(flag)
+    ms = user.get(25)
+    if isinstance(ms, bytes):
+        return UserPart(
+            text_chars=text_chars, text_ref=text_ref, simulated=simulated, failed_time=True
+        )
+    return UserPart(
+        text_chars=text_chars, text_ref=text_ref, simulated=simulated, timestamp_ms=valid_ms(ms)
+    )
+
+
+def _parsed_user_part(data: bytes) -> UserPart | Bad:
+    """`_user_part` through `parse` (the reference its tests compare with)."""
     try:
         user = pb.nested(data, 3)
     except pb.WireError:
@@ -232,18 +258,22 @@ def _parsed_step(data: bytes) -> StepPart | Bad:
 
 def part_of(data: bytes, role: int) -> Part:
     """What a blob's bytes are in one role (`BAD` when they cannot be that)."""
-    if role == PROMPT:
-        record = record_of(data)
-        return BAD if record is None else record
-    if role == TURN:
-        return _turn_part(data)
-    if role == FLAT_TURN:
-        return _flat_turn_part(data)
-    if role == USER:
-        return _user_part(data)
-    if role == STEP:
-        return _step_part(data)
-    return _text_len(data)
+    decode = _DECODERS.get(role)
+    return _text_len(data) if decode is None else decode(data)
+
+
+def _prompt_part(data: bytes) -> Record | Bad:
+    record = record_of(data)
+    return BAD if record is None else record
+
+
+_DECODERS: Final[dict[int, Callable[[bytes], Part]]] = {
+    PROMPT: _prompt_part,
+    TURN: _turn_part,
+    FLAT_TURN: _flat_turn_part,
+    USER: _user_part,
+    STEP: _step_part,
+}
 
 
 class Parts(Protocol):
@@ -536,9 +566,11 @@ def _timings(raw_timings: list[bytes]) -> list[int | None]:
     times: list[int | None] = []
     for raw in raw_timings:
         try:
-            times.append(valid_ms(pb.first_int(pb.nested(raw, 1), 2)))
+            ms = pb.parse_first(raw).get(2)  # (one level below the root)
         except pb.WireError:
             times.append(None)
+            continue
+        times.append(None if isinstance(ms, bytes) else valid_ms(ms))
     return times
 
 

@@ -373,3 +373,39 @@ def test_too_many_blobs_found_ahead_is_raised_when_the_graph_is_finished(
     with pytest.raises(GraphUnreadable) as raised:
         agent_graph.finish_turns(walked)
     assert raised.value.reason == "too-large"
+
+
+_USER_FIELDS = st.lists(
+    st.one_of(
+        st.builds(lambda t: pb.bytes_field(1, t.encode("utf-8", "surrogatepass")), _TEXTS),
+        st.builds(lambda v: pb.varint_field(1, v), st.integers(0, 5)),
+        st.builds(lambda b: pb.bytes_field(18, b), st.binary(max_size=33)),
+        st.builds(lambda v: pb.varint_field(18, v), st.integers(0, 5)),
+        st.builds(lambda v: pb.varint_field(5, v), st.integers(0, 2)),
+        st.builds(lambda b: pb.bytes_field(5, b), st.binary(max_size=3)),
+        st.builds(lambda v: pb.varint_field(25, v), st.integers(0, 1 << 64 - 1)),
+        st.builds(lambda b: pb.bytes_field(25, b), st.binary(max_size=3)),
+        st.builds(lambda b: pb.bytes_field(2, b), st.binary(max_size=8)),
+        st.builds(lambda v: pb.fixed64_field(25, v), st.integers(0, 1 << 64 - 1)),
+        st.binary(max_size=4),  # anything, malformed too
+    ),
+    max_size=6,
+)
+
+
+@given(fields=_USER_FIELDS)
+def test_a_user_message_read_by_first_values_equals_the_parsed_one(fields: list[bytes]) -> None:
+    data = pb.message(*fields)
+    assert agent_graph._user_part(data) == agent_graph._parsed_user_part(data)
+
+
+@given(fields=_USER_FIELDS)
+def test_parse_first_holds_the_first_value_of_each_field_of_parse(fields: list[bytes]) -> None:
+    data = pb.message(*fields)
+    try:
+        parsed = pb.parse(data)
+    except pb.WireError:
+        with pytest.raises(pb.WireError):
+            pb.parse_first(data)
+        return
+    assert pb.parse_first(data) == {number: values[0] for number, values in parsed.items()}

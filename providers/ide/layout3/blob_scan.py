@@ -87,16 +87,19 @@ class ScannedParts:
     # -- Parts ------------------------------------------------------------------------------
 
     def part(self, key: str, role: int) -> Part | None:
+        found = self._parts[role].get(key)
+        if found is not None:  # decoded: its row was read (the common case, ~120,000 a parse)
+            self.rowids.add(self._rowid_of[key])
+            return found
         rowid = self._rowid_of.get(key)
         if rowid is None:
             return None
+        # not reached by the pass's own walk: a damaged or unusual graph
+        self._want(key, role)
+        self._resolve_late()
         found = self._parts[role].get(key)
-        if found is None:  # not reached by the pass's own walk: a damaged or unusual graph
-            self._want(key, role)
-            self._resolve_late()
-            found = self._parts[role].get(key)
-            if found is None:
-                return None
+        if found is None:
+            return None
         self.rowids.add(rowid)
         return found
 
@@ -119,12 +122,20 @@ class ScannedParts:
             self._want_refs(fields.prompt_refs, PROMPT)
             self._want_refs(fields.turn_refs, fields.turn_role)
         aside = self.json_aside is not None
+        rowid_of, wanted = self._rowid_of, self._wanted
         for rows in _pages(self.conn, upto, _VALUE_UNLESS_TEXT if aside else _VALUE):
+            # (`_text_row` and `_row`, their common case inline: ~120,000 rows a cold parse)
             for rowid, key, value, is_text in rows:
                 if is_text:
-                    self._text_row(rowid, key)
-                else:
-                    self._row(rowid, key, value)
+                    rowid_of[key] = rowid
+                    if key in wanted:
+                        self._text_row(rowid, key)
+                elif value is not None:
+                    rowid_of[key] = rowid
+                    if value[:1] == b"{":
+                        self._row(rowid, key, value)
+                    elif key in wanted:
+                        self._decode(key, value, wanted.pop(key), None)
         self._wanted.clear()  # never stored (at the time of the pass): missing
         self._resolve_late()  # (no prompt is late: the roots asked for every one first)
         if meanwhile is not None:
