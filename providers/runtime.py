@@ -94,15 +94,49 @@ def can_fork() -> bool:
     return sys.platform == "linux" and threading.active_count() == 1
 
 
+_after: list[list[Callable[[], object]]] = []  # the works `detached_after` blocks hold
+
+
+@contextlib.contextmanager
+def detached_after() -> Iterator[None]:
+    """Work handed to `detached` inside the block is forked when the block ends (a CLI
+    command: once its output is written). Forked at once, the writer ran beside the rest of
+    the command on a 2-core machine, and every page the command wrote after the fork was
+    copied (a cold Cursor 3.x report: its blob memo)."""
+    works: list[Callable[[], object]] = []
+    _after.append(works)
+    try:
+        yield
+    finally:
+        _after.remove(works)
+        if works:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):  # (a closed pipe: nothing to show)
+                    stream.flush()
+        for work in works:
+            if not _fork_detached(work):  # a thread started since: done here, as promised
+                work()
+
+
 def detached(work: Callable[[], object]) -> bool:
     """`work()` in a forked process nobody waits for (a cache file it writes: the caller's
     answer does not depend on it); False when this process may not fork (see `can_fork`),
-    and the caller does the work itself.
+    and the caller does the work itself. Inside `detached_after`, the fork waits for the end
+    of that block.
 
     The child forks again and ends at once, so the process doing the work belongs to nobody
     (never a zombie of the caller); it holds none of the caller's standard streams open (a
     reader of the caller's output does not wait for it) and its errors go nowhere.
     """
+    if not can_fork():
+        return False
+    if _after:
+        _after[-1].append(work)
+        return True
+    return _fork_detached(work)
+
+
+def _fork_detached(work: Callable[[], object]) -> bool:
     if not can_fork():
         return False
     pid = os.fork()
