@@ -113,8 +113,11 @@ def detached_after() -> Iterator[None]:
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(Exception):  # (a closed pipe: nothing to show)
                     stream.flush()
+        _reap_ended()
         for work in works:
-            if not _fork_detached(work):  # a thread started since: done here, as promised
+            # (forked once: the command's process ends next, so the writer is nobody's for
+            # long; the second fork of a large process cost its exit ~35 ms more)
+            if not _fork_detached(work, orphan=False):  # a thread started since: done here
                 work()
 
 
@@ -136,13 +139,17 @@ def detached(work: Callable[[], object]) -> bool:
     return _fork_detached(work)
 
 
-def _fork_detached(work: Callable[[], object]) -> bool:
+_unreaped: list[int] = []  # writers forked once (`detached_after`), reaped when ended
+
+
+def _fork_detached(work: Callable[[], object], *, orphan: bool = True) -> bool:
+    """`orphan`: fork twice, so that the writer belongs to nobody at once; else once."""
     if not can_fork():
         return False
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its work is checked through what it writes)
         try:
-            if os.fork() == 0:
+            if not orphan or os.fork() == 0:
                 devnull = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1, 2):
                     os.dup2(devnull, fd)
@@ -150,8 +157,21 @@ def _fork_detached(work: Callable[[], object]) -> bool:
                     work()
         finally:
             os._exit(0)
-    os.waitpid(pid, 0)
+    if orphan:
+        os.waitpid(pid, 0)
+    else:
+        _unreaped.append(pid)
     return True
+
+
+def _reap_ended() -> None:
+    """Reap the writers forked once that have ended (a process that lives on after its
+    command, such as a test run, keeps no zombie of them)."""
+    for pid in list(_unreaped):
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                continue
+        _unreaped.remove(pid)
 
 
 class AsideParts:

@@ -344,7 +344,9 @@ def test_work_detached_inside_detached_after_is_forked_when_the_block_ends(
         pytest.skip("no fork here")
     forked: list[str] = []
     real = runtime._fork_detached
-    monkeypatch.setattr(runtime, "_fork_detached", lambda w: forked.append("fork") or real(w))
+    monkeypatch.setattr(
+        runtime, "_fork_detached", lambda w, **kw: forked.append("fork") or real(w, **kw)
+    )
     target = tmp_path / "written"
     with runtime.detached_after():
         assert runtime.detached(lambda: target.write_text("after"))
@@ -355,6 +357,14 @@ def test_work_detached_inside_detached_after_is_forked_when_the_block_ends(
             break
         time.sleep(0.01)
     assert target.read_text() == "after"
+    assert len(runtime._unreaped) == 1  # forked once (the command's process ends next) ...
+    for _ in range(3000):
+        with runtime.detached_after():
+            pass
+        if not runtime._unreaped:  # ... and reaped once it ended: no zombie left behind
+            break
+        time.sleep(0.01)
+    assert runtime._unreaped == []
     # a thread started inside the block: no fork at its end, the work is done in process
     with runtime.detached_after():
         assert runtime.detached(lambda: target.write_text("in process"))
@@ -380,7 +390,9 @@ def test_a_cli_report_forks_its_memo_writer_once_the_report_is_printed(
     at_fork: list[list[int]] = []
     real_fork = runtime._fork_detached
     monkeypatch.setattr(
-        runtime, "_fork_detached", lambda w: at_fork.append(list(printed)) or real_fork(w)
+        runtime,
+        "_fork_detached",
+        lambda w, **kw: at_fork.append(list(printed)) or real_fork(w, **kw),
     )
     args = ["report", "--cursor-db", str(db), "--format", "json", "--period", "all", "--no-sync"]
     assert cli.main(args) == 0
