@@ -122,14 +122,17 @@ class ScannedParts:
             self._want_refs(fields.prompt_refs, PROMPT)
             self._want_refs(fields.turn_refs, fields.turn_role)
         aside = self.json_aside is not None
-        rowid_of, wanted = self._rowid_of, self._wanted
+        rowid_of, wanted, prompts_aside = self._rowid_of, self._wanted, self._prompts_aside
         for rows in _pages(self.conn, upto, _VALUE_UNLESS_TEXT if aside else _VALUE):
             # (`_text_row` and `_row`, their common case inline: ~120,000 rows a cold parse)
             for rowid, key, value, is_text in rows:
                 if is_text:
                     rowid_of[key] = rowid
-                    if key in wanted:
-                        self._text_row(rowid, key)
+                    roles = wanted.pop(key, 0)
+                    if roles == PROMPT:
+                        prompts_aside.append(key)
+                    elif roles:
+                        self._text_row(key, roles)
                 elif value is not None:
                     rowid_of[key] = rowid
                     if value[:1] == b"{":
@@ -148,20 +151,14 @@ class ScannedParts:
         if self.records:  # JSON rows stored as BLOBs, decoded here: one list, newest first
             records = sorted(records + self.records, key=itemgetter(0), reverse=True)
         self.records = records
-        prompts, rowid_of = self._parts[PROMPT], self._rowid_of
-        wanted = {rowid_of[key]: key for key in self._prompts_aside}
-        prompts.update(dict.fromkeys(self._prompts_aside, BAD))  # not a JSON record: BAD
-        for rowid, record in records:
-            key = wanted.get(rowid)
-            if key is not None:
-                prompts[key] = record
+        prompts, rowid_of, by_rowid = self._parts[PROMPT], self._rowid_of, dict(records)
+        for key in self._prompts_aside:
+            prompts[key] = by_rowid.get(rowid_of[key], BAD)  # not a JSON record: BAD
         self._prompts_aside = []
 
-    def _text_row(self, rowid: int, key: str) -> None:
-        """A TEXT row whose value was left in the database: its record comes from the JSON
-        side; read as anything else it is looked up by key afterwards."""
-        self._rowid_of[key] = rowid
-        roles = self._wanted.pop(key, 0)
+    def _text_row(self, key: str, roles: int) -> None:
+        """A TEXT row (its value left in the database) wanted in `roles`: its record comes
+        from the JSON side; read as anything else it is looked up by key afterwards."""
         if roles & PROMPT:
             self._prompts_aside.append(key)
         if roles & ~PROMPT:
