@@ -65,7 +65,7 @@ from codeburn.providers.localtime import (
     today,
 )
 from codeburn.providers.pricing import base_model, display_name
-from codeburn.providers.runtime import gc_paused, release_free_memory
+from codeburn.providers.runtime import detached_after, gc_paused, release_free_memory
 from codeburn.providers.sqlite_ro import (
     SNAPSHOT_PREFIX,
     CursorDbError,
@@ -111,6 +111,7 @@ __all__ = [
     "canonical",
     "chosen_user",
     "day_end_ms",
+    "detached_after",
     "display_name",
     "earliest",
     "gc_paused",

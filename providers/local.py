@@ -36,6 +36,7 @@ from codeburn.providers.sqlite_ro import DatabaseMissingError
 
 FIRST_SEEN_PREFIX: Final = "agent-transcripts:"
 AGENT_ONLY: Final = "showing agent transcripts and Cursor Agent CLI sessions only"
+BESIDE_NICE: Final = 5  # the priority of the transcripts' process beside the database
 Progress = Callable[[int, int], None]
 
 
@@ -389,7 +390,10 @@ class ReadBeside:
     decoding again every file the child decoded (~40 ms on the bench profile)."""
 
     def __init__(self, side: AgentSide, snapshot: AgentSnapshot) -> None:
-        self._aside = Aside(lambda: side.read(snapshot))
+        # Lower priority: its answer is wanted only once the database is read, and the
+        # database's two processes were the ones the read waited for (nice 5: ~1/4 of a
+        # core's share where they compete, so a busy machine does not starve it).
+        self._aside = Aside(lambda: side.read(snapshot), nice=BESIDE_NICE)
         self._side, self._snapshot = side, snapshot
 
     def result(self) -> AgentRead:

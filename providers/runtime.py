@@ -94,10 +94,38 @@ def can_fork() -> bool:
     return sys.platform == "linux" and threading.active_count() == 1
 
 
+_after: list[list[Callable[[], object]]] = []  # the works `detached_after` blocks hold
+
+
+@contextlib.contextmanager
+def detached_after() -> Iterator[None]:
+    """Work handed to `detached` inside the block is forked when the block ends (a CLI
+    command: once its output is written). Forked at once, the writer ran beside the rest of
+    the command on a 2-core machine, and every page the command wrote after the fork was
+    copied (a cold Cursor 3.x report: its blob memo)."""
+    works: list[Callable[[], object]] = []
+    _after.append(works)
+    try:
+        yield
+    finally:
+        _after.remove(works)
+        if works:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):  # (a closed pipe: nothing to show)
+                    stream.flush()
+        _reap_ended()
+        for work in works:
+            # (forked once: the command's process ends next, so the writer is nobody's for
+            # long; the second fork of a large process cost its exit ~35 ms more)
+            if not _fork_detached(work, orphan=False):  # a thread started since: done here
+                work()
+
+
 def detached(work: Callable[[], object]) -> bool:
     """`work()` in a forked process nobody waits for (a cache file it writes: the caller's
     answer does not depend on it); False when this process may not fork (see `can_fork`),
-    and the caller does the work itself.
+    and the caller does the work itself. Inside `detached_after`, the fork waits for the end
+    of that block.
 
     The child forks again and ends at once, so the process doing the work belongs to nobody
     (never a zombie of the caller); it holds none of the caller's standard streams open (a
@@ -105,10 +133,23 @@ def detached(work: Callable[[], object]) -> bool:
     """
     if not can_fork():
         return False
+    if _after:
+        _after[-1].append(work)
+        return True
+    return _fork_detached(work)
+
+
+_unreaped: list[int] = []  # writers forked once (`detached_after`), reaped when ended
+
+
+def _fork_detached(work: Callable[[], object], *, orphan: bool = True) -> bool:
+    """`orphan`: fork twice, so that the writer belongs to nobody at once; else once."""
+    if not can_fork():
+        return False
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its work is checked through what it writes)
         try:
-            if os.fork() == 0:
+            if not orphan or os.fork() == 0:
                 devnull = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1, 2):
                     os.dup2(devnull, fd)
@@ -116,8 +157,21 @@ def detached(work: Callable[[], object]) -> bool:
                     work()
         finally:
             os._exit(0)
-    os.waitpid(pid, 0)
+    if orphan:
+        os.waitpid(pid, 0)
+    else:
+        _unreaped.append(pid)
     return True
+
+
+def _reap_ended() -> None:
+    """Reap the writers forked once that have ended (a process that lives on after its
+    command, such as a test run, keeps no zombie of them)."""
+    for pid in list(_unreaped):
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                continue
+        _unreaped.remove(pid)
 
 
 class AsideParts:
@@ -128,11 +182,18 @@ class AsideParts:
     bubbles while the caller walks the graphs).
     """
 
-    def __init__(self, work: Callable[[Callable[[object], None]], object]) -> None:
+    def __init__(
+        self, work: Callable[[Callable[[object], None]], object], *, nice: int = 0
+    ) -> None:
+        """`nice`: the child's lower priority, for work the caller needs only at its end (on
+        two cores a third process took CPU from the two whose work the caller waits for)."""
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child (its work is checked through next())
             os.close(read_fd)
+            if nice:
+                with contextlib.suppress(OSError):
+                    os.nice(nice)
             _run_in_child(work, write_fd)
         os.close(write_fd)
         self._pid = pid
@@ -237,8 +298,8 @@ class Mailbox:
 class Aside(Generic[T]):
     """`work()` run in a forked child; `result()` waits for its answer."""
 
-    def __init__(self, work: Callable[[], T]) -> None:
-        self._parts = AsideParts(lambda send: send(work()))
+    def __init__(self, work: Callable[[], T], *, nice: int = 0) -> None:
+        self._parts = AsideParts(lambda send: send(work()), nice=nice)
 
     def result(self) -> T:
         """The child's answer; raises what the work raised."""

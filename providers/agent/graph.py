@@ -82,6 +82,11 @@ def _text_len(raw: bytes | None) -> int:
 
 
 def _turn_part(data: bytes) -> TurnPart | Bad:
+    plain = _plain_turn(data)
+    return plain if plain is not None else _parsed_turn(data)
+
+
+def _parsed_turn(data: bytes) -> TurnPart | Bad:
     try:
         turn = pb.nested(data, 1)
         agent_raw = pb.first_bytes(turn, 1)
@@ -89,6 +94,42 @@ def _turn_part(data: bytes) -> TurnPart | Bad:
         return pb.first_bytes(agent, 1), pb.all_bytes(agent, 2)
     except pb.WireError:
         return BAD
+
+
+def _plain_turn(data: bytes) -> TurnPart | None:
+    """The common turn, `{1: {1: ref, 2*: ref}}` with refs under 128 bytes and nothing else,
+    read without parsing each message into a dict; None for any other shape (then `parse`
+    decides, with the same answer for this one)."""
+    size = len(data)
+    if size < 2 or data[0] != 0x0A:
+        return None
+    pos = 2
+    length = data[1]
+    if length >= 0x80:
+        if size < 3 or data[2] >= 0x80:
+            return None
+        length, pos = (length & 0x7F) | data[2] << 7, 3
+    if pos + length != size:
+        return None
+    user: bytes | None = None
+    steps: list[bytes] = []
+    while pos < size:
+        tag = data[pos]
+        if pos + 1 >= size:
+            return None
+        n = data[pos + 1]
+        start = pos + 2
+        pos = start + n
+        if n >= 0x80 or pos > size:
+            return None
+        if tag == 0x12:
+            steps.append(data[start:pos])
+        elif tag == 0x0A:
+            if user is None:
+                user = data[start:pos]
+        else:
+            return None
+    return user, steps
 
 
 def _flat_turn_part(data: bytes) -> TurnPart | Bad:
@@ -100,6 +141,32 @@ def _flat_turn_part(data: bytes) -> TurnPart | Bad:
 
 
 def _user_part(data: bytes) -> UserPart | Bad:
+    """(`parse_first`: only first values are read; a value of the wrong wire type fails
+    where `first_bytes`/`first_int` would)"""
+    try:
+        user = pb.parse_first(data)  # (three levels below a root: within MAX_DEPTH)
+    except pb.WireError:
+        return BAD
+    text, text_ref = user.get(1), user.get(18)
+    if isinstance(text, int) or isinstance(text_ref, int):
+        return UserPart(failed_early=True)
+    text_chars = _text_len(text)
+    flag = user.get(5)
+    if isinstance(flag, bytes):
+        return UserPart(text_chars=text_chars, text_ref=text_ref, failed_flag=True)
+    simulated = bool(flag)
+    ms = user.get(25)
+    if isinstance(ms, bytes):
+        return UserPart(
+            text_chars=text_chars, text_ref=text_ref, simulated=simulated, failed_time=True
+        )
+    return UserPart(
+        text_chars=text_chars, text_ref=text_ref, simulated=simulated, timestamp_ms=valid_ms(ms)
+    )
+
+
+def _parsed_user_part(data: bytes) -> UserPart | Bad:
+    """`_user_part` through `parse` (the reference its tests compare with)."""
     try:
         user = pb.nested(data, 3)
     except pb.WireError:
@@ -129,10 +196,21 @@ def _plain_step(data: bytes) -> StepPart | None:
     if size < 2 or data[0] != 0x0A:  # field 1, length-delimited
         return None
     try:
-        length, start = pb.read_varint(data, 1)
-        if start + length != size or start >= size or data[start] != 0x0A:
+        # (varints of one and two bytes inline: the lengths of nearly every step)
+        length, start = data[1], 2
+        if length >= 0x80:
+            if size > 2 and data[2] < 0x80:
+                length, start = (length & 0x7F) | data[2] << 7, 3
+            else:
+                length, start = pb.read_varint(data, 1)
+        if start + length != size or start + 1 >= size or data[start] != 0x0A:
             return None
-        text_len, text_at = pb.read_varint(data, start + 1)
+        text_len, text_at = data[start + 1], start + 2
+        if text_len >= 0x80:
+            if text_at < size and data[text_at] < 0x80:
+                text_len, text_at = (text_len & 0x7F) | data[text_at] << 7, text_at + 1
+            else:
+                text_len, text_at = pb.read_varint(data, start + 1)
         end = text_at + text_len
         if end > size:
             return None
@@ -146,7 +224,10 @@ def _plain_step(data: bytes) -> StepPart | None:
             ms = valid_ms(value)
     except pb.WireError:
         return None
-    chars = text_len if data.isascii() else _text_len(data[text_at:end])
+    if data.isascii():
+        chars = text_len
+    else:  # decoded from a view: ~4 KB a step are not copied first (a cold parse: ~100 MB)
+        chars = len(str(memoryview(data)[text_at:end], "utf-8", "replace"))
     return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
 
 
@@ -177,18 +258,22 @@ def _parsed_step(data: bytes) -> StepPart | Bad:
 
 def part_of(data: bytes, role: int) -> Part:
     """What a blob's bytes are in one role (`BAD` when they cannot be that)."""
-    if role == PROMPT:
-        record = record_of(data)
-        return BAD if record is None else record
-    if role == TURN:
-        return _turn_part(data)
-    if role == FLAT_TURN:
-        return _flat_turn_part(data)
-    if role == USER:
-        return _user_part(data)
-    if role == STEP:
-        return _step_part(data)
-    return _text_len(data)
+    decode = _DECODERS.get(role)
+    return _text_len(data) if decode is None else decode(data)
+
+
+def _prompt_part(data: bytes) -> Record | Bad:
+    record = record_of(data)
+    return BAD if record is None else record
+
+
+_DECODERS: Final[dict[int, Callable[[bytes], Part]]] = {
+    PROMPT: _prompt_part,
+    TURN: _turn_part,
+    FLAT_TURN: _flat_turn_part,
+    USER: _user_part,
+    STEP: _step_part,
+}
 
 
 class Parts(Protocol):
@@ -481,9 +566,11 @@ def _timings(raw_timings: list[bytes]) -> list[int | None]:
     times: list[int | None] = []
     for raw in raw_timings:
         try:
-            times.append(valid_ms(pb.first_int(pb.nested(raw, 1), 2)))
+            ms = pb.parse_first(raw).get(2)  # (one level below the root)
         except pb.WireError:
             times.append(None)
+            continue
+        times.append(None if isinstance(ms, bytes) else valid_ms(ms))
     return times
 
 
@@ -496,14 +583,50 @@ def decode_parts(root: bytes | RootFields, parts: Parts) -> Graph:
     """`decode_root` over blobs already decoded by role (see `Parts`); the root may come
     parsed already (`root_fields`)."""
     fields = root if isinstance(root, RootFields) else root_fields(root)
-    used = fields.used_tokens
+    if parts.reads_ahead:  # told the prompts first, as one walk reading them first
+        _prefetch_prompts(fields, parts)
+    return finish_turns(walk_turns(fields, parts))
+
+
+def _prefetch_prompts(fields: RootFields, parts: Parts) -> None:
+    keys = [key for key in map(blob_id, fields.prompt_refs) if key is not None]
+    parts.prefetch(keys, PROMPT)
+
+
+@dataclass(slots=True)
+class TurnsWalked:
+    """A root whose turn blobs are walked and whose prompt history is not yet (`walk_turns`):
+    a full parse walks the turns while the JSON prompt records are still on their way from
+    another process, then `finish_turns` reads the prompts and makes the graph."""
+
+    fields: RootFields
+    walk: _Walk
+    blobs: list[_TurnBlob | None]
+    error: GraphUnreadable | None = None  # raised by `finish_turns`
+
+
+def walk_turns(fields: RootFields, parts: Parts) -> TurnsWalked:
+    """The first half of `decode_parts`: the turn blobs (no prompt record is asked for)."""
     walk = _Walk(parts)
-    prompt_refs, turn_refs = fields.prompt_refs, fields.turn_refs
-    walk.prefetch(prompt_refs, PROMPT)
-    walk.prefetch(turn_refs, fields.turn_role)
-    before, segments, segment_ms = _segments(walk, prompt_refs)
-    blobs = _turn_blobs(walk, turn_refs, fields.turn_role)
-    referenced = len(prompt_refs) + len(turn_refs)
+    try:
+        walk.prefetch(fields.turn_refs, fields.turn_role)
+        blobs = _turn_blobs(walk, fields.turn_refs, fields.turn_role)
+    except GraphUnreadable as exc:  # too many blobs: the graph is unreadable whatever follows
+        return TurnsWalked(fields, walk, [], exc)
+    return TurnsWalked(fields, walk, blobs)
+
+
+def finish_turns(walked: TurnsWalked) -> Graph:
+    """The second half of `decode_parts`: the prompt history, then the graph (the same graph,
+    blob counts and reached order as one walk reading the prompts first)."""
+    if walked.error is not None:
+        raise walked.error
+    fields, walk, blobs = walked.fields, walked.walk, walked.blobs
+    used = fields.used_tokens
+    turns_reached, walk.reached = walk.reached, {}
+    before, segments, segment_ms = _segments(walk, fields.prompt_refs)
+    walk.reached.update(turns_reached)  # prompts first, as one walk reaches them
+    referenced = len(fields.prompt_refs) + len(fields.turn_refs)
     if referenced and not segments and not any(blobs):
         reason = "encrypted" if walk.unreadable else "missing-blobs"
         raise GraphUnreadable(reason, used, walk.missing)

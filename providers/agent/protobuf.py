@@ -129,6 +129,49 @@ def parse(buf: bytes) -> dict[int, list[Value]]:
     return out
 
 
+def parse_first(buf: bytes) -> dict[int, Value]:
+    """Field number → its first value (`parse` without lists: the whole message is checked
+    the same way, and `first_bytes`/`first_int` of `parse` are the type checks of this)."""
+    out: dict[int, Value] = {}
+    pos, size = 0, len(buf)
+    while pos < size:
+        tag = buf[pos]
+        if tag < 0x80:
+            pos += 1
+        else:
+            tag, pos = read_varint(buf, pos)
+        number, wire = tag >> 3, tag & 7
+        if number < 1 or number > _MAX_FIELD:
+            raise WireError(f"invalid field number {number}")
+        value: Value
+        if wire == LENGTH:
+            if pos < size and buf[pos] < 0x80:
+                length, pos = buf[pos], pos + 1
+            else:
+                length, pos = read_varint(buf, pos)
+            if length > size - pos:
+                raise WireError("length-delimited field runs past the end")
+            value, pos = buf[pos : pos + length], pos + length
+        elif wire == VARINT:
+            if pos < size and buf[pos] < 0x80:
+                value, pos = buf[pos], pos + 1
+            else:
+                value, pos = read_varint(buf, pos)
+        elif wire == FIXED64:
+            if pos + 8 > size:
+                raise WireError("truncated 64-bit field")
+            value, pos = int.from_bytes(buf[pos : pos + 8], "little"), pos + 8
+        elif wire == FIXED32:
+            if pos + 4 > size:
+                raise WireError("truncated 32-bit field")
+            value, pos = int.from_bytes(buf[pos : pos + 4], "little"), pos + 4
+        else:
+            raise WireError(f"unsupported wire type {wire}")
+        if number not in out:
+            out[number] = value
+    return out
+
+
 def nested(buf: bytes, depth: int) -> dict[int, list[Value]]:
     """`parse` for a message found `depth` levels below a root; refuses to go past MAX_DEPTH."""
     if depth > MAX_DEPTH:

@@ -438,7 +438,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 0
-        return COMMANDS[args.command](args)
+        from codeburn.providers import detached_after  # noqa: PLC0415
+
+        with detached_after():  # cache files written aside once the command's output is out
+            return COMMANDS[args.command](args)
     except UsageError as exc:
         from codeburn.server.service import plain  # noqa: PLC0415
 

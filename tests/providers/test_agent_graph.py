@@ -251,7 +251,12 @@ def test_hex_string_references_resolve_too() -> None:
     assert graph.turns == (GraphTurn(T1, 5, 0, 0, None, (), (), end_ms=T1),)
 
 
-_TEXTS = st.one_of(st.text(max_size=40), st.just("é" * 5), st.just("a\udcff"))
+_TEXTS = st.one_of(
+    st.text(max_size=40),
+    st.just("é" * 5),
+    st.just("a\udcff"),
+    st.builds(lambda n: "é" * n, st.integers(60, 200)),  # lengths of two varint bytes
+)
 _FIELDS = st.lists(
     st.one_of(
         st.builds(lambda t: pb.bytes_field(1, t.encode("utf-8", "surrogatepass")), _TEXTS),
@@ -293,6 +298,41 @@ def test_the_common_step_shapes_are_read_in_place() -> None:
     assert agent_graph._parsed_step(damaged) == agent_graph.StepPart(failed=True)
 
 
+_REFS = st.one_of(st.binary(min_size=32, max_size=32), st.binary(max_size=140))
+
+
+@given(
+    refs=st.lists(st.tuples(st.sampled_from([1, 2]), _REFS), max_size=5),
+    inner_extra=st.lists(st.binary(max_size=6), max_size=2),
+    outer_extra=st.lists(st.binary(max_size=6), max_size=2),
+    cut=st.integers(0, 3),
+)
+def test_a_plain_turn_read_in_place_equals_the_parsed_turn(
+    refs: list[tuple[int, bytes]], inner_extra: list[bytes], outer_extra: list[bytes], cut: int
+) -> None:
+    agent = pb.message(*(pb.bytes_field(n, ref) for n, ref in refs), *inner_extra)
+    data = pb.bytes_field(1, agent) + b"".join(outer_extra)
+    data = data[: len(data) - cut] if cut and len(data) > cut else data
+    plain = agent_graph._plain_turn(data)
+    if plain is not None:  # only the plain shape is read in place; all else goes to the parser
+        assert plain == agent_graph._parsed_turn(data)
+
+
+def test_the_common_turn_shapes_are_read_in_place() -> None:
+    user, steps = b"u" * 32, [b"s" * 32, b"t" * 32]
+    agent = pb.message(pb.bytes_field(1, user), *(pb.bytes_field(2, s) for s in steps))
+    many = pb.message(pb.bytes_field(1, user), *(pb.bytes_field(2, b"s" * 32) for _ in range(9)))
+    for data in (pb.bytes_field(1, agent), pb.bytes_field(1, many), pb.bytes_field(1, b"")):
+        plain = agent_graph._plain_turn(data)
+        assert plain is not None and plain == agent_graph._parsed_turn(data)
+    assert agent_graph._plain_turn(pb.bytes_field(1, agent)) == (user, steps)
+    assert len(pb.bytes_field(1, many)) > 0x80 + 2  # an outer length of two bytes
+    # a field the turn reader does not know (Cursor 3.7 adds 3 and 4): left to the parser
+    other = pb.bytes_field(1, agent + pb.bytes_field(3, b"x"))
+    assert agent_graph._plain_turn(other) is None
+    assert agent_graph._parsed_turn(other) == (user, steps)
+
+
 def test_a_root_meter_above_10m_tokens_gives_way_to_the_next_source() -> None:
     """A graph's used_tokens of 10^12 is no context size (issue 20, item 5): composerData's
     meter applies, and without one each turn's text."""
@@ -309,3 +349,63 @@ def test_a_root_meter_above_10m_tokens_gives_way_to_the_next_source() -> None:
         ("cursor:root:c1:0", 19),
         ("cursor:root:c1:1", 2),
     ]
+
+
+def test_the_turns_walked_ahead_give_the_graph_of_one_walk_prompts_reached_first() -> None:
+    root, blobs = _two_turns()
+    fields = agent_graph.root_fields(root)
+    walked = agent_graph.walk_turns(fields, agent_graph.BytesParts(blobs.get))
+    graph = agent_graph.finish_turns(walked)
+    assert graph == _decode(root, blobs)
+    ids = agent_graph.reached_ids(graph)
+    prompts = [ref.hex() for ref in fields.prompt_refs]
+    assert ids[: len(prompts)] == prompts  # as one walk reads them: the history first
+    assert set(ids) == set(blobs) and len(ids) == len(blobs)
+
+
+def test_too_many_blobs_found_ahead_is_raised_when_the_graph_is_finished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root, blobs = _two_turns()
+    monkeypatch.setattr(agent_graph, "MAX_BLOBS", 3)
+    parts = agent_graph.BytesParts(blobs.get)
+    walked = agent_graph.walk_turns(agent_graph.root_fields(root), parts)
+    with pytest.raises(GraphUnreadable) as raised:
+        agent_graph.finish_turns(walked)
+    assert raised.value.reason == "too-large"
+
+
+_USER_FIELDS = st.lists(
+    st.one_of(
+        st.builds(lambda t: pb.bytes_field(1, t.encode("utf-8", "surrogatepass")), _TEXTS),
+        st.builds(lambda v: pb.varint_field(1, v), st.integers(0, 5)),
+        st.builds(lambda b: pb.bytes_field(18, b), st.binary(max_size=33)),
+        st.builds(lambda v: pb.varint_field(18, v), st.integers(0, 5)),
+        st.builds(lambda v: pb.varint_field(5, v), st.integers(0, 2)),
+        st.builds(lambda b: pb.bytes_field(5, b), st.binary(max_size=3)),
+        st.builds(lambda v: pb.varint_field(25, v), st.integers(0, 1 << 64 - 1)),
+        st.builds(lambda b: pb.bytes_field(25, b), st.binary(max_size=3)),
+        st.builds(lambda b: pb.bytes_field(2, b), st.binary(max_size=8)),
+        st.builds(lambda v: pb.fixed64_field(25, v), st.integers(0, 1 << 64 - 1)),
+        st.binary(max_size=4),  # anything, malformed too
+    ),
+    max_size=6,
+)
+
+
+@given(fields=_USER_FIELDS)
+def test_a_user_message_read_by_first_values_equals_the_parsed_one(fields: list[bytes]) -> None:
+    data = pb.message(*fields)
+    assert agent_graph._user_part(data) == agent_graph._parsed_user_part(data)
+
+
+@given(fields=_USER_FIELDS)
+def test_parse_first_holds_the_first_value_of_each_field_of_parse(fields: list[bytes]) -> None:
+    data = pb.message(*fields)
+    try:
+        parsed = pb.parse(data)
+    except pb.WireError:
+        with pytest.raises(pb.WireError):
+            pb.parse_first(data)
+        return
+    assert pb.parse_first(data) == {number: values[0] for number, values in parsed.items()}

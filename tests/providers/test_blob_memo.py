@@ -126,8 +126,10 @@ def test_the_memo_graphs_are_used_and_nothing_is_decoded_again(
     db = _profile(tmp_path)
     memo = _kept(db)
     decoded: list[int] = []
-    real = layout3_reader.decode_parts
+    real, finish = layout3_reader.decode_parts, layout3_reader.finish_turns
     monkeypatch.setattr(layout3_reader, "decode_parts", lambda *a: decoded.append(1) or real(*a))
+    # (the one pass walks each root's turns ahead and finishes its graph here)
+    monkeypatch.setattr(layout3_reader, "finish_turns", lambda w: decoded.append(1) or finish(w))
     again = _full(db, memo)
     failed = len(again.failed)  # roots that failed with every blob there are decoded again
     assert failed and len(decoded) == failed
@@ -397,8 +399,10 @@ def test_a_refresh_after_a_parse_with_the_memo_equals_a_cold_parse(
     assert memo is not None and len(memo.graphs) == 1  # three roots, the same bytes
     expected = rows(first.read(now_ms=NOW).calls)
     decoded: list[int] = []
-    real = layout3_reader.decode_parts
+    real, finish = layout3_reader.decode_parts, layout3_reader.finish_turns
     monkeypatch.setattr(layout3_reader, "decode_parts", lambda *a: decoded.append(1) or real(*a))
+    # (the one pass walks each root's turns ahead and finishes its graph here)
+    monkeypatch.setattr(layout3_reader, "finish_turns", lambda w: decoded.append(1) or finish(w))
     reader = CursorReader(p.db_path, floor_ms=FLOOR, first_seen={"req-b": T0 + DAY}, memo_file=kept)
     assert rows(reader.read(now_ms=NOW).calls) == expected
     assert decoded == []  # every root from the memo
@@ -411,3 +415,72 @@ def test_a_refresh_after_a_parse_with_the_memo_equals_a_cold_parse(
     after = refreshed(reader)
     assert not after.full
     assert "cursor:root:c-d:0" in {c.key for c in after.calls}
+
+
+def test_work_detached_inside_detached_after_is_forked_when_the_block_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not can_fork():
+        pytest.skip("no fork here")
+    forked: list[str] = []
+    real = runtime._fork_detached
+    monkeypatch.setattr(
+        runtime, "_fork_detached", lambda w, **kw: forked.append("fork") or real(w, **kw)
+    )
+    target = tmp_path / "written"
+    with runtime.detached_after():
+        assert runtime.detached(lambda: target.write_text("after"))
+        assert forked == []  # promised, not forked yet
+    assert forked == ["fork"]
+    for _ in range(3000):
+        if target.exists() and target.read_text() == "after":
+            break
+        time.sleep(0.01)
+    assert target.read_text() == "after"
+    assert len(runtime._unreaped) == 1  # forked once (the command's process ends next) ...
+    for _ in range(3000):
+        with runtime.detached_after():
+            pass
+        if not runtime._unreaped:  # ... and reaped once it ended: no zombie left behind
+            break
+        time.sleep(0.01)
+    assert runtime._unreaped == []
+    # a thread started inside the block: no fork at its end, the work is done in process
+    with runtime.detached_after():
+        assert runtime.detached(lambda: target.write_text("in process"))
+        monkeypatch.setattr(runtime, "can_fork", lambda: False)
+    assert target.read_text() == "in process"
+    assert not runtime.detached(lambda: None)  # outside any block, as before
+
+
+def test_a_cli_report_forks_its_memo_writer_once_the_report_is_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not can_fork():
+        pytest.skip("no fork here")
+    from codeburn.server.cli import main as cli  # noqa: PLC0415
+
+    db = _profile(tmp_path)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("CODEBURN_CACHE_DIR", str(cache))
+    monkeypatch.setenv("CODEBURN_CURSOR_SYNC", "0")
+    printed: list[int] = []
+    real_print = cli._print_json
+    monkeypatch.setattr(cli, "_print_json", lambda r: printed.append(1) or real_print(r))
+    at_fork: list[list[int]] = []
+    real_fork = runtime._fork_detached
+    monkeypatch.setattr(
+        runtime,
+        "_fork_detached",
+        lambda w, **kw: at_fork.append(list(printed)) or real_fork(w, **kw),
+    )
+    args = ["report", "--cursor-db", str(db), "--format", "json", "--period", "all", "--no-sync"]
+    assert cli.main(args) == 0
+    assert printed == [1] and capsys.readouterr().out.startswith("{")
+    assert at_fork == [[1]]  # the memo writer was forked after the report was printed
+    for _ in range(3000):
+        if read_memo(load_blob_memo(cache), str(db)) is not None:
+            break
+        time.sleep(0.01)
+    memo = read_memo(load_blob_memo(cache), str(db))
+    assert memo is not None and memo.graphs

@@ -176,3 +176,24 @@ def test_a_child_waiting_for_a_value_the_caller_never_posts_ends() -> None:
             parts.next()
     finally:
         parts.cancel()
+
+
+def test_a_child_asked_to_be_nice_runs_at_a_lower_priority_the_caller_keeps_its_own() -> None:
+    if not can_fork():
+        pytest.skip("no fork here")
+    mine = os.nice(0)
+    assert Aside(lambda: os.nice(0), nice=5).result() == mine + 5
+    assert Aside(lambda: os.nice(0)).result() == mine
+    assert os.nice(0) == mine
+
+
+def test_the_transcripts_beside_the_database_are_read_at_a_lower_priority(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from codeburn.providers import local  # noqa: PLC0415
+
+    asked: list[int] = []
+    monkeypatch.setattr(local, "Aside", lambda work, nice=0: asked.append(nice) or Aside(work))
+    side = cast(local.AgentSide, type("Side", (), {"read": lambda self, snap: "read"})())
+    assert local.ReadBeside(side, cast(local.AgentSnapshot, None))._aside.result() == "read"
+    assert asked == [local.BESIDE_NICE] and local.BESIDE_NICE > 0

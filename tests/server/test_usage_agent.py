@@ -286,7 +286,9 @@ def _forks_counted(machine: Machine, monkeypatch: pytest.MonkeyPatch, tmp_path: 
     write_hand_profile(tmp_path / "Cursor", machine.d1, machine.d2)
     started: list[int] = []
     real_aside = agent_side.Aside
-    monkeypatch.setattr(agent_side, "Aside", lambda work: started.append(1) or real_aside(work))
+    monkeypatch.setattr(
+        agent_side, "Aside", lambda work, **kw: started.append(1) or real_aside(work, **kw)
+    )
     return started
 
 

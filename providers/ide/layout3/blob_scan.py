@@ -88,16 +88,19 @@ class ScannedParts:
     # -- Parts ------------------------------------------------------------------------------
 
     def part(self, key: str, role: int) -> Part | None:
+        found = self._parts[role].get(key)
+        if found is not None:  # decoded: its row was read (the common case, ~120,000 a parse)
+            self.rowids.add(self._rowid_of[key])
+            return found
         rowid = self._rowid_of.get(key)
         if rowid is None:
             return None
+        # not reached by the pass's own walk: a damaged or unusual graph
+        self._want(key, role)
+        self._resolve_late()
         found = self._parts[role].get(key)
-        if found is None:  # not reached by the pass's own walk: a damaged or unusual graph
-            self._want(key, role)
-            self._resolve_late()
-            found = self._parts[role].get(key)
-            if found is None:
-                return None
+        if found is None:
+            return None
         self.rowids.add(rowid)
         return found
 
@@ -109,41 +112,54 @@ class ScannedParts:
 
     # -- the pass ---------------------------------------------------------------------------
 
-    def read(self, roots: Iterable[RootFields], upto: int) -> None:
-        """Read every blob row with ROWID <= `upto`, decoding what `roots` reach."""
+    def read(
+        self, roots: Iterable[RootFields], upto: int, meanwhile: Callable[[], None] | None = None
+    ) -> None:
+        """Read every blob row with ROWID <= `upto`, decoding what `roots` reach.
+
+        `meanwhile` runs once the rows are read and before the JSON rows are taken from the
+        other process (the walk of the turn blobs, which asks for no prompt record)."""
         for fields in roots:
             self._want_refs(fields.prompt_refs, PROMPT)
             self._want_refs(fields.turn_refs, fields.turn_role)
         aside = self.json_aside is not None
+        rowid_of, wanted, prompts_aside = self._rowid_of, self._wanted, self._prompts_aside
         for rows in _pages(self.conn, upto, _VALUE_UNLESS_TEXT if aside else _VALUE):
+            # (`_text_row` and `_row`, their common case inline: ~120,000 rows a cold parse)
             for rowid, key, value, is_text in rows:
                 if is_text:
-                    self._text_row(rowid, key)
-                else:
-                    self._row(rowid, key, value)
+                    rowid_of[key] = rowid
+                    roles = wanted.pop(key, 0)
+                    if roles == PROMPT:
+                        prompts_aside.append(key)
+                    elif roles:
+                        self._text_row(key, roles)
+                elif value is not None:
+                    rowid_of[key] = rowid
+                    if value[:1] == b"{":
+                        self._row(rowid, key, value)
+                    elif key in wanted:
+                        self._decode(key, value, wanted.pop(key), None)
+        self._wanted.clear()  # never stored (at the time of the pass): missing
+        self._resolve_late()  # (no prompt is late: the roots asked for every one first)
+        if meanwhile is not None:
+            meanwhile()
         if self.json_aside is not None:
             self._take_records(self.json_aside())
-        self._wanted.clear()  # never stored (at the time of the pass): missing
         self._resolve_late()
 
     def _take_records(self, records: JsonRecords) -> None:
         if self.records:  # JSON rows stored as BLOBs, decoded here: one list, newest first
             records = sorted(records + self.records, key=itemgetter(0), reverse=True)
         self.records = records
-        prompts, rowid_of = self._parts[PROMPT], self._rowid_of
-        wanted = {rowid_of[key]: key for key in self._prompts_aside}
-        prompts.update(dict.fromkeys(self._prompts_aside, BAD))  # not a JSON record: BAD
-        for rowid, record in records:
-            key = wanted.get(rowid)
-            if key is not None:
-                prompts[key] = record
+        prompts, rowid_of, by_rowid = self._parts[PROMPT], self._rowid_of, dict(records)
+        for key in self._prompts_aside:
+            prompts[key] = by_rowid.get(rowid_of[key], BAD)  # not a JSON record: BAD
         self._prompts_aside = []
 
-    def _text_row(self, rowid: int, key: str) -> None:
-        """A TEXT row whose value was left in the database: its record comes from the JSON
-        side; read as anything else it is looked up by key afterwards."""
-        self._rowid_of[key] = rowid
-        roles = self._wanted.pop(key, 0)
+    def _text_row(self, key: str, roles: int) -> None:
+        """A TEXT row (its value left in the database) wanted in `roles`: its record comes
+        from the JSON side; read as anything else it is looked up by key afterwards."""
         if roles & PROMPT:
             self._prompts_aside.append(key)
         if roles & ~PROMPT:

@@ -13,6 +13,7 @@ import binascii
 import sqlite3
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from functools import partial
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final, Protocol, cast
@@ -24,12 +25,15 @@ from codeburn.providers.agent import (
     Parts,
     Record,
     RootFields,
+    TurnsWalked,
     decode_parts,
+    finish_turns,
     graph_calls,
     part_of,
     reached_ids,
     record_of,
     root_fields,
+    walk_turns,
 )
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.gauges import first_gauge
@@ -328,6 +332,8 @@ class _Pass:
     # the calls of known graphs, made before the ROWIDs came (`call_early`), as root_calls
     early: dict[str, tuple[tuple[Any, ...], list[Call], Graph]] = field(default_factory=dict)
     missed: bool = False  # the conversation being read missed a blob
+    # roots whose turns the one pass walked already, with the rows they reached (`walk_ahead`)
+    walked: dict[str, tuple[TurnsWalked, set[int]]] = field(default_factory=dict)
 
     def unreadable(self, cid: str, reason: str) -> None:
         self.out.conversations[cid] = UNREADABLE
@@ -424,9 +430,10 @@ class _Pass:
             raw = self.roots.get(cid) or _root_bytes(state)
             if raw is None:
                 raise GraphUnreadable("undecodable")
-            self.parts.rowids = set()
+            walked = self.walked.pop(cid, None)
+            self.parts.rowids = walked[1] if walked is not None else set()
             try:
-                graph = decode_parts(raw, self.parts)
+                graph = decode_parts(raw, self.parts) if walked is None else finish_turns(walked[0])
             except GraphUnreadable as exc:
                 if not exc.missing_blobs:
                     self.out.failed[cid] = (state, _unraised(exc))
@@ -626,9 +633,23 @@ def _full_pass(
     if not roots:  # no root: no blob is needed, no pass over them
         return _Pass(conn, out, previous, _Blobs(conn), roots)
     scanned = ScannedParts(conn, json_aside)
-    scanned.read(roots.values(), scan_upto)
+    walked: dict[str, tuple[TurnsWalked, set[int]]] = {}
+    scanned.read(roots.values(), scan_upto, partial(_walk_ahead, scanned, roots, walked))
     out.records = scanned.records
-    return _Pass(conn, out, previous, scanned, roots, rowid_of=scanned.rowid_of)
+    return _Pass(conn, out, previous, scanned, roots, rowid_of=scanned.rowid_of, walked=walked)
+
+
+def _walk_ahead(
+    parts: ScannedParts,
+    roots: dict[str, RootFields],
+    walked: dict[str, tuple[TurnsWalked, set[int]]],
+) -> None:
+    """Every root's turn blobs walked while the JSON rows are decoded in the other process
+    (that was the parent's wait: its graph walk needs the prompt records); each root's
+    graph is finished by `_Pass.decode` in the usual order."""
+    for cid, fields in roots.items():
+        parts.rowids = set()
+        walked[cid] = (walk_turns(fields, parts), parts.rowids)
 
 
 def _known_graphs(
