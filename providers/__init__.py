@@ -65,7 +65,14 @@ from codeburn.providers.localtime import (
     today,
 )
 from codeburn.providers.pricing import base_model, display_name
-from codeburn.providers.runtime import detached_after, gc_paused, release_free_memory
+from codeburn.providers.runtime import (
+    detached_after,
+    gc_paused,
+    later,
+    release_free_memory,
+    wait_for_writers,
+    writes_now,
+)
 from codeburn.providers.sqlite_ro import (
     SNAPSHOT_PREFIX,
     CursorDbError,
@@ -120,6 +127,7 @@ __all__ = [
     "is_user_api_key",
     "iso_utc",
     "iter_csv",
+    "later",
     "load_token",
     "local_day",
     "local_midnight_ms",
@@ -143,5 +151,7 @@ __all__ = [
     "today",
     "token_from_string",
     "use_snapshot_folder",
+    "wait_for_writers",
     "workspace_storage_dir",
+    "writes_now",
 ]

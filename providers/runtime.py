@@ -21,7 +21,12 @@ import struct
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final, Generic, NoReturn, TypeVar
+
+if sys.platform != "win32":
+    import fcntl
 
 T = TypeVar("T")
 
@@ -94,31 +99,118 @@ def can_fork() -> bool:
     return sys.platform == "linux" and threading.active_count() == 1
 
 
-_after: list[list[Callable[[], object]]] = []  # the works `detached_after` blocks hold
+@dataclass(slots=True)
+class _Deferred:
+    """What a `detached_after` block holds: works the next command waits for (`later`), then
+    works nobody waits for (`detached`)."""
+
+    first: list[Callable[[], object]] = field(default_factory=list)
+    then: list[Callable[[], object]] = field(default_factory=list)
+
+
+_after: list[_Deferred | None] = []  # the works `detached_after` blocks hold (None: `now`)
 
 
 @contextlib.contextmanager
-def detached_after() -> Iterator[None]:
-    """Work handed to `detached` inside the block is forked when the block ends (a CLI
-    command: once its output is written). Forked at once, the writer ran beside the rest of
-    the command on a 2-core machine, and every page the command wrote after the fork was
-    copied (a cold Cursor 3.x report: its blob memo)."""
-    works: list[Callable[[], object]] = []
-    _after.append(works)
+def detached_after(hold: Path | None = None) -> Iterator[None]:
+    """Work handed to `detached` or `later` inside the block is done by one process forked
+    when the block ends (a CLI command: once its output is written), `later` works first.
+    Forked at once, the writer ran beside the rest of the command on a 2-core machine, and
+    every page the command wrote after the fork was copied (a cold Cursor 3.x report: its
+    blob memo). `hold`: a lock file the writer holds until its `later` works are done, so
+    that the next command (`wait_for_writers`) reads what they wrote."""
+    block = _Deferred()
+    _after.append(block)
     try:
         yield
     finally:
-        _after.remove(works)
-        if works:
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(Exception):  # (a closed pipe: nothing to show)
-                    stream.flush()
+        _after.remove(block)
+        _finish(block, hold)
+
+
+@contextlib.contextmanager
+def writes_now() -> Iterator[None]:
+    """Inside the block, `later` and `detached` work is done at once, in process (the CLI's
+    demo removes its throw-away folder before its command ends)."""
+    _after.append(None)
+    try:
+        yield
+    finally:
+        _after.pop()
+
+
+def _finish(block: _Deferred, hold: Path | None) -> None:
+    if not (block.first or block.then):
         _reap_ended()
-        for work in works:
-            # (forked once: the command's process ends next, so the writer is nobody's for
-            # long; the second fork of a large process cost its exit ~35 ms more)
-            if not _fork_detached(work, orphan=False):  # a thread started since: done here
+        return
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # (a closed pipe: nothing to show)
+            stream.flush()
+    _reap_ended()
+    held = _hold(hold) if block.first and hold is not None else None
+
+    def write() -> None:
+        for work in block.first:
+            with contextlib.suppress(Exception):  # (each on its own: a cache file not written)
                 work()
+        if held is not None and sys.platform != "win32":
+            with contextlib.suppress(OSError):
+                fcntl.flock(held, fcntl.LOCK_UN)  # the next command may read them now
+        for work in block.then:
+            with contextlib.suppress(Exception):
+                work()
+
+    try:
+        # (forked once: the command's process ends next, so the writer is nobody's for long;
+        # the second fork of a large process cost its exit ~35 ms more)
+        if not _fork_detached(write, orphan=False):  # a thread started since: done here
+            write()
+    finally:
+        if held is not None:
+            os.close(held)  # the writer's copy holds the lock on until it lets go
+
+
+def _hold(path: Path) -> int | None:
+    """A descriptor of `path` locked exclusively (the forked writer shares it), or None."""
+    if sys.platform == "win32":  # (no fork there: nothing is written later)
+        return None
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def wait_for_writers(hold: Path) -> None:
+    """Wait until no writer of an earlier command holds `hold` (see `detached_after`)."""
+    if sys.platform == "win32":
+        return
+    try:
+        fd = os.open(hold, os.O_RDONLY)
+    except OSError:
+        return  # never held: nothing to wait for
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_SH)
+    finally:
+        os.close(fd)
+
+
+def later(work: Callable[[], object]) -> bool:
+    """Queue `work` (a cache file nothing later in the command reads) for the writer forked at
+    the end of the `detached_after` block; the next command waits for it. False outside such
+    a block or where this process may not fork: the caller does the work now."""
+    block = _after[-1] if _after else None
+    if block is None or not can_fork():
+        return False
+    block.first.append(work)
+    return True
 
 
 def detached(work: Callable[[], object]) -> bool:
@@ -131,10 +223,11 @@ def detached(work: Callable[[], object]) -> bool:
     (never a zombie of the caller); it holds none of the caller's standard streams open (a
     reader of the caller's output does not wait for it) and its errors go nowhere.
     """
-    if not can_fork():
+    if not can_fork() or (_after and _after[-1] is None):
         return False
-    if _after:
-        _after[-1].append(work)
+    block = _after[-1] if _after else None
+    if block is not None:
+        block.then.append(work)
         return True
     return _fork_detached(work)
 

@@ -28,6 +28,7 @@ from codeburn.providers import (
     now_ms,
     resolve_db_path,
     today,
+    writes_now,
 )
 from codeburn.providers.samples import (
     Cursor3Spec,
@@ -53,7 +54,8 @@ def _sample_environment() -> Iterator[Path]:
     os.environ["CODEBURN_CURSOR_SYNC"] = "0"
     os.environ[HOME_ENV] = str(folder / "empty-cursor-home")  # never the user's ~/.cursor
     try:
-        yield folder
+        with writes_now():  # its cache files go into the folder before it is removed
+            yield folder
     finally:
         for key, value in saved.items():
             if value is None:

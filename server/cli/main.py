@@ -387,6 +387,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(sample=args.sample, cursor_db=args.cursor_db)
 
 
+# Held by the writer of a command's deferred cache files until they are written (see main).
+WRITERS_LOCK = "writers.lock"
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "report": cmd_report,
     "today": cmd_report,
@@ -438,9 +441,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 0
-        from codeburn.providers import detached_after  # noqa: PLC0415
+        from codeburn.cache import cache_dir  # noqa: PLC0415
+        from codeburn.providers import detached_after, wait_for_writers  # noqa: PLC0415
 
-        with detached_after():  # cache files written aside once the command's output is out
+        hold = cache_dir() / WRITERS_LOCK
+        wait_for_writers(hold)  # what the last command wrote after its output is in place
+        with detached_after(hold):  # cache files written aside once the command's output is out
             return COMMANDS[args.command](args)
     except UsageError as exc:
         from codeburn.server.service import plain  # noqa: PLC0415

@@ -52,6 +52,7 @@ from codeburn.providers import (
     canonical,
     gc_paused,
     iso_utc,
+    later,
     local_midnight_ms,
     release_free_memory,
     six_month_floor,
@@ -184,21 +185,20 @@ class UsageService:
         if read.busy:
             return calls, local, False  # a locked CLI store: nothing cached, nothing sealed
         keep_from = local_midnight_ms(today())
-        save_results(
-            self.cache_dir,
-            CachedResults(
-                db_path=self.db_key,
-                fingerprint=fingerprint,
-                floor_ms=max(floor_ms, keep_from),
-                calls=[c for c in calls if c.timestamp_ms >= keep_from],
-                warnings=notes,
-                unreadable=read.unreadable,
-                diagnostics=read.diagnostics,
-                # every id (an event of today may be of an older conversation), today's turns
-                conversations=self._turns_since(read.conversations, keep_from - 60_000),
-                paths=read.paths,
-            ),
+        results = CachedResults(
+            db_path=self.db_key,
+            fingerprint=fingerprint,
+            floor_ms=max(floor_ms, keep_from),
+            calls=[c for c in calls if c.timestamp_ms >= keep_from],
+            warnings=notes,
+            unreadable=read.unreadable,
+            diagnostics=read.diagnostics,
+            # every id (an event of today may be of an older conversation), today's turns
+            conversations=self._turns_since(read.conversations, keep_from - 60_000),
+            paths=read.paths,
         )
+        if not later(lambda: save_results(self.cache_dir, results)):
+            save_results(self.cache_dir, results)
         sweep_old_versions(self.cache_dir)
         return calls, local, True
 
@@ -403,7 +403,12 @@ class UsageService:
                 cache.remember_first_seen(namespace, seen, before_ms)
             cache.remember_paths(paths)
 
-        update_daily(self.cache_dir, timezone=zone, db_path=self.db_key, change=change)
+        def write() -> None:
+            update_daily(self.cache_dir, timezone=zone, db_path=self.db_key, change=change)
+
+        # A CLI command seals once its answer is out (nothing after it reads the file).
+        if not later(write):
+            write()
 
     def invalidate(self, first: date, last: date) -> None:
         """An import, removal or sync changed [first, last]: re-derive those days."""

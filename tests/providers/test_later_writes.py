@@ -1,0 +1,79 @@
+"""Cache files a CLI command writes once its answer is out (`runtime.later`): one forked writer
+does them before anything `detached`, holding a lock the next command waits for, so that it
+reads what they wrote; outside a command, in the demo, or where the process may not fork they
+are written at once."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from codeburn.providers import runtime
+from codeburn.providers.runtime import can_fork
+
+SLOW_S = 0.4  # the writer's work takes this long: the next command must wait for it
+
+
+def _slow_write(path: Path, text: str) -> None:
+    time.sleep(SLOW_S)
+    path.write_text(text)
+
+
+@pytest.fixture
+def forking() -> None:
+    if not can_fork():
+        pytest.skip("no fork here")
+
+
+@pytest.mark.usefixtures("forking")
+def test_the_next_command_waits_for_what_the_last_one_wrote_later(tmp_path: Path) -> None:
+    hold, target = tmp_path / "cache" / "writers.lock", tmp_path / "written"
+    with runtime.detached_after(hold):
+        assert runtime.later(lambda: _slow_write(target, "sealed"))
+        assert not target.exists()
+    assert not target.exists()  # the command is over; its writer is still at work
+    runtime.wait_for_writers(hold)
+    assert target.read_text() == "sealed"
+    assert hold.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.usefixtures("forking")
+def test_later_work_comes_first_and_the_wait_ends_before_detached_work(tmp_path: Path) -> None:
+    hold, order = tmp_path / "writers.lock", tmp_path / "order"
+    with runtime.detached_after(hold):
+        assert runtime.detached(lambda: _slow_write(tmp_path / "memo", "memo"))
+        assert runtime.later(lambda: order.write_text("cache"))
+    runtime.wait_for_writers(hold)
+    assert order.read_text() == "cache"
+    assert not (tmp_path / "memo").exists()  # the memo comes after: nobody waits for it
+    for _ in range(500):
+        if (tmp_path / "memo").exists():
+            break
+        time.sleep(0.01)
+    assert (tmp_path / "memo").read_text() == "memo"
+
+
+def test_outside_a_command_in_the_demo_and_without_fork_it_is_written_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert not runtime.later(lambda: None)  # no command: the caller writes now
+    with runtime.detached_after(tmp_path / "writers.lock"), runtime.writes_now():
+        assert not runtime.later(lambda: None)
+        assert not runtime.detached(lambda: None)
+    monkeypatch.setattr(runtime, "can_fork", lambda: False)
+    with runtime.detached_after(tmp_path / "writers.lock"):
+        assert not runtime.later(lambda: None)
+    runtime.wait_for_writers(tmp_path / "never-held.lock")  # nothing held: returns at once
+
+
+@pytest.mark.usefixtures("forking")
+def test_a_thread_started_inside_the_command_gets_its_later_work_done_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "written"
+    with runtime.detached_after(tmp_path / "writers.lock"):
+        assert runtime.later(lambda: target.write_text("in process"))
+        monkeypatch.setattr(runtime, "can_fork", lambda: False)
+    assert target.read_text() == "in process"
