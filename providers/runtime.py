@@ -117,8 +117,8 @@ def detached_after(hold: Path | None = None) -> Iterator[None]:
     when the block ends (a CLI command: once its output is written), `later` works first.
     Forked at once, the writer ran beside the rest of the command on a 2-core machine, and
     every page the command wrote after the fork was copied (a cold Cursor 3.x report: its
-    blob memo). `hold`: a lock file the writer holds until its `later` works are done, so
-    that the next command (`wait_for_writers`) reads what they wrote."""
+    blob memo). `hold`: a lock file the writer holds until it ends, so that the next command
+    (`wait_for_writers`) reads what it wrote."""
     block = _Deferred()
     _after.append(block)
     try:
@@ -147,17 +147,11 @@ def _finish(block: _Deferred, hold: Path | None) -> None:
         with contextlib.suppress(Exception):  # (a closed pipe: nothing to show)
             stream.flush()
     _reap_ended()
-    held = _hold(hold) if block.first and hold is not None else None
+    held = _hold(hold) if hold is not None else None
 
     def write() -> None:
-        for work in block.first:
+        for work in (*block.first, *block.then):
             with contextlib.suppress(Exception):  # (each on its own: a cache file not written)
-                work()
-        if held is not None and sys.platform != "win32":
-            with contextlib.suppress(OSError):
-                fcntl.flock(held, fcntl.LOCK_UN)  # the next command may read them now
-        for work in block.then:
-            with contextlib.suppress(Exception):
                 work()
 
     try:
