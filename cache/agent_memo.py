@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from codeburn.cache.files import folder_problem, write_bytes_atomic
+from codeburn.cache.files import read_bounded, write_quietly
 
 FILE: Final = "cursor-agent-memo.json"
 MAX_BYTES: Final = 256 * 1024 * 1024  # larger is not ours to read (the memo bounds itself)
@@ -22,21 +22,9 @@ def agent_memo_path(cache_dir: Path) -> Path:
 
 def load_agent_memo(cache_dir: Path) -> bytes | None:
     """The file's bytes; None when it is missing, unreadable, a folder or too large."""
-    path = agent_memo_path(cache_dir)
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            return None
-        return path.read_bytes()
-    except OSError:
-        return None
+    return read_bounded(agent_memo_path(cache_dir), MAX_BYTES)
 
 
 def save_agent_memo(cache_dir: Path, data: bytes) -> bool:
     """Write it atomically (0600); a failed write costs only time: never raised."""
-    if folder_problem(cache_dir) is not None:
-        return False
-    try:
-        write_bytes_atomic(agent_memo_path(cache_dir), data)
-    except OSError:
-        return False
-    return True
+    return write_quietly(agent_memo_path(cache_dir), data)

@@ -107,6 +107,28 @@ def write_chunks_atomic(path: Path, chunks: Iterable[bytes]) -> None:
         raise
 
 
+def read_bounded(path: Path, max_bytes: int) -> bytes | None:
+    """A file's bytes; None when it is missing, unreadable, a folder or over `max_bytes`."""
+    try:
+        if path.stat().st_size > max_bytes:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def write_quietly(path: Path, data: bytes) -> bool:
+    """`write_bytes_atomic` of a file whose loss costs only time: False, never raised, when
+    it cannot be written."""
+    if folder_problem(path.parent) is not None:
+        return False
+    try:
+        write_bytes_atomic(path, data)
+    except OSError:
+        return False
+    return True
+
+
 def write_json_atomic(path: Path, obj: Any) -> None:
     write_bytes_atomic(path, json.dumps(obj, separators=(",", ":")).encode("utf-8"))
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zlib
 from collections.abc import Mapping
 from typing import Any, Final
+
+from codeburn.providers.framing import framed, unframed
 
 # 1: turn rows of `reader.turn_row` (issue 17's nine fields).
 MEMO_VERSION: Final = 1
@@ -57,8 +58,7 @@ class MemoEncoder:
             members.append(f"{json.dumps(key)}:{kept[1]}")
         self._texts = texts
         text = f'{{"version":{MEMO_VERSION},"turns":{{{",".join(members)}}}}}'
-        body = text.encode("utf-8", "surrogatepass")
-        return b"".join((_MAGIC, b"%08x\n" % zlib.crc32(body), body))
+        return framed(_MAGIC, text.encode("utf-8", "surrogatepass"))
 
 
 def memo_bytes(turns: Mapping[str, Rows]) -> bytes:
@@ -69,16 +69,7 @@ def memo_bytes(turns: Mapping[str, Rows]) -> bytes:
 def read_memo(data: bytes | None) -> dict[str, Rows] | None:
     """Key → turn rows; None unless the content is intact and of this version. The rows are
     checked where they are used (`reader.turn_from_row`): a row that is no turn is a miss."""
-    if not data or len(data) > MAX_BYTES or not data.startswith(_MAGIC):
-        return None
-    at = len(_MAGIC)
-    body = memoryview(data)[at + 9 :]
-    if data[at + 8 : at + 9] != b"\n" or b"%08x" % zlib.crc32(body) != data[at : at + 8]:
-        return None
-    try:
-        parsed = json.loads(body.tobytes().decode("utf-8", "surrogatepass"))
-    except (ValueError, RecursionError):
-        return None
+    parsed = unframed(_MAGIC, data, MAX_BYTES)
     if type(parsed) is not dict or parsed.get("version") != MEMO_VERSION:
         return None
     turns = parsed.get("turns")

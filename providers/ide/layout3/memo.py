@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zlib
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from codeburn.providers.agent import Graph, GraphTurn, Record, command_names
+from codeburn.providers.framing import framed, unframed
 
 # 1: graphs (Graph, GraphTurn of issue 17) and stream records (Record of issue 16).
 MEMO_VERSION: Final = 1
@@ -95,7 +95,7 @@ def memo_bytes(memo: BlobMemo, db_key: str) -> bytes:
         separators=(",", ":"),
         ensure_ascii=False,
     ).encode("utf-8", "surrogatepass")
-    return b"".join((_MAGIC, b"%08x\n" % zlib.crc32(body), body))
+    return framed(_MAGIC, body)
 
 
 def _graph(raw: list[Any]) -> Graph:
@@ -139,18 +139,10 @@ def memo_head_ok(data: bytes | None, db_key: str) -> bool:
 
 
 def read_memo(data: bytes | None, db_key: str) -> BlobMemo | None:
-    """The memo in a file's content; None unless it is intact, this version's and `db_key`'s.
-
-    The body is trusted once its checksum matches: the file is ours (0600, written atomically
-    whole); anything else in its place fails the checksum or the shape and is no memo."""
-    if not data or len(data) > MAX_BYTES or not data.startswith(_MAGIC):
-        return None
-    at = len(_MAGIC)
-    body = memoryview(data)[at + 9 :]
-    if data[at + 8 : at + 9] != b"\n" or b"%08x" % zlib.crc32(body) != data[at : at + 8]:
-        return None
+    """The memo in a file's content; None unless it is intact, this version's and `db_key`'s
+    (anything else in its place fails the checksum or the shape and is no memo)."""
+    parsed = unframed(_MAGIC, data, MAX_BYTES)
     try:
-        parsed = json.loads(body.tobytes().decode("utf-8", "surrogatepass"))
         if type(parsed) is not dict or parsed.get("version") != MEMO_VERSION:
             return None
         if parsed.get("db") != db_key:
