@@ -340,10 +340,12 @@ class CursorReader:
         many = self._agent_count >= WALK_ASIDE_ROWS and can_fork()
         one_pass = self._one_blob_pass(conn)
         # With a memo the JSON rows are mostly remembered: the second process scans bubbles only.
-        # Forked before the memo is read (~0.1 s at 50k messages): its ROWIDs come sooner.
-        kept = one_pass and self._memo_looks_kept()
+        # Forked before the memo is decoded (~0.1 s at 50k messages): its ROWIDs come sooner.
+        stored = self._memo_file.load() if one_pass and self._memo_file is not None else None
+        kept = memo_head_ok(stored, str(self.db_path))
         cold = _ColdSide(self, records=not kept) if many and one_pass else None
-        memo = self._load_memo() if one_pass else None
+        memo = self._load_memo(stored) if one_pass else None
+        del stored
         # Forked before the 3.x pass, so that its bubbles are read meanwhile (`older`).
         older = self._older_aside(conn, walk=many and not one_pass) if cold is None else None
         try:
@@ -432,18 +434,12 @@ class CursorReader:
                 aside.cancel()
         return acc
 
-    def _memo_looks_kept(self) -> bool:
-        """Whether a blob memo of this database seems kept (`memo_head_ok`: its content is
-        dropped again before a fork, so that the forked process holds no copy of it)."""
-        if self._memo_file is None:
-            return False
-        return memo_head_ok(self._memo_file.load(), str(self.db_path))
-
-    def _load_memo(self) -> BlobMemo | None:
-        """The blob memo kept for this database (empty: none or unusable); None: none is kept."""
+    def _load_memo(self, stored: bytes | None) -> BlobMemo | None:
+        """The blob memo kept for this database in `stored` (the memo file's content; empty:
+        none or unusable); None: none is kept."""
         if self._memo_file is None:
             return None
-        return read_memo(self._memo_file.load(), str(self.db_path)) or BlobMemo()
+        return read_memo(stored, str(self.db_path)) or BlobMemo()
 
     def _save_memo(self, before: BlobMemo | None) -> None:
         """Keep what this full parse remembers, unless the kept memo says the same already
