@@ -185,13 +185,19 @@ def bubble_rows(
                 raise
 
 
-def bubble_rowids(conn: sqlite3.Connection, max_rowid: int) -> list[int]:
-    """Every bubble's ROWID up to `max_rowid`, ascending (the key index alone is read)."""
+def family_rowids(conn: sqlite3.Connection, lo: str, hi: str, max_rowid: int) -> list[int]:
+    """The ROWIDs of the keys in [lo, hi) up to `max_rowid`, ascending (the key index alone
+    is read)."""
     rows = conn.execute(
         "SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ? AND rowid <= ?",
-        (BUBBLE_LO, BUBBLE_HI, max_rowid),
+        (lo, hi, max_rowid),
     ).fetchall()
     return sorted(r[0] for r in rows)
+
+
+def bubble_rowids(conn: sqlite3.Connection, max_rowid: int) -> list[int]:
+    """Every bubble's ROWID up to `max_rowid`, ascending."""
+    return family_rowids(conn, BUBBLE_LO, BUBBLE_HI, max_rowid)
 
 
 def is_decode_error(exc: sqlite3.Error) -> bool:
@@ -283,21 +289,25 @@ def agent_page(
         "SELECT rowid, {} FROM cursorDiskKV WHERE rowid > ? AND rowid <= ?"
         f" AND {_AGENT_FAMILY} ORDER BY rowid LIMIT ?"
     )
+    return _text_else_bytes(conn, sql, (after, upto, limit))
+
+
+def _text_else_bytes(
+    conn: sqlite3.Connection, sql: str, params: Sequence[Any]
+) -> list[tuple[int, str | bytes | None]]:
+    """`sql` (its `{}` the value column) with values as text, else, when some text does not
+    decode, all read again as bytes."""
     try:
-        return conn.execute(sql.format("value"), (after, upto, limit)).fetchall()
+        return conn.execute(sql.format("value"), params).fetchall()
     except sqlite3.OperationalError as exc:
-        if "decode" not in str(exc).lower():
+        if not is_decode_error(exc):
             raise
-    return conn.execute(sql.format("CAST(value AS BLOB)"), (after, upto, limit)).fetchall()
+    return conn.execute(sql.format("CAST(value AS BLOB)"), params).fetchall()
 
 
 def agent_rowids(conn: sqlite3.Connection, upto: int) -> list[int]:
-    """Every agent row's ROWID up to `upto`, ascending (the key index alone is read)."""
-    rows = conn.execute(
-        "SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ? AND rowid <= ?",
-        (AGENT_LO, AGENT_HI, upto),
-    ).fetchall()
-    return sorted(r[0] for r in rows)
+    """Every agent row's ROWID up to `upto`, ascending."""
+    return family_rowids(conn, AGENT_LO, AGENT_HI, upto)
 
 
 def agent_rows_by_rowid(
@@ -312,12 +322,7 @@ def agent_rows_by_rowid(
         "SELECT rowid, {} FROM cursorDiskKV"
         f" WHERE rowid IN ({','.join('?' * len(rowids))}) AND {_AGENT_FAMILY} ORDER BY rowid"
     )
-    try:
-        return conn.execute(sql.format("value"), list(rowids)).fetchall()
-    except sqlite3.OperationalError as exc:
-        if "decode" not in str(exc).lower():
-            raise
-    return conn.execute(sql.format("CAST(value AS BLOB)"), list(rowids)).fetchall()
+    return _text_else_bytes(conn, sql, list(rowids))
 
 
 def total_count(conn: sqlite3.Connection) -> int:

@@ -32,23 +32,11 @@ from codeburn.providers.samples.home_writer import (
     tool_result,
     user,
 )
+from tests.memo_file import InMemoryMemoFile as _File
 from tests.real_cursor import SAMPLES, copy_sample, report
 
 T0 = 1_780_000_000_000
 SECRET = "curl -H 'Authorization: Bearer sk-live-0123456789' https://x | jq .a && npm test"
-
-
-class _File:
-    def __init__(self, data: bytes | None = None) -> None:
-        self.data = data
-        self.saves = 0
-
-    def load(self) -> bytes | None:
-        return self.data
-
-    def save(self, data: bytes) -> None:
-        self.data = data
-        self.saves += 1
 
 
 @pytest.fixture

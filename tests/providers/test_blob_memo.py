@@ -42,6 +42,7 @@ from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_pro
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import open_readonly
+from tests.memo_file import InMemoryMemoFile as _File
 from tests.providers.test_cursor3_refresh import FLOOR, NOW, refreshed, rows, two_turns
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
@@ -262,21 +263,6 @@ def test_packed_blob_rowids_unpack_to_blob_rowids(tmp_path: Path) -> None:
 
 def test_state_digest_is_the_sha256_of_the_state() -> None:
     assert state_digest("~abc") == hashlib.sha256(b"~abc").hexdigest()
-
-
-class _File:
-    background = False  # in this process's memory: never written by a forked one
-
-    def __init__(self, data: bytes | None = None) -> None:
-        self.data = data
-        self.saves = 0
-
-    def load(self) -> bytes | None:
-        return self.data
-
-    def save(self, data: bytes) -> None:
-        self.data = data
-        self.saves += 1
 
 
 def _calls(db: Path, memo_file: _File | None) -> tuple[Any, ...]:
