@@ -385,6 +385,7 @@ class CursorReader:
                 json_aside=cold.records if cold and sends_records and not memo else None,
                 memo=memo,
                 rowids_aside=rowids_aside,
+                remember=self.keep_state,
             )
             skip, records = self._l3.skip_rowids, self._l3.records
             self._l3.records = None
@@ -646,6 +647,7 @@ class CursorReader:
         memo: BlobMemo | None = None,
         rowids_aside: Callable[[], dict[str, int]] | None = None,
         settled_before_ms: int | None = None,
+        remember: bool = True,
     ) -> frozenset[int]:
         """The Cursor 3.x pass; returns the agent rows whose skipping changed. `probe`: the
         conversations whose bubble rows may have changed (None: any); `scan_upto`: a full
@@ -655,7 +657,7 @@ class CursorReader:
         self._l3 = read_layout3(
             conn, self.db_path, mapping, self._l3, probe=probe, scan_upto=scan_upto,
             json_aside=json_aside, memo=memo, rowids_aside=rowids_aside,
-            settled_before_ms=settled_before_ms,
+            settled_before_ms=settled_before_ms, remember=remember,
         )  # fmt: skip
         changed = self._l3.skip_changed
         return changed if changed is not None else before ^ self._l3.skip_rowids

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from codeburn.providers.ide.layout3.headers import stored_digest
+from codeburn.providers.ide.layout3.headers import ComposerRows, read_composers, stored_digest
 from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.samples.graph_writer import TurnSpec
@@ -99,3 +99,30 @@ def test_a_reader_read_once_drops_the_memos_and_reads_the_same(tmp_path: Path) -
     fresh = CursorReader(p.db_path, floor_ms=FLOOR, first_seen=again.first_seen).read(now_ms=NOW)
     assert call_rows(again) == call_rows(fresh)
     assert "cursor:root:c-a:1" not in {c.key for c in again.calls}
+
+
+def test_a_pass_nobody_keeps_parses_the_same_composers_without_their_stored_bytes(
+    tmp_path: Path,
+) -> None:
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    w.header(Header("c-a", folder="/home/me/a", created_ms=T0))
+    w.header(Header("c-bad", created_ms=T0))
+    w.header(Header("c-null", created_ms=T0))
+    w.composer("c-a", state="~", model="gpt-5", total_used_tokens=4_000)
+    w.composer("c-b", state="~", total_used_tokens=9_000, created_ms=T0 + HOUR)
+    w.composer("c-bad", state="~")
+    w.composer("c-null", state="~")
+    p.flush()
+    conn = sqlite3.connect(p.db_path)
+    conn.execute("UPDATE cursorDiskKV SET value = '{' || value WHERE key = 'composerData:c-bad'")
+    conn.execute("UPDATE cursorDiskKV SET value = NULL WHERE key = 'composerData:c-null'")
+    conn.commit()
+    kept_memo, lost_memo = ComposerRows(), ComposerRows()
+    kept = read_composers(conn, kept_memo)
+    lost = read_composers(conn, lost_memo, remember=False)
+    conn.close()
+    p.close()
+    assert lost == kept
+    assert kept[0]["c-bad"].bad_data and not kept[0]["c-null"].has_data
+    assert kept_memo.data and lost_memo.data == {}  # no digest of anybody's bytes kept

@@ -320,6 +320,14 @@ def _data_rows(
     return out
 
 
+def _parsed_rows(conn: sqlite3.Connection, memo: ComposerRows) -> list[tuple[Any, Parsed]]:
+    """`_data_rows` of a pass nobody keeps: every row parsed, no digest kept."""
+    listed = scan.fetch(conn, _DATA_KEYS_SQL)
+    parsed = _parse_data(conn, [rowid for _, rowid in listed])
+    memo.data = {}
+    return [(cid, parsed.get(rowid)) for cid, rowid in listed]
+
+
 def settled_composers(
     memo: ComposerRows, heads: dict[str, list[tuple[str, Any]]], before_ms: int
 ) -> set[str]:
@@ -370,6 +378,7 @@ def read_composers(
     memo: ComposerRows | None = None,
     *,
     settled_before_ms: int | None = None,
+    remember: bool = True,
 ) -> tuple[dict[str, Composer], bool]:
     """Every conversation the database lists, and whether any Cursor 3.x index exists.
 
@@ -377,6 +386,8 @@ def read_composers(
     change and merging composers whose sources did not; the result is the same without it.
     `settled_before_ms` (a refresh): the composerData rows of conversations last updated
     before it, under unchanged headers, are not read again (`settled_composers`).
+    `remember=False` (a read kept by nobody): the rows are parsed without keeping their
+    digests, so their stored bytes are not read as well.
     """
     memo = memo if memo is not None else ComposerRows()
     inputs: dict[str, list[tuple[str, Any]]] = {}
@@ -393,7 +404,7 @@ def read_composers(
     settled, untouched = None, set[str]()
     if settled_before_ms is not None:
         settled = settled_composers(memo, inputs, settled_before_ms)
-    rows = _data_rows(conn, memo, settled, untouched)
+    rows = _data_rows(conn, memo, settled, untouched) if remember else _parsed_rows(conn, memo)
     for cid, parsed in rows:
         if isinstance(parsed, tuple) and _is_id(cid):
             inputs.setdefault(cid, []).append(("data", parsed))

@@ -553,6 +553,7 @@ def read_layout3(
     memo: BlobMemo | None = None,
     rowids_aside: Callable[[], dict[str, int]] | None = None,
     settled_before_ms: int | None = None,
+    remember: bool = True,
 ) -> Layout3:
     """The 3.x pass over one database (one short read per query).
 
@@ -565,15 +566,15 @@ def read_layout3(
     over the rows up to that ROWID (`blob_scan`; `json_aside`: its JSON rows from another
     process), and `records` keeps the pass's JSON rows for the agent stream; otherwise they
     are looked up by key (a refresh decodes only the roots that changed) and `records` stays
-    None: the agent stream is walked on its own. `settled_before_ms` (a refresh): see
-    `read_composers`. With `memo` (a full parse; empty: none kept
+    None: the agent stream is walked on its own. `settled_before_ms` (a refresh) and
+    `remember`: see `read_composers`. With `memo` (a full parse; empty: none kept
     yet) the roots it knows are not decoded again, and `out.memo` is what to keep next.
     """
     if not has_index(conn):
         return Layout3()
     previous = previous if previous is not None else Layout3()
     composers, indexed = read_composers(
-        conn, previous.composer_rows, settled_before_ms=settled_before_ms
+        conn, previous.composer_rows, settled_before_ms=settled_before_ms, remember=remember
     )
     out = Layout3(indexed=indexed, composer_rows=previous.composer_rows)
     out.metas = conversation_metas(composers, db_path, workspace_projects)
