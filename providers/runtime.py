@@ -101,8 +101,8 @@ def can_fork() -> bool:
 
 @dataclass(slots=True)
 class _Deferred:
-    """What a `detached_after` block holds: works the next command waits for (`later`), then
-    works nobody waits for (`detached`)."""
+    """What a `detached_after` block holds: the caches (`later`), then the rest (`detached`),
+    done in that order by one writer."""
 
     first: list[Callable[[], object]] = field(default_factory=list)
     then: list[Callable[[], object]] = field(default_factory=list)
@@ -211,7 +211,7 @@ def detached(work: Callable[[], object]) -> bool:
     """`work()` in a forked process nobody waits for (a cache file it writes: the caller's
     answer does not depend on it); False when this process may not fork (see `can_fork`),
     and the caller does the work itself. Inside `detached_after`, the fork waits for the end
-    of that block.
+    of that block (whose writer the next command waits for, when the block holds a lock).
 
     The child forks again and ends at once, so the process doing the work belongs to nobody
     (never a zombie of the caller); it holds none of the caller's standard streams open (a
