@@ -165,30 +165,6 @@ def _user_part(data: bytes) -> UserPart | Bad:
     )
 
 
-def _parsed_user_part(data: bytes) -> UserPart | Bad:
-    """`_user_part` through `parse` (the reference its tests compare with)."""
-    try:
-        user = pb.nested(data, 3)
-    except pb.WireError:
-        return BAD
-    try:
-        text_chars = _text_len(pb.first_bytes(user, 1))
-        text_ref = pb.first_bytes(user, 18)
-    except pb.WireError:
-        return UserPart(failed_early=True)
-    try:
-        simulated = bool(pb.first_int(user, 5))
-    except pb.WireError:
-        return UserPart(text_chars=text_chars, text_ref=text_ref, failed_flag=True)
-    try:
-        ms = valid_ms(pb.first_int(user, 25))
-    except pb.WireError:
-        return UserPart(
-            text_chars=text_chars, text_ref=text_ref, simulated=simulated, failed_time=True
-        )
-    return UserPart(text_chars=text_chars, text_ref=text_ref, simulated=simulated, timestamp_ms=ms)
-
-
 def _plain_step(data: bytes) -> StepPart | None:
     """The common step, `{1: {1: text, 2?: timestamp}}` and nothing else, read in place (the
     text is neither copied nor decoded when the blob is ASCII); None for any other shape."""
