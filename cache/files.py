@@ -14,8 +14,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final, Generic, TypeVar
 
-from filelock import FileLock, Timeout
-
 from codeburn.providers import CodeBurnError
 
 LOCK_TIMEOUT_S = 30.0
@@ -304,6 +302,10 @@ def locked(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     if folder_problem(path.parent) is not None:
         yield
         return
+    # Imported here: filelock costs ~30 ms to import, and a CLI command takes its locks
+    # after its output (the writer forked then), if at all.
+    from filelock import FileLock, Timeout  # noqa: PLC0415
+
     lock = FileLock(str(path) + ".lock", timeout=timeout, mode=0o600)
     try:
         with lock:
