@@ -197,6 +197,9 @@ class CursorReader:
         self._l3 = Layout3()
         self._inline = False
         self._roots_known: bool | None = None  # this full parse's `_roots`
+        # this full parse's (or refresh's) `layout3_present`: without the index it reads
+        # every composerData row to say so (~5 ms at 100k messages), asked up to three times
+        self._index_known: bool | None = None
         # root id → (its graph, the graph's turns) of the last `turns`
         self._root_turns: dict[str, tuple[Graph, tuple[Turn, ...]]] = {}
 
@@ -475,8 +478,14 @@ class CursorReader:
         """Whether the 3.x index and a root exist: looked up once per full parse (a database
         without roots reads every composerData row to say so)."""
         if self._roots_known is None:
-            self._roots_known = layout3_present(conn) and roots_present(conn)
+            self._roots_known = self._indexed(conn) and roots_present(conn)
         return self._roots_known
+
+    def _indexed(self, conn: sqlite3.Connection) -> bool:
+        """`layout3_present`, looked up once per full parse or refresh."""
+        if self._index_known is None:
+            self._index_known = layout3_present(conn)
+        return self._index_known
 
     def _count_rows(self, conn: sqlite3.Connection) -> None:
         """The last row and the family counts, in one read transaction."""
@@ -530,7 +539,7 @@ class CursorReader:
         database has enough bubbles and this process may fork (`older`)."""
         if self._bubble_count < SPLIT_ROWS or not can_fork():
             return None
-        indexed = walk and layout3_present(conn)
+        indexed = walk and self._indexed(conn)
         share = caller_share(walk=walk, roots=walk and self._roots(conn), indexed=indexed)
         split = split_rowid(self._last_rowid, self._bubble_count, self.budget, share)
         reach = min(self._bubble_count, self.budget)
@@ -657,7 +666,7 @@ class CursorReader:
         self._l3 = read_layout3(
             conn, self.db_path, mapping, self._l3, probe=probe, scan_upto=scan_upto,
             json_aside=json_aside, memo=memo, rowids_aside=rowids_aside,
-            settled_before_ms=settled_before_ms, remember=remember,
+            settled_before_ms=settled_before_ms, remember=remember, index_known=self._index_known,
         )  # fmt: skip
         changed = self._l3.skip_changed
         return changed if changed is not None else before ^ self._l3.skip_rowids
@@ -792,7 +801,8 @@ class CursorReader:
             conn.execute("COMMIT")
         changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
         limit = new_rows[-1][0] if new_rows else self._last_rowid
-        if self._l3.present or layout3_present(conn):
+        self._index_known = None
+        if self._l3.present or self._indexed(conn):
             # New bubble rows name their conversation; a vanished one could be anyone's.
             unnamed = sub_rowids or bubbles_le != self._bubble_count
             probe = None if unnamed else set(changed)

@@ -105,3 +105,41 @@ def test_few_roots_by_key_equal_the_one_pass(
     one_pass, sql = _traced_read(_db(indexed), monkeypatch)
     assert any("+key >= 'agentKv:blob:'" in s for s in sql)  # the one pass did run
     assert _summary(one_pass) == _summary(by_key)
+
+
+def test_a_database_without_the_index_is_looked_at_once_per_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Saying there is no 3.x index reads every composerData row (`has_root`): a full parse
+    that splits its bubbles with a child asks three times (the split, the roots, the 3.x
+    pass), a refresh twice; each looks once."""
+    if not cursor_reader.can_fork():
+        pytest.skip("no fork here")
+    db = _db(_plain(tmp_path))
+    statements: list[str] = []
+
+    @contextlib.contextmanager
+    def traced(path: Path) -> Iterator[sqlite3.Connection]:
+        with open_readonly(path) as conn:
+            conn.set_trace_callback(statements.append)
+            yield conn
+
+    monkeypatch.setattr(cursor_reader, "open_readonly", traced)
+    # This small profile read as a large one is: bubbles split with a child that walks.
+    monkeypatch.setattr(cursor_reader, "SPLIT_ROWS", 1)
+    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 1)
+    reader = CursorReader(db, floor_ms=0)
+    looks = lambda: sum('"conversationState":"' in s for s in statements)  # noqa: E731
+    full = reader.read(now_ms=T0)
+    assert full.full and looks() == 1
+    with sqlite3.connect(db) as conn:  # a new message: the next read is a refresh
+        key, value = conn.execute(
+            "SELECT key, value FROM cursorDiskKV WHERE key LIKE 'bubbleId:%'"
+            " AND value ->> '$.type' = 2 AND value ->> '$.tokenCount.outputTokens' > 0"
+            " ORDER BY rowid DESC"
+        ).fetchone()
+        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key + "-again", value))
+    statements.clear()
+    refreshed = reader.read(now_ms=T0)
+    assert not refreshed.full and looks() == 1
+    assert len(refreshed.calls) == len(full.calls) + 1

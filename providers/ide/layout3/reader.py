@@ -554,6 +554,7 @@ def read_layout3(
     rowids_aside: Callable[[], dict[str, int]] | None = None,
     settled_before_ms: int | None = None,
     remember: bool = True,
+    index_known: bool | None = None,
 ) -> Layout3:
     """The 3.x pass over one database (one short read per query).
 
@@ -569,8 +570,9 @@ def read_layout3(
     None: the agent stream is walked on its own. `settled_before_ms` (a refresh) and
     `remember`: see `read_composers`. With `memo` (a full parse; empty: none kept
     yet) the roots it knows are not decoded again, and `out.memo` is what to keep next.
+    `index_known`: `layout3_present` as the caller just found it (None: look).
     """
-    if not has_index(conn):
+    if not (has_index(conn) if index_known is None else index_known):
         return Layout3()
     previous = previous if previous is not None else Layout3()
     composers, indexed = read_composers(
