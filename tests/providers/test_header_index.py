@@ -56,8 +56,8 @@ def _summary(calls: list[Any]) -> list[tuple[Any, ...]]:
     )
 
 
-def _traced_read(db: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
-    """The calls of a full parse in this process, and every SQL statement it ran."""
+def _trace_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every SQL statement the reader runs in this process from now on."""
     statements: list[str] = []
 
     @contextlib.contextmanager
@@ -67,6 +67,12 @@ def _traced_read(db: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], 
             yield conn
 
     monkeypatch.setattr(cursor_reader, "open_readonly", traced)
+    return statements
+
+
+def _traced_read(db: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
+    """The calls of a full parse in this process, and every SQL statement it ran."""
+    statements = _trace_statements(monkeypatch)
     monkeypatch.setattr(cursor_reader, "can_fork", lambda: False)
     result = CursorReader(db, floor_ms=0).read(now_ms=T0)
     monkeypatch.undo()
@@ -116,15 +122,7 @@ def test_a_database_without_the_index_is_looked_at_once_per_read(
     if not cursor_reader.can_fork():
         pytest.skip("no fork here")
     db = _db(_plain(tmp_path))
-    statements: list[str] = []
-
-    @contextlib.contextmanager
-    def traced(path: Path) -> Iterator[sqlite3.Connection]:
-        with open_readonly(path) as conn:
-            conn.set_trace_callback(statements.append)
-            yield conn
-
-    monkeypatch.setattr(cursor_reader, "open_readonly", traced)
+    statements = _trace_statements(monkeypatch)
     # This small profile read as a large one is: bubbles split with a child that walks.
     monkeypatch.setattr(cursor_reader, "SPLIT_ROWS", 1)
     monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 1)
