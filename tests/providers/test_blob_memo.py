@@ -171,6 +171,28 @@ def test_a_blob_gone_since_the_memo_decodes_its_root_again(
     assert set(made) <= set(with_turns) | set(expected["graphs"])
 
 
+@pytest.mark.parametrize("aside", [False, True])
+def test_the_blobs_of_a_memo_graph_no_root_takes_are_stream_rows_again(
+    tmp_path: Path, aside: bool
+) -> None:
+    db = _profile(tmp_path)
+    memo = _kept(db)
+    plain = _full(db, None)
+    cid = next(c for c, (_s, g, _r) in plain.graphs.items() if g.turns and not g.missing_blobs)
+    with sqlite3.connect(db) as conn:  # the conversation went: its memo graph is no one's
+        conn.execute("DELETE FROM cursorDiskKV WHERE key = ?", (f"composerData:{cid}",))
+    conn.close()
+    expected = _full(db, None)
+    assert cid not in expected.graphs and expected.skip_rowids < plain.skip_rowids
+    again = _full(db, memo, aside=aside)
+    assert _summary(again) == _summary(expected)
+    assert _stream(again) == _stream(expected)
+    first = _full(db, BlobMemo())  # what a parse without the memo would keep
+    assert again.memo is not None and first.memo is not None
+    kept, made = (read_memo(memo_bytes(m, str(db)), str(db)) for m in (again.memo, first.memo))
+    assert kept is not None and made is not None and kept.records == made.records
+
+
 def test_new_stream_rows_since_the_memo_are_decoded(tmp_path: Path) -> None:
     db = _profile(tmp_path)
     memo = _kept(db)
