@@ -249,8 +249,12 @@ def _parse_data(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple[
         chunk = rowids[start : start + _CHUNK]
         for row in scan.fetch(conn, _in_rowids(_DATA_SQL, chunk), chunk):
             parsed[int(row[0])] = tuple(row)
-        for (rowid,) in scan.fetch(conn, _in_rowids(_BAD_DATA_SQL, chunk), chunk):
-            parsed[int(rowid)] = _NOT_JSON
+        # Only the rows that were not JSON are looked at again (json_valid parses each row:
+        # ~8 ms a full parse at 2,000 rows, when nearly every row is JSON).
+        rest = [rowid for rowid in chunk if rowid not in parsed]
+        if rest:
+            for (rowid,) in scan.fetch(conn, _in_rowids(_BAD_DATA_SQL, rest), rest):
+                parsed[int(rowid)] = _NOT_JSON
     return parsed
 
 
