@@ -117,6 +117,28 @@ class Layout3:
     records: JsonRecords | None = None
     # ... and what it remembers for the next one (`memo`; the reader saves it: None once done)
     memo: BlobMemo | None = None
+    # A full parse's composerData fields by composer id (`read_composers`), for the bubble
+    # conversations' meta (`composer_fields`; the reader takes them: None once used)
+    data_fields: dict[str, tuple[Any, ...]] | None = None
+
+    def composer_fields(
+        self, composer_ids: list[str], places: tuple[int, ...]
+    ) -> tuple[dict[str, tuple[Any, ...]], list[str]]:
+        """The fields at `places` (`META_PLACES`, `TIMES_PLACES`) of these conversations'
+        composerData rows as this pass parsed them, and the ids it has none for (every id
+        when no full parse's pass ran)."""
+        data = self.data_fields
+        if data is None:
+            return {}, composer_ids
+        found: dict[str, tuple[Any, ...]] = {}
+        missing: list[str] = []
+        for cid in composer_ids:
+            row = data.get(cid)
+            if row is None:
+                missing.append(cid)
+            else:
+                found[cid] = tuple([row[i] for i in places])
+        return found, missing
 
     def forget_memos(self) -> None:
         """Drop what only a refresh reuses (a one-shot read): the parsed composer rows, the
@@ -595,10 +617,13 @@ def read_layout3(
     if not has_index(conn):
         return Layout3()
     previous = previous if previous is not None else Layout3()
+    # (a refresh reads only some rows: its bubble conversations read their meta themselves)
+    fields: dict[str, tuple[Any, ...]] | None = {} if settled_before_ms is None else None
     composers, indexed = read_composers(
-        conn, previous.composer_rows, settled_before_ms=settled_before_ms, remember=remember
-    )
-    out = Layout3(indexed=indexed, composer_rows=previous.composer_rows)
+        conn, previous.composer_rows, settled_before_ms=settled_before_ms, remember=remember,
+        fields=fields,
+    )  # fmt: skip
+    out = Layout3(indexed=indexed, composer_rows=previous.composer_rows, data_fields=fields)
     out.metas = conversation_metas(composers, db_path, workspace_projects)
     for cid, meta in out.metas.items():
         if meta.project is not None and meta.project != workspace_projects.get(cid):
