@@ -35,7 +35,7 @@ SPLIT_ROWS: Final = 20_000
 # rows), more still when it has roots to follow in that pass.
 SHARE_ALONE: Final = 0.5
 SHARE_WITH_WALK: Final = 0.70
-SHARE_WITH_WALK_AND_INDEX: Final = 0.65
+SHARE_WITH_WALK_AND_INDEX: Final = 0.64
 SHARE_WITH_WALK_AND_ROOTS: Final = 0.55
 
 Send = Callable[[object], None]

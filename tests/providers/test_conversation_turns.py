@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from codeburn.providers.agent import GraphTurn, graph_turns
 from codeburn.providers.agent.graph import Graph
 from codeburn.providers.conversations import LocalConversation, local_conversations
+from codeburn.providers.ide import sql as scan
+from codeburn.providers.ide.layout3 import Layout3
 from codeburn.providers.localtime import parse_iso_ms
 from tests.cursor_fixtures import NOW_MS, ago, by_key, profile, read
 
@@ -31,6 +36,45 @@ def test_bubble_turns_run_from_the_user_message_to_the_last_reply(tmp_path: Path
         (_ms(ago(10)), _ms(ago(9)), "o3"),
     )
     assert result.titles == {"c1": "Fix the login"}
+
+
+def test_a_3x_index_gives_bubble_conversations_the_meta_its_pass_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With the Cursor 3.x index the pass parses every composerData row; the bubble
+    # conversations' title, meter and dates come from those rows, as read on their own.
+    created, updated = NOW_MS - 3_600_000, NOW_MS - 600_000
+    with profile(tmp_path) as p:
+        p.bubble("c1", "u1", role="user", text="q" * 8, created_at=ago(30))
+        p.bubble("c1", "a1", role="assistant", text="r" * 8, created_at=ago(29), model="o3")
+        c1 = {"name": "Fix the login", "modelConfig": {"modelName": "o3"}, "lastUpdatedAt": updated}
+        p.composer("c1", created_at_ms=created, total_used_tokens=5_000, extra=c1)
+        p.bubble("old", "u1", role="user", text="q" * 8)
+        p.bubble("old", "a1", role="assistant", text="r" * 80, model="gpt-5")
+        p.composer("old", created_at_ms=created, extra={"lastUpdatedAt": updated, "name": "Old"})
+        p.bubble("bare", "a1", role="assistant", text="r" * 8, created_at=ago(3))  # no composer
+        heads = [{"type": "head", "composerId": c} for c in ("c1", "old", "bare")]
+        p.put_item("composer.composerHeaders", {"allComposers": heads})
+    asked: list[str] = []
+    for name in ("composer_meta", "composer_times"):
+        monkeypatch.setattr(scan, name, _recorded(getattr(scan, name), asked))
+    result = read(p.db_path)
+    assert asked == ["bare"]  # the only one without a composerData row
+    assert result.titles == {"c1": "Fix the login", "old": "Old"}
+    # ... the same as each conversation's meta read on its own
+    monkeypatch.setattr(Layout3, "composer_fields", lambda _self, ids, _places: ({}, ids))
+    alone = read(p.db_path)
+    assert sorted(asked) == ["bare", "bare", "c1", "old", "old"]
+    assert result.calls == alone.calls and result.titles == alone.titles
+    assert result.turns == alone.turns
+
+
+def _recorded(read: Any, asked: list[str]) -> Any:
+    def recorded(conn: Any, ids: list[str]) -> Any:
+        asked.extend(ids)
+        return read(conn, ids)
+
+    return recorded
 
 
 def test_inferred_dates_make_no_turn(tmp_path: Path) -> None:

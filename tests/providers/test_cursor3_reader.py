@@ -430,3 +430,22 @@ def test_meters_above_10m_tokens_are_skipped_and_counted(tmp_path: Path) -> None
     ]
     assert "c-m" not in result.conversations  # nothing to show: said by the count
     assert result.skipped_gauges == 2
+
+
+def test_which_listed_conversations_have_bubbles_is_asked_in_batches(tmp_path: Path) -> None:
+    """Over 500 listed conversations (more than one statement's worth): a conversation is
+    one of bubbles only by its own `bubbleId:<id>:` rows, not by an id it prefixes."""
+    meters = {i for i in range(1_203) if i % 7 == 3} | {9, 19}  # c-9x, c-19x have bubbles
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        w = Cursor3Writer(p)
+        for i in range(1_203):
+            cid = f"c-{i}"
+            w.header(Header(cid, created_ms=T0 + i * MIN))
+            w.composer(cid, created_ms=T0 + i * MIN, total_used_tokens=1_000 + i)
+            if i not in meters:
+                at = iso_utc(T0 + i * MIN)
+                p.bubble(cid, "u", role="user", text="u" * 40, created_at=at)
+                p.bubble(cid, "a", role="assistant", text="a" * 80, created_at=at)
+    kinds = read(p.db_path).conversations
+    assert {cid for cid, kind in kinds.items() if kind == "meter"} == {f"c-{i}" for i in meters}
+    assert {kinds[f"c-{i}"] for i in range(1_203) if i not in meters} == {"bubbles"}

@@ -8,7 +8,12 @@ from codeburn.providers.ide.layout3.blob_scan import (
     packed_blob_rowids,
     unpack_rowids,
 )
-from codeburn.providers.ide.layout3.headers import ConversationMeta, path_project
+from codeburn.providers.ide.layout3.headers import (
+    META_PLACES,
+    TIMES_PLACES,
+    ConversationMeta,
+    path_project,
+)
 from codeburn.providers.ide.layout3.memo import (
     MEMO_VERSION,
     BlobMemo,
@@ -30,7 +35,9 @@ from codeburn.providers.ide.layout3.reader import (
 __all__ = [
     "BUBBLES",
     "MEMO_VERSION",
+    "META_PLACES",
     "ROOT",
+    "TIMES_PLACES",
     "UNREADABLE",
     "BlobMemo",
     "ConversationMeta",

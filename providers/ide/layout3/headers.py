@@ -46,6 +46,19 @@ _DATA_SQL: Final = (
     " coalesce(json_type(value, '$.blobEncryptionKey'), 'null') != 'null'"
     f" {_DATA_FAMILY} AND json_valid(value)"
 )
+
+
+def _place(path: str) -> int:
+    return 1 + _DATA_FIELDS.index(path)  # after the ROWID
+
+
+# Where the fields of `sql.composer_meta` and `sql.composer_times` are in a parsed row: the
+# same `json_extract` of the same paths, under the same `json_valid` guard.
+META_PLACES: Final = tuple(
+    map(_place, ("$.createdAt", "$.promptTokenBreakdown.totalUsedTokens",
+                 "$.contextTokensUsed", "$.name"))
+)  # fmt: skip
+TIMES_PLACES: Final = (_place("$.createdAt"), _place("$.lastUpdatedAt"))
 _BAD_DATA_SQL: Final = (
     f"SELECT rowid {_DATA_FAMILY} AND value IS NOT NULL AND NOT json_valid(value)"
 )
@@ -249,8 +262,12 @@ def _parse_data(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple[
         chunk = rowids[start : start + _CHUNK]
         for row in scan.fetch(conn, _in_rowids(_DATA_SQL, chunk), chunk):
             parsed[int(row[0])] = tuple(row)
-        for (rowid,) in scan.fetch(conn, _in_rowids(_BAD_DATA_SQL, chunk), chunk):
-            parsed[int(rowid)] = _NOT_JSON
+        # Only the rows that were not JSON are looked at again (json_valid parses each row:
+        # ~8 ms a full parse at 2,000 rows, when nearly every row is JSON).
+        rest = [rowid for rowid in chunk if rowid not in parsed]
+        if rest:
+            for (rowid,) in scan.fetch(conn, _in_rowids(_BAD_DATA_SQL, rest), rest):
+                parsed[int(rowid)] = _NOT_JSON
     return parsed
 
 
@@ -379,6 +396,7 @@ def read_composers(
     *,
     settled_before_ms: int | None = None,
     remember: bool = True,
+    fields: dict[str, tuple[Any, ...]] | None = None,
 ) -> tuple[dict[str, Composer], bool]:
     """Every conversation the database lists, and whether any Cursor 3.x index exists.
 
@@ -388,6 +406,8 @@ def read_composers(
     before it, under unchanged headers, are not read again (`settled_composers`).
     `remember=False` (a read kept by nobody): the rows are parsed without keeping their
     digests, so their stored bytes are not read as well.
+    `fields`: filled with the parsed fields of every JSON composerData row, by composer id
+    (see `META_PLACES`).
     """
     memo = memo if memo is not None else ComposerRows()
     inputs: dict[str, list[tuple[str, Any]]] = {}
@@ -406,8 +426,11 @@ def read_composers(
         settled = settled_composers(memo, inputs, settled_before_ms)
     rows = _data_rows(conn, memo, settled, untouched) if remember else _parsed_rows(conn, memo)
     for cid, parsed in rows:
-        if isinstance(parsed, tuple) and _is_id(cid):
-            inputs.setdefault(cid, []).append(("data", parsed))
+        if isinstance(parsed, tuple):
+            if fields is not None:
+                fields[cid] = parsed
+            if _is_id(cid):
+                inputs.setdefault(cid, []).append(("data", parsed))
     for cid, parsed in rows:
         if parsed == _NOT_JSON and cid in inputs:
             inputs[cid].append(("bad", None))
