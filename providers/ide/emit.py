@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import chain
 from operator import itemgetter
 from typing import Any, Final
 
@@ -98,11 +99,12 @@ def _tools_of(languages: str | None) -> tuple[str, ...]:
 
 
 def _stream_tools(conv: Conversation) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    tools: dict[str, None] = {}
-    commands: dict[str, None] = {}
-    for request in conv.stream:
-        tools.update(dict.fromkeys(request.tools))
-        commands.update(dict.fromkeys(request.commands))
+    """The joined requests' tools and commands, each once, in first-seen order."""
+    stream = conv.stream
+    if not stream:
+        return (), ()
+    tools = dict.fromkeys(chain.from_iterable([r.tools for r in stream]))
+    commands = dict.fromkeys(chain.from_iterable([r.commands for r in stream]))
     return tuple(tools), tuple(commands)
 
 
