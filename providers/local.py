@@ -31,7 +31,7 @@ from codeburn.providers.ide import (
     workspace_storage_dir,
 )
 from codeburn.providers.parts import PartFacts, PartMemo, since
-from codeburn.providers.runtime import Aside, can_fork, detached
+from codeburn.providers.runtime import Aside, can_fork, detached, later
 from codeburn.providers.sqlite_ro import DatabaseMissingError
 
 FIRST_SEEN_PREFIX: Final = "agent-transcripts:"
@@ -223,6 +223,7 @@ class LocalReader:
         self.agent = AgentSide(store, home, keep_state=keep_state)
         self._reader: CursorReader | None = None
         self._seen_saved: dict[str, int] | None = None
+        self._seen_queued: dict[str, int] | None = None  # for the command's writer to save
         self._parts = PartMemo()
         self._conversations = ConversationMemo()
 
@@ -296,8 +297,21 @@ class LocalReader:
     def _save_first_seen(self, seen: dict[str, int]) -> None:
         # Unchanged since this reader saved it: the file holds these times or earlier ones.
         if seen != self._seen_saved:
-            self.store.save_first_seen(self.db_key, seen)
+            store, key = self.store, self.db_key
+            # A CLI command's writer saves them once its output is out (~7 ms at 12k requests);
+            # until then `first_seen_of` adds them to the file's.
+            if later(lambda: store.save_first_seen(key, seen)):
+                self._seen_queued = seen
+            else:
+                store.save_first_seen(key, seen)
             self._seen_saved = seen
+
+    def first_seen_of(self, namespace: str) -> dict[str, int]:
+        """The first-seen times kept for `namespace`: the file's, with those this reader
+        queued for the command's writer (`later`) that it has not saved yet."""
+        stored = self.store.load_first_seen(namespace)
+        queued = self._seen_queued if namespace == self.db_key else None
+        return earliest(stored, queued) if queued else stored
 
     def _reader_for(self, floor_ms: int, held: dict[str, int] | None = None) -> CursorReader:
         reader = self._reader

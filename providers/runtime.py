@@ -109,16 +109,19 @@ class _Deferred:
 
 
 _after: list[_Deferred | None] = []  # the works `detached_after` blocks hold (None: `now`)
+_kept: list[_Deferred] = []  # blocks of `detached_after(keep=True)`: never freed
 
 
 @contextlib.contextmanager
-def detached_after(hold: Path | None = None) -> Iterator[None]:
+def detached_after(hold: Path | None = None, *, keep: bool = False) -> Iterator[None]:
     """Work handed to `detached` or `later` inside the block is done by one process forked
     when the block ends (a CLI command: once its output is written), `later` works first.
     Forked at once, the writer ran beside the rest of the command on a 2-core machine, and
     every page the command wrote after the fork was copied (a cold Cursor 3.x report: its
     blob memo). `hold`: a lock file the writer holds until it ends, so that the next command
-    (`wait_for_writers`) reads what it wrote."""
+    (`wait_for_writers`) reads what it wrote. `keep`: the block's works, and all they hold (a
+    command's calls), are never freed — the process ends next without freeing anything (see
+    the CLI's `run`): freed after the writer's fork, every page they are on was copied."""
     block = _Deferred()
     _after.append(block)
     try:
@@ -126,6 +129,8 @@ def detached_after(hold: Path | None = None) -> Iterator[None]:
     finally:
         _after.remove(block)
         _finish(block, hold)
+        if keep:
+            _kept.append(block)
 
 
 @contextlib.contextmanager

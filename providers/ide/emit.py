@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import chain
 from operator import itemgetter
 from typing import Any, Final
 
@@ -98,11 +99,12 @@ def _tools_of(languages: str | None) -> tuple[str, ...]:
 
 
 def _stream_tools(conv: Conversation) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    tools: dict[str, None] = {}
-    commands: dict[str, None] = {}
-    for request in conv.stream:
-        tools.update(dict.fromkeys(request.tools))
-        commands.update(dict.fromkeys(request.commands))
+    """The joined requests' tools and commands, each once, in first-seen order."""
+    stream = conv.stream
+    if not stream:
+        return (), ()
+    tools = dict.fromkeys(chain.from_iterable([r.tools for r in stream]))
+    commands = dict.fromkeys(chain.from_iterable([r.commands for r in stream]))
     return tuple(tools), tuple(commands)
 
 
@@ -245,26 +247,33 @@ def _conversation_record(conv: Conversation, input_tokens: int, model: str | Non
 def bubble_turns(bubbles: Sequence[Bubble]) -> tuple[Turn, ...]:
     """Turns of a conversation's bubbles (ascending ROWID): a user bubble opens one, replies
     extend it to their time. The caller leaves out conversations with inferred dates."""
-    turns: list[list[Any]] = []
-    turn: list[Any] | None = None
+    turns: list[Turn] = []
+    append = turns.append
+    # The open turn: its start, end and model (None: no turn yet), made a tuple once closed.
+    start: Any = None
+    end: Any = 0
+    model: str | None = None
     models: dict[str, str] = {}
     for bubble in bubbles:
         ts = bubble[B_TS]
         # Kept bubbles carry int times in range; anything else is checked the long way.
         if (type(ts) is not int or not 0 < ts < LATEST_MS) and (not is_date_ms(ts) or ts <= 0):
             continue
-        user = bubble[B_TYPE] == USER_TYPE
-        if user or turn is None:
-            turn = [ts, ts, None]
-            turns.append(turn)
-            if user:
-                continue
-        if ts > turn[1]:  # noqa: PLR1730 - max() is a call per bubble
-            turn[1] = ts
+        if bubble[B_TYPE] == USER_TYPE:
+            if start is not None:
+                append((int(start), int(end), model))
+            start = end = ts
+            model = None
+            continue
+        if start is None:
+            start = end = ts
+        elif ts > end:
+            end = ts
         name = bubble[B_MODEL]
         if name:
             model = models.get(name)
             if model is None:
                 model = models[name] = canonical_model(name)
-            turn[2] = model
-    return tuple((int(a), int(b), m) for a, b, m in turns)
+    if start is not None:
+        append((int(start), int(end), model))
+    return tuple(turns)

@@ -66,6 +66,17 @@ class _Grouper:
         groups, day_of = self.groups, self.day_of
         covers = coverage.covers if coverage else None
         lo, hi, day = 0, 0, None
+        # The last call's group, and what its key is made of: the next call of the same run
+        # (one conversation, one model: most calls) adds to it without a key of its own. The
+        # same objects mean the same key; equal ones not the same go the long way.
+        sums: list[Any] | None = None
+        session: object = None
+        model: object = None
+        project: object = None
+        provider: object = None
+        est: object = None
+        billed: object = None
+        priced: object = None
         for call in calls:
             ms = call.timestamp_ms
             if covers is not None and covers(call.provider, ms):
@@ -73,19 +84,30 @@ class _Grouper:
             if not lo <= ms < hi:
                 day = day_of(ms)
                 lo, hi = self._lo, self._hi
+                sums = None
             if day is None:
                 continue
-            key = (
-                day, call.provider, call.model, call.project, call.session, call.estimated,
-                call.billed, call.priced, True, LOCAL,
-            )  # fmt: skip
-            sums = groups.get(key)
-            if sums is None:
-                groups[key] = [
-                    call.cost, 1, call.input_tokens, call.output_tokens, call.cache_read_tokens,
-                    call.cache_write_tokens, 1 if call.not_charged else 0, ms, ms,
-                ]  # fmt: skip
-                continue
+            if not (
+                sums is not None
+                and call.session is session
+                and call.model is model
+                and call.project is project
+                and call.provider is provider
+                and call.estimated is est
+                and call.billed is billed
+                and call.priced is priced
+            ):
+                session, model, project = call.session, call.model, call.project
+                provider, est = call.provider, call.estimated
+                billed, priced = call.billed, call.priced
+                key = (day, provider, model, project, session, est, billed, priced, True, LOCAL)
+                sums = groups.get(key)
+                if sums is None:
+                    sums = groups[key] = [
+                        call.cost, 1, call.input_tokens, call.output_tokens, call.cache_read_tokens,
+                        call.cache_write_tokens, 1 if call.not_charged else 0, ms, ms,
+                    ]  # fmt: skip
+                    continue
             sums[0] += call.cost
             sums[1] += 1
             sums[2] += call.input_tokens

@@ -56,9 +56,17 @@ def _rows(items: Iterable[tuple[dict[str, Any], Totals]], name_key: str) -> list
 
 def _period_slices(
     days: dict[date, DaySlices], period: Period, providers: frozenset[str]
-) -> tuple[DaySlices, list[tuple[date, DaySlices]]]:
+) -> tuple[DaySlices, list[tuple[date, Totals]]]:
+    """The period's slices merged, and each day's totals over `providers` (the sums a merge
+    of that day alone would give: no day's models and projects are merged for them)."""
     in_range = [(d, s) for d, s in sorted(days.items()) if period.start <= d <= period.end]
-    per_day = [(d, merge_days([s], providers, conversations=False)) for d, s in in_range]
+    per_day = []
+    for d, slices in in_range:
+        total = Totals()
+        for provider, part in slices.items():
+            if provider in providers:
+                total.merge(part.totals)
+        per_day.append((d, total))
     return merge_days((s for _, s in in_range), providers), per_day
 
 
@@ -119,16 +127,25 @@ def attribution_block(merged: DaySlices) -> dict[str, Any]:
 
 
 def conversation_rows(merged: DaySlices, limit: int = TOP_CONVERSATIONS) -> list[dict[str, Any]]:
-    """The period's conversations, top `limit` by cost (then id)."""
+    """The period's conversations, top `limit` by cost (then id); rows made for those only.
+    A conversation of one provider is read as it is (copied only to merge another into)."""
     convs: dict[str, ConversationSums] = {}
+    copied: set[str] = set()
     for part in merged.values():
         for cid, conv in part.conversation_sums().items():
             mine = convs.get(cid)
             if mine is None:
-                convs[cid] = conv.copy()
-            else:
-                mine.merge(conv)
-    rows = [
+                convs[cid] = conv
+                continue
+            if cid not in copied:
+                mine = convs[cid] = mine.copy()
+                copied.add(cid)
+            mine.merge(conv)
+    top = sorted(
+        ((cid, c) for cid, c in convs.items() if c.totals.calls),
+        key=lambda item: (-item[1].totals.cost, item[0]),
+    )[:limit]
+    return [
         {
             "id": cid,
             "title": c.title,
@@ -139,11 +156,8 @@ def conversation_rows(merged: DaySlices, limit: int = TOP_CONVERSATIONS) -> list
             "last": iso_utc(c.last_ms),
             **c.totals.to_json(),
         }
-        for cid, c in convs.items()
-        if c.totals.calls
+        for cid, c in top
     ]
-    rows.sort(key=lambda r: (-r["cost"], r["id"]))
-    return rows[:limit]
 
 
 def build_report(
@@ -196,9 +210,7 @@ def build_report(
             "name",
         ),
         "projects": _rows(((names.fields(p), t) for p, t in projects.items()), "project"),
-        "days": [
-            {"date": d.isoformat(), **_total(s).to_json()} for d, s in per_day if _total(s).calls
-        ],
+        "days": [{"date": d.isoformat(), **t.to_json()} for d, t in per_day if t.calls],
         "unpricedModels": sorted(
             ({"model": m, "calls": c, "tokens": t} for m, (c, t) in unpriced.items()),
             key=lambda r: (-r["tokens"], r["model"]),

@@ -325,7 +325,7 @@ class UsageService:
                 local.diagnostics,
                 conversations={},
             )
-        if needed and any(load_first_seen(self.cache_dir, n) for n in lost):
+        if needed and any(self._local.first_seen_of(n) for n in lost):
             local.warnings = [*local.warnings, self._undated_notice(daily)]
         if store_error is not None and local.state == "ok":
             local = LocalState(
@@ -399,7 +399,7 @@ class UsageService:
             mark_from = first if cache.imports is not None else (cache.sealed_from or first)
             cache.seal(first, last, derived, import_marks(min(mark_from, first), last, snapshot))
             for namespace in (self.db_key, self._local.agent.first_seen_key):
-                seen = load_first_seen(self.cache_dir, namespace)
+                seen = self._local.first_seen_of(namespace)
                 cache.remember_first_seen(namespace, seen, before_ms)
             cache.remember_paths(paths)
 

@@ -17,11 +17,12 @@ from codeburn.cache.daily_cache import daily_path
 from codeburn.cache.files import write_json_atomic
 from codeburn.cache.first_seen import FILE as FIRST_SEEN_FILE
 from codeburn.cache.imports.store import import_rows, store_path
+from codeburn.providers import runtime
 from codeburn.providers.exports.usage_csv import parse_csv
 from codeburn.providers.localtime import iso_utc, now_ms, today
 from codeburn.providers.samples.home_writer import AgentHomeWriter, assistant, turn_ended, user
 from codeburn.providers.samples.profile_writer import ProfileWriter
-from codeburn.server.cli.main import main
+from codeburn.server.cli.main import WRITERS_LOCK, main
 from codeburn.server.service.periods import Period
 from codeburn.server.service.usage import UsageService
 from tests.csv_fixtures import ExportRow, export_bytes, iso_local, write_export
@@ -226,3 +227,42 @@ def test_a_lost_first_seen_file_with_nothing_to_date_says_nothing(tmp_path: Path
         (day.isoformat(), 1),
         (today().isoformat(), 1),
     ]
+
+
+# -- a CLI command: the first-seen times are saved by its writer, after its output ---------------
+
+
+@contextmanager
+def _command(cache: Path) -> Iterator[None]:
+    """As a CLI command runs: cache files written by one process forked at its end."""
+    with runtime.detached_after(cache / WRITERS_LOCK):
+        yield
+    runtime.wait_for_writers(cache / WRITERS_LOCK)
+
+
+def _stored(cache: Path) -> dict[str, object]:
+    path = cache / FIRST_SEEN_FILE
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+@pytest.mark.skipif(not runtime.can_fork(), reason="no fork here: nothing is written later")
+def test_a_commands_first_seen_times_are_written_after_it_and_held_by_what_it_seals(
+    tmp_path: Path, env: Env
+) -> None:
+    day = days_ago(4)
+    db, touch = _stream_request(tmp_path / "Cursor")
+    touch(at(day, 10))
+    with _command(env.cache):
+        assert _days(db, day, today()) == [(day.isoformat(), 1)]  # seals `day`
+        assert str(db) not in _stored(env.cache)  # not yet: the writer saves them
+    assert _stored(env.cache)[str(db)] == {"req-9": at(day, 10)}
+    _lose(env.cache, "deleted")
+    touch(now_ms())
+    with _command(env.cache):  # the sealed day held the time the writer had still to save
+        assert _days(db, day, today()) == [(day.isoformat(), 1)]
+    _legacy(env.cache)
+    _lose(env.cache, "corrupt")
+    touch(now_ms())
+    with _command(env.cache):
+        report = UsageService(db).report(Period("custom", day, today()), sync=False)
+    assert any(FIRST_SEEN_FILE in w and "were lost" in w for w in report["warnings"])
