@@ -220,10 +220,10 @@ class LocalReader:
         self.db_key = str(db_path)
         self.store = store
         self.keep_state = keep_state
-        self.agent = AgentSide(store, home, keep_state=keep_state)
+        self.seen = QueuedFirstSeen(store)
+        self.agent = AgentSide(store, home, keep_state=keep_state, seen=self.seen)
         self._reader: CursorReader | None = None
         self._seen_saved: dict[str, int] | None = None
-        self._seen_queued: dict[str, int] | None = None  # for the command's writer to save
         self._parts = PartMemo()
         self._conversations = ConversationMemo()
 
@@ -297,26 +297,17 @@ class LocalReader:
     def _save_first_seen(self, seen: dict[str, int]) -> None:
         # Unchanged since this reader saved it: the file holds these times or earlier ones.
         if seen != self._seen_saved:
-            store, key = self.store, self.db_key
-            # A CLI command's writer saves them once its output is out (~7 ms at 12k requests);
-            # until then `first_seen_of` adds them to the file's.
-            if later(lambda: store.save_first_seen(key, seen)):
-                self._seen_queued = seen
-            else:
-                store.save_first_seen(key, seen)
+            self.seen.save(self.db_key, seen)
             self._seen_saved = seen
 
     def first_seen_of(self, namespace: str) -> dict[str, int]:
-        """The first-seen times kept for `namespace`: the file's, with those this reader
-        queued for the command's writer (`later`) that it has not saved yet."""
-        stored = self.store.load_first_seen(namespace)
-        queued = self._seen_queued if namespace == self.db_key else None
-        return earliest(stored, queued) if queued else stored
+        """The first-seen times kept for `namespace` (see `QueuedFirstSeen.load`)."""
+        return self.seen.load(namespace)
 
     def _reader_for(self, floor_ms: int, held: dict[str, int] | None = None) -> CursorReader:
         reader = self._reader
         if reader is None or reader.floor_ms > floor_ms:
-            first_seen = self.store.load_first_seen(self.db_key)
+            first_seen = self.seen.load(self.db_key)
             if held:  # the file was lost: a request a sealed day holds keeps its day
                 first_seen = earliest(first_seen, held)
             reader = CursorReader(
@@ -327,15 +318,44 @@ class LocalReader:
         return reader
 
 
+class QueuedFirstSeen:
+    """The store's first-seen times, with the saves a CLI command queued for its writer
+    (`later`: the lock, the read and the fsync cost ~20 ms before the output at 100k
+    messages): until the writer saves them, `load` adds them to the file's."""
+
+    def __init__(self, store: LocalStore) -> None:
+        self.store = store
+        self._queued: dict[str, dict[str, int]] = {}
+
+    def load(self, namespace: str) -> dict[str, int]:
+        stored = self.store.load_first_seen(namespace)
+        queued = self._queued.get(namespace)
+        return earliest(stored, queued) if queued else stored
+
+    def save(self, namespace: str, seen: dict[str, int]) -> None:
+        store = self.store
+        if later(lambda: store.save_first_seen(namespace, seen)):
+            queued = self._queued.get(namespace)
+            self._queued[namespace] = earliest(queued, seen) if queued else dict(seen)
+        else:
+            store.save_first_seen(namespace, seen)
+
+
 class AgentSide:
     """Transcripts and CLI sessions under one Cursor home: one AgentReader kept alive
     (incremental refresh), its per-file state and the first-seen dates of undated transcript
     turns kept in the store, and the combination with the IDE reader's result."""
 
     def __init__(
-        self, store: LocalStore, home: Path | None = None, *, keep_state: bool = True
+        self,
+        store: LocalStore,
+        home: Path | None = None,
+        *,
+        keep_state: bool = True,
+        seen: QueuedFirstSeen | None = None,
     ) -> None:
         self.store = store
+        self.seen = seen if seen is not None else QueuedFirstSeen(store)
         self.keep_state = keep_state
         self.home = canonical(home if home is not None else cursor_home())
         self.home_key = str(self.home)
@@ -389,13 +409,13 @@ class AgentSide:
         """`held`: first-seen times sealed days hold (the daily cache's copy), for a lost file;
         `parts`: the caller's memo of its parts' facts."""
         key = self.first_seen_key
-        stored = self.store.load_first_seen(key) if agent.transcripts else {}
+        stored = self.seen.load(key) if agent.transcripts else {}
         seen = earliest(stored, held) if held and agent.transcripts else stored
         combined = combine(ide_side(ide), agent, seen, self._calls, parts)
         if not self.keep_state:
             self._calls = CallMemo()
         if combined.first_seen != stored:
-            self.store.save_first_seen(key, combined.first_seen)
+            self.seen.save(key, combined.first_seen)
         return combined
 
 

@@ -75,3 +75,29 @@ def test_a_thread_started_inside_the_command_gets_its_later_work_done_in_process
         assert runtime.later(lambda: target.write_text("in process"))
         monkeypatch.setattr(runtime, "can_fork", lambda: False)
     assert target.read_text() == "in process"
+
+
+@pytest.mark.usefixtures("forking")
+def test_first_seen_times_are_saved_by_the_writer_and_read_meanwhile(tmp_path: Path) -> None:
+    """Both namespaces (the database's and the Cursor home's transcripts) go through one
+    queue: a command's saves are the writer's, its own loads see them at once."""
+    from codeburn.cache import LocalFiles  # noqa: PLC0415
+    from codeburn.providers.local import LocalReader  # noqa: PLC0415
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    store, hold = LocalFiles(cache), cache / "writers.lock"
+    local = LocalReader(tmp_path / "state.vscdb", store, tmp_path / "home", keep_state=False)
+    assert local.agent.seen is local.seen
+    home_key = local.agent.first_seen_key
+    local.seen.save(home_key, {"t1": 5_000})  # no command: saved at once
+    assert store.load_first_seen(home_key) == {"t1": 5_000}
+    with runtime.detached_after(hold):
+        local.seen.save(home_key, {"t1": 9_000, "t2": 3_000})
+        local.seen.save(local.db_key, {"r1": 7_000})
+        assert store.load_first_seen(home_key) == {"t1": 5_000}  # the writer's, later
+        assert local.first_seen_of(home_key) == {"t1": 5_000, "t2": 3_000}
+        assert local.first_seen_of(local.db_key) == {"r1": 7_000}
+    runtime.wait_for_writers(hold)
+    assert store.load_first_seen(home_key) == {"t1": 5_000, "t2": 3_000}
+    assert store.load_first_seen(local.db_key) == {"r1": 7_000}
