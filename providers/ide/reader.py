@@ -494,10 +494,8 @@ class CursorReader:
         conn.execute("BEGIN")
         try:
             self._last_rowid, self._last_key = scan.last_row(conn)
-            last = self._last_rowid
-            self._bubble_count = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last)
-            self._agent_count = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last)
-            self._total_count = scan.total_count(conn)
+            # In this transaction every row is at or below the last ROWID.
+            self._bubble_count, self._agent_count, self._total_count = scan.family_counts(conn)
         finally:
             conn.execute("COMMIT")
 

@@ -358,3 +358,29 @@ def test_text_that_is_not_utf8_mid_scan_is_decoded_with_replacement_once(
     calls = read(p.db_path).calls
     assert len(calls) == 12 and len({c.key for c in calls}) == 12
     assert {c.model for c in calls} == {"m", "g\ufffdpt"}
+
+
+@pytest.mark.parametrize("bubbles, agents", [(3, 40), (40, 3), (20, 20), (0, 5), (5, 0), (0, 0)])
+def test_family_counts_walk_the_smaller_family_and_equal_counting_both(
+    tmp_path: Path, bubbles: int, agents: int
+) -> None:
+    """Keys of every kind outside the two families (NULL, numbers, BLOBs, text on either side
+    and between them) are the rest the larger family's count leaves out."""
+    db = tmp_path / "state.vscdb"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+        rows: list[tuple[Any, bytes]] = [(f"bubbleId:c:{i}", b"{}") for i in range(bubbles)]
+        rows += [(f"agentKv:blob:{i:04x}", b"\x0a") for i in range(agents)]
+        rows += [(None, b""), (None, b""), (7, b""), (2.5, b""), (b"bubbleId:blob", b"")]
+        rows += [(k, b"") for k in ("agentKv:blob", "agentKv:blob;", "b", "bubbleId;", "z")]
+        rows += [("agentKv:blob:", b""), ("bubbleId:", b""), ("composerData:x", b"{}")]
+        conn.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)", rows)
+    with open_readonly(db) as conn:
+        last = scan.last_row(conn)[0]
+        expected = (
+            scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last),
+            scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last),
+            scan.total_count(conn),
+        )
+        assert expected[:2] == (bubbles + 1, agents + 1)  # the bare prefixes are members
+        assert scan.family_counts(conn) == expected
