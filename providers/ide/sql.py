@@ -13,7 +13,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 BUBBLE_LO: Final = "bubbleId:"
 BUBBLE_HI: Final = "bubbleId;"
@@ -74,6 +74,16 @@ BubbleRow = tuple[Any, ...]
 def decode_replace(raw: bytes) -> str:
     """A `text_factory` for TEXT that is not valid UTF-8."""
     return raw.decode("utf-8", "replace")
+
+
+T = TypeVar("T")
+IN_LIST_ROWS: Final = 500  # the values one `IN (...)` statement takes
+
+
+def in_chunks(items: list[T]) -> Iterator[list[T]]:
+    """`items` in slices of `IN_LIST_ROWS`, one statement each."""
+    for start in range(0, len(items), IN_LIST_ROWS):
+        yield items[start : start + IN_LIST_ROWS]
 
 
 def fetch(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -241,8 +251,7 @@ def _composer_fields(
     found: dict[str, tuple[Any, ...]] = {}
     columns = ", ".join(f"json_extract(value, '{p}')" for p in paths)
     ids = list(composer_ids)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
+    for chunk in in_chunks(ids):
         marks = ",".join("?" * len(chunk))
         rows = fetch(
             conn,

@@ -43,7 +43,6 @@ from codeburn.providers.sqlite_ro import open_readonly
 _ROLES_IN: Final = tuple(tuple(r for r in ROLES if bits & r) for bits in range(2 * max(ROLES)))
 JsonRecords = list[tuple[int, Record]]  # (ROWID, record) of each JSON row, newest first
 PAGE_ROWS: Final = 2_000  # rows per read: each page is its own short read transaction
-KEYED_CHUNK: Final = 500
 _PAGE_SQL: Final = (
     "SELECT rowid, substr(key, 14), {} FROM cursorDiskKV"
     " WHERE rowid < ? AND +key >= 'agentKv:blob:' AND +key < 'agentKv:blob;'"
@@ -225,8 +224,7 @@ class ScannedParts:
         while self._late:
             late, self._late = self._late, {}
             keys = list(late)
-            for start in range(0, len(keys), KEYED_CHUNK):
-                chunk = keys[start : start + KEYED_CHUNK]
+            for chunk in scan.in_chunks(keys):
                 rows = scan.fetch(
                     self.conn,
                     "SELECT substr(key, 14), CAST(value AS BLOB) FROM cursorDiskKV"

@@ -74,7 +74,6 @@ _RAW_BY_ROWID_SQL: Final = (
 )
 _NOT_JSON: Final = "not-json"
 Parsed = tuple[Any, ...] | str | None  # a composerData row's fields, _NOT_JSON, or nothing
-_CHUNK: Final = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,8 +257,7 @@ def _in_rowids(sql: str, rowids: list[int]) -> str:
 def _parse_data(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple[Any, ...] | str]:
     """composerData fields of these rows, or _NOT_JSON (SQLite's own JSON functions decide)."""
     parsed: dict[int, tuple[Any, ...] | str] = {}
-    for start in range(0, len(rowids), _CHUNK):
-        chunk = rowids[start : start + _CHUNK]
+    for chunk in scan.in_chunks(rowids):
         for row in scan.fetch(conn, _in_rowids(_DATA_SQL, chunk), chunk):
             parsed[int(row[0])] = tuple(row)
         # Only the rows that were not JSON are looked at again (json_valid parses each row:
@@ -287,8 +285,7 @@ def _stored_rows(
         if cid not in settled or (kept := before.get(cid)) is None or kept[0] != rowid
     ]
     stored = []
-    for start in range(0, len(wanted), _CHUNK):
-        chunk = wanted[start : start + _CHUNK]
+    for chunk in scan.in_chunks(wanted):
         stored += scan.fetch(conn, _RAW_BY_ROWID_SQL.format(",".join("?" * len(chunk))), chunk)
     return listed, stored
 

@@ -167,8 +167,7 @@ def roots_present(conn: sqlite3.Connection) -> bool:
 
 def any_json_rows(conn: sqlite3.Connection, rowids: list[int]) -> bool:
     """Whether any of these rows is a JSON value (only those feed the agent stream)."""
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start : start + 500]
+    for chunk in scan.in_chunks(rowids):
         row = conn.execute(
             f"SELECT 1 FROM cursorDiskKV WHERE rowid IN ({','.join('?' * len(chunk))})"
             " AND hex(substr(value, 1, 1)) = '7B' LIMIT 1",
@@ -185,7 +184,6 @@ def _is_candidate(comp: Composer) -> bool:
     return comp.listed or version >= FIRST_GRAPH_VERSION or (comp.state or "~") != "~"
 
 
-_CHUNK: Final = 500
 # Which of a list of conversation ids have a `bubbleId:` row: one statement per 500 ids, each
 # id one seek in the key index (a statement per id cost a full parse ~10 ms at 2,000 ids).
 _WITH_BUBBLES_SQL: Final = (
@@ -198,8 +196,7 @@ _WITH_BUBBLES_SQL: Final = (
 def _with_bubbles(conn: sqlite3.Connection, cids: list[str]) -> set[str]:
     """The ids among `cids` with any `bubbleId:<id>:` row."""
     found: set[str] = set()
-    for start in range(0, len(cids), _CHUNK):
-        chunk = cids[start : start + _CHUNK]
+    for chunk in scan.in_chunks(cids):
         sql = _WITH_BUBBLES_SQL.format(",".join(["(?)"] * len(chunk)))
         found.update(row[0] for row in conn.execute(sql, chunk))
     return found
@@ -310,8 +307,7 @@ class _Blobs:
 
     def prefetch(self, ids: list[str], role: int = 0) -> None:
         wanted = [i for i in dict.fromkeys(ids) if i not in self._ahead]
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
+        for chunk in scan.in_chunks(wanted):
             self._ahead.update(dict.fromkeys(chunk))
             rows = scan.fetch(
                 self.conn,
@@ -732,8 +728,7 @@ def _memo_records(
             unknown.append(key)
         elif record is not None:
             out.append((rowid, cast(Record, record)))
-    for start in range(0, len(unknown), 500):
-        chunk = unknown[start : start + 500]
+    for chunk in scan.in_chunks(unknown):
         rows = scan.fetch(
             conn,
             "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV"
