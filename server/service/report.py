@@ -60,20 +60,16 @@ def _period_slices(
     """The period's slices merged, and each day's totals over `providers` (the sums a merge
     of that day alone would give: no day's models and projects are merged for them)."""
     in_range = [(d, s) for d, s in sorted(days.items()) if period.start <= d <= period.end]
-    per_day = []
-    for d, slices in in_range:
-        total = Totals()
-        for provider, part in slices.items():
-            if provider in providers:
-                total.merge(part.totals)
-        per_day.append((d, total))
+    per_day = [(d, _total(slices, providers)) for d, slices in in_range]
     return merge_days((s for _, s in in_range), providers), per_day
 
 
-def _total(slices: DaySlices) -> Totals:
+def _total(slices: DaySlices, providers: frozenset[str] | None = None) -> Totals:
+    """The slices' totals summed (of `providers` only, when given)."""
     total = Totals()
-    for part in slices.values():
-        total.merge(part.totals)
+    for provider, part in slices.items():
+        if providers is None or provider in providers:
+            total.merge(part.totals)
     return total
 
 
