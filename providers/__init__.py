@@ -1,86 +1,184 @@
 """Readers of Cursor's files, pricing and call records: the bottom layer (knows no file of ours)."""
 
-from codeburn.providers.agent import Turn
-from codeburn.providers.calls import (
-    CURSOR,
-    CURSOR_AGENT,
-    GROKBOT,
-    GROKBOT_IMPORTED_PROJECT,
-    IMPORTED_PROJECT,
-    OTHER_MACHINES_PROJECT,
-    PROVIDER_NAMES,
-    UNMAPPED_PROJECT,
-    USER_API_KEY,
-    Call,
-)
-from codeburn.providers.conversations import LocalConversation
-from codeburn.providers.errors import CodeBurnError
-from codeburn.providers.exports import (
-    ChooseUserError,
-    CsvFormatError,
-    DigestIndex,
-    EventDetail,
-    EventShapeError,
-    UsageRow,
-    billed_amount,
-    chosen_user,
-    identity,
-    is_user_api_key,
-    iter_csv,
-    normalise_model,
-    one_persons_events,
-    one_persons_rows,
-    open_export,
-    parse_csv,
-    parse_events,
-    read_export,
-    row_to_call,
-)
-from codeburn.providers.ide import (
-    NO_DATE,
-    CursorToken,
-    canonical,
-    load_token,
-    read_access_token,
-    resolve_db_path,
-    signed_in_email,
-    storage_fingerprint,
-    token_from_string,
-    workspace_storage_dir,
-)
-from codeburn.providers.local import LocalReader, earliest
-from codeburn.providers.localtime import (
-    DAY,
-    EPOCH,
-    DayIndex,
-    day_end_ms,
-    is_date_ms,
-    iso_utc,
-    local_day,
-    local_midnight_ms,
-    now_ms,
-    parse_iso_ms,
-    six_month_floor,
-    timezone_name,
-    today,
-)
-from codeburn.providers.pricing import base_model, display_name
-from codeburn.providers.runtime import (
-    detached_after,
-    gc_paused,
-    later,
-    release_free_memory,
-    wait_for_writers,
-    writes_now,
-)
-from codeburn.providers.sqlite_ro import (
-    SNAPSHOT_PREFIX,
-    CursorDbError,
-    DatabaseLockedError,
-    DatabaseMissingError,
-    DatabaseUnrecognizedError,
-    use_snapshot_folder,
-)
+from typing import TYPE_CHECKING
+
+from codeburn.providers.lazy import lazy_surface
+
+if TYPE_CHECKING:
+    from codeburn.providers.agent import Turn
+    from codeburn.providers.calls import (
+        CURSOR,
+        CURSOR_AGENT,
+        GROKBOT,
+        GROKBOT_IMPORTED_PROJECT,
+        IMPORTED_PROJECT,
+        OTHER_MACHINES_PROJECT,
+        PROVIDER_NAMES,
+        UNMAPPED_PROJECT,
+        USER_API_KEY,
+        Call,
+    )
+    from codeburn.providers.conversations import LocalConversation
+    from codeburn.providers.errors import CodeBurnError
+    from codeburn.providers.exports import (
+        ChooseUserError,
+        CsvFormatError,
+        DigestIndex,
+        EventDetail,
+        EventShapeError,
+        UsageRow,
+        billed_amount,
+        chosen_user,
+        identity,
+        is_user_api_key,
+        iter_csv,
+        normalise_model,
+        one_persons_events,
+        one_persons_rows,
+        open_export,
+        parse_csv,
+        parse_events,
+        read_export,
+        row_to_call,
+    )
+    from codeburn.providers.ide import (
+        NO_DATE,
+        CursorToken,
+        canonical,
+        load_token,
+        read_access_token,
+        resolve_db_path,
+        signed_in_email,
+        storage_fingerprint,
+        token_from_string,
+        workspace_storage_dir,
+    )
+    from codeburn.providers.local import LocalReader, earliest
+    from codeburn.providers.localtime import (
+        DAY,
+        EPOCH,
+        DayIndex,
+        day_end_ms,
+        is_date_ms,
+        iso_utc,
+        local_day,
+        local_midnight_ms,
+        now_ms,
+        parse_iso_ms,
+        six_month_floor,
+        timezone_name,
+        today,
+    )
+    from codeburn.providers.pricing import base_model, display_name
+    from codeburn.providers.runtime import (
+        detached_after,
+        gc_paused,
+        later,
+        release_free_memory,
+        wait_for_writers,
+        writes_now,
+    )
+    from codeburn.providers.sqlite_ro import (
+        SNAPSHOT_PREFIX,
+        CursorDbError,
+        DatabaseLockedError,
+        DatabaseMissingError,
+        DatabaseUnrecognizedError,
+        use_snapshot_folder,
+    )
+else:  # imported on first use (see codeburn.providers.lazy)
+    __getattr__ = lazy_surface(
+        __name__,
+        {
+            "codeburn.providers.agent": ("Turn",),
+            "codeburn.providers.calls": (
+                "CURSOR",
+                "CURSOR_AGENT",
+                "GROKBOT",
+                "GROKBOT_IMPORTED_PROJECT",
+                "IMPORTED_PROJECT",
+                "OTHER_MACHINES_PROJECT",
+                "PROVIDER_NAMES",
+                "UNMAPPED_PROJECT",
+                "USER_API_KEY",
+                "Call",
+            ),
+            "codeburn.providers.conversations": ("LocalConversation",),
+            "codeburn.providers.errors": ("CodeBurnError",),
+            "codeburn.providers.exports": (
+                "ChooseUserError",
+                "CsvFormatError",
+                "DigestIndex",
+                "EventDetail",
+                "EventShapeError",
+                "UsageRow",
+                "billed_amount",
+                "chosen_user",
+                "identity",
+                "is_user_api_key",
+                "iter_csv",
+                "normalise_model",
+                "one_persons_events",
+                "one_persons_rows",
+                "open_export",
+                "parse_csv",
+                "parse_events",
+                "read_export",
+                "row_to_call",
+            ),
+            "codeburn.providers.ide": (
+                "NO_DATE",
+                "CursorToken",
+                "canonical",
+                "load_token",
+                "read_access_token",
+                "resolve_db_path",
+                "signed_in_email",
+                "storage_fingerprint",
+                "token_from_string",
+                "workspace_storage_dir",
+            ),
+            "codeburn.providers.local": (
+                "LocalReader",
+                "earliest",
+            ),
+            "codeburn.providers.localtime": (
+                "DAY",
+                "EPOCH",
+                "DayIndex",
+                "day_end_ms",
+                "is_date_ms",
+                "iso_utc",
+                "local_day",
+                "local_midnight_ms",
+                "now_ms",
+                "parse_iso_ms",
+                "six_month_floor",
+                "timezone_name",
+                "today",
+            ),
+            "codeburn.providers.pricing": (
+                "base_model",
+                "display_name",
+            ),
+            "codeburn.providers.runtime": (
+                "detached_after",
+                "gc_paused",
+                "later",
+                "release_free_memory",
+                "wait_for_writers",
+                "writes_now",
+            ),
+            "codeburn.providers.sqlite_ro": (
+                "SNAPSHOT_PREFIX",
+                "CursorDbError",
+                "DatabaseLockedError",
+                "DatabaseMissingError",
+                "DatabaseUnrecognizedError",
+                "use_snapshot_folder",
+            ),
+        },
+    )
 
 __all__ = [
     "CURSOR",

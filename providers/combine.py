@@ -12,14 +12,18 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 from urllib.parse import unquote
 
-from codeburn.providers.agent import Graph, graph_calls
+# The agent formats on first use: a status reads no graph.
+import codeburn.providers.agent as agent_formats
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, UNMAPPED_PROJECT, Call
-from codeburn.providers.home import AgentRead, CliSession, TranscriptRead
 from codeburn.providers.ide import path_project, project_name
 from codeburn.providers.parts import PartFacts, PartMemo
+
+if TYPE_CHECKING:
+    from codeburn.providers.agent import Graph
+    from codeburn.providers.home import AgentRead, CliSession, TranscriptRead
 
 # IDE representations that win over everything outside the database.
 IDE_FULL: Final = frozenset({"bubbles", "root"})
@@ -117,7 +121,11 @@ class CallMemo:
         name = f"{how['key_prefix']}{how['conversation_id']}"
         made_of = (graph, *how.items())
         kept = self._now.get(name) or self._last.get(name)
-        calls = kept[1] if kept is not None and kept[0] == made_of else graph_calls(graph, **how)
+        calls = (
+            kept[1]
+            if kept is not None and kept[0] == made_of
+            else agent_formats.graph_calls(graph, **how)
+        )
         self._now[name] = (made_of, calls)
         return calls
 
@@ -212,7 +220,9 @@ class _Combiner:
             )
         provider = CURSOR if ide else CURSOR_AGENT
         return self.memo.calls(
-            Graph(turns=turns, used_tokens=0, started_ms=None, workspace_uris=(), skipped_blobs=0),
+            agent_formats.Graph(
+                turns=turns, used_tokens=0, started_ms=None, workspace_uris=(), skipped_blobs=0
+            ),
             conversation_id=cid,
             provider=provider,
             project=project,

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from codeburn.providers.agent import Turn
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, Call
 from codeburn.providers.parts import PartFacts, Run
+
+if TYPE_CHECKING:
+    from codeburn.providers.agent import Turn
 
 LOCAL_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT})
 STREAM_ONLY_PREFIX: Final = "cursor:agentKv:"  # a request of no known conversation

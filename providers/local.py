@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from codeburn.providers.agent import graph_turns
+# The database and graph readers on first use: a status answered from our caches reads neither.
+import codeburn.providers.agent as agent_formats
+import codeburn.providers.ide as ide_db
 from codeburn.providers.calls import Call
 from codeburn.providers.combine import NO_IDE, CallMemo, Combined, IdeSide, combine
 from codeburn.providers.conversations import ConversationMemo, LocalConversation
@@ -22,8 +24,6 @@ from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
 from codeburn.providers.home import AgentRead, AgentReader, AgentSnapshot, take_snapshot
 from codeburn.providers.ide import (
     NO_DATE,
-    CursorReader,
-    ReadResult,
     canonical,
     cursor_home,
     named_paths,
@@ -33,6 +33,9 @@ from codeburn.providers.ide import (
 from codeburn.providers.parts import PartFacts, PartMemo, since
 from codeburn.providers.runtime import Aside, can_fork, detached, later
 from codeburn.providers.sqlite_ro import DatabaseMissingError
+
+if TYPE_CHECKING:
+    from codeburn.providers.ide import CursorReader, ReadResult
 
 FIRST_SEEN_PREFIX: Final = "agent-transcripts:"
 AGENT_ONLY: Final = "showing agent transcripts and Cursor Agent CLI sessions only"
@@ -179,7 +182,7 @@ def conversations_of(
     titles = dict(ide.titles) if ide is not None else {}
     for cid, session in agent.sessions.items():
         if cid not in turns:
-            found = graph_turns(session.graph)
+            found = agent_formats.graph_turns(session.graph)
             if found:
                 turns[cid] = found
         if session.title and cid not in titles:
@@ -310,7 +313,7 @@ class LocalReader:
             first_seen = self.seen.load(self.db_key)
             if held:  # the file was lost: a request a sealed day holds keeps its day
                 first_seen = earliest(first_seen, held)
-            reader = CursorReader(
+            reader = ide_db.CursorReader(
                 self.db_path, floor_ms=floor_ms, first_seen=first_seen,
                 memo_file=_MemoFile(self.store), keep_state=self.keep_state,
             )  # fmt: skip

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -99,3 +101,63 @@ def test_the_rule_itself() -> None:
     assert _surface_for(usage, "codeburn.providers.samples.generator") == (
         "codeburn.providers.samples"
     )
+
+
+def _lazy_surface(init: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]] | None:
+    """(what the `TYPE_CHECKING` block imports, what `lazy_surface` is given) of a package
+    `__init__` whose surface is imported on first use; None for an eager one."""
+    typed: dict[str, list[str]] = {}
+    given: dict[str, list[str]] | None = None
+    for node in ast.parse(init.read_text()).body:
+        if not (isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"):
+            continue
+        for imported in node.body:
+            assert isinstance(imported, ast.ImportFrom) and imported.module is not None
+            typed.setdefault(imported.module, []).extend(a.name for a in imported.names)
+        for hook in node.orelse:
+            assert isinstance(hook, ast.Assign) and isinstance(hook.value, ast.Call)
+            assert ast.unparse(hook.value.func) == "lazy_surface"
+            given = {k: list(v) for k, v in ast.literal_eval(hook.value.args[1]).items()}
+    return None if given is None else (typed, given)
+
+
+LAZY = {
+    _module_name(init): surface
+    for layer in LAYERS
+    for init in (ROOT / layer).rglob("__init__.py")
+    if (surface := _lazy_surface(init)) is not None
+}
+
+
+def test_a_lazy_surface_is_the_one_the_type_checker_sees() -> None:
+    assert {"codeburn.providers", "codeburn.providers.agent", "codeburn.providers.ide"} <= set(LAZY)
+    for package, (typed, given) in LAZY.items():
+        assert typed == given, package
+        module = importlib.import_module(package)
+        names = [name for names in given.values() for name in names]
+        assert sorted(names) == sorted(module.__all__), package
+        for where, in_module in given.items():
+            source = importlib.import_module(where)
+            assert all(getattr(module, n) is getattr(source, n) for n in in_module), package
+
+
+def test_the_command_line_starts_without_the_readers_of_cursors_files() -> None:
+    # A warm status answers from our caches: the database, graph and export readers are
+    # imported by the first read that needs them (codeburn.providers.lazy).
+    probe = (
+        "import sys, codeburn.server.cli.main, codeburn.server.service, codeburn.cache\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    readers = {
+        "codeburn.providers.agent.graph",
+        "codeburn.providers.agent.stream",
+        "codeburn.providers.ide.reader",
+        "codeburn.providers.ide.layout3.reader",
+        "codeburn.providers.ide.layout3.blob_scan",
+    }
+    assert "codeburn.providers.local" in loaded and not readers & loaded

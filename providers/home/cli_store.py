@@ -15,15 +15,19 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from codeburn.providers.agent import Graph, GraphUnreadable, blob_id, decode_root, root_fields
+# The agent formats on first use: a status only lists files.
+import codeburn.providers.agent as agent_formats
 from codeburn.providers.sqlite_ro import (
     CursorDbError,
     DatabaseLockedError,
     is_lock_error,
     open_readonly,
 )
+
+if TYPE_CHECKING:
+    from codeburn.providers.agent import Graph
 
 CHATS_DIR: Final = "chats"
 # How a Cursor Agent system prompt names the folder it runs in (`<env>` block, Aug 2025).
@@ -138,11 +142,11 @@ def _text_of(content: Any) -> str:
 def prompt_workspace(root: bytes, blob: Any) -> str | None:
     """The workspace path a system prompt of the history names (`Working directory: /root`)."""
     try:
-        refs = root_fields(root).prompt_refs[:_PROMPTS_LOOKED_AT]
-    except GraphUnreadable:
+        refs = agent_formats.root_fields(root).prompt_refs[:_PROMPTS_LOOKED_AT]
+    except agent_formats.GraphUnreadable:
         return None
     for ref in refs:
-        key = blob_id(ref)
+        key = agent_formats.blob_id(ref)
         data = blob(key) if key is not None else None
         if not data or data[:1] != b"{":
             continue
@@ -182,8 +186,8 @@ def read_store(path: Path) -> CliSession | None:
             if root is None:
                 return CliSession(session_id, created, model, workspace, None, "missing-blobs")
             try:
-                graph = decode_root(root, blob)
-            except GraphUnreadable as exc:
+                graph = agent_formats.decode_root(root, blob)
+            except agent_formats.GraphUnreadable as exc:
                 return CliSession(session_id, created, model, workspace, None, exc.reason)
             named = prompt_workspace(root, blob)
     except DatabaseLockedError as exc:

@@ -12,9 +12,10 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from codeburn.providers.agent import Graph, GraphTurn
+# The agent formats on first use: a status only lists files.
+import codeburn.providers.agent as agent_formats
 from codeburn.providers.home.cli_store import CliSession, StoreBusy, find_stores, read_store
 from codeburn.providers.home.memo import MemoEncoder, Rows, content_key, read_memo
 from codeburn.providers.home.transcripts import (
@@ -25,6 +26,9 @@ from codeburn.providers.home.transcripts import (
     parse_transcript,
     read_transcript,
 )
+
+if TYPE_CHECKING:
+    from codeburn.providers.agent import GraphTurn
 
 Ident = list[int]
 
@@ -133,7 +137,7 @@ def _opt_str(value: Any) -> str | None:
 
 def turn_from_row(row: list[Any]) -> GraphTurn:
     ts, user, context, assistant, model, tools, commands, served, *rest = row
-    return GraphTurn(
+    return agent_formats.GraphTurn(
         _opt_int(ts),
         int(user),
         int(context),
@@ -173,7 +177,7 @@ def session_from_json(raw: dict[str, Any]) -> CliSession:
     graph_raw = raw["graph"]
     graph = None
     if graph_raw is not None:
-        graph = Graph(
+        graph = agent_formats.Graph(
             turns=tuple(turn_from_row(r) for r in graph_raw["turns"]),
             used_tokens=int(graph_raw["used"]),
             started_ms=_opt_int(graph_raw["started"]),

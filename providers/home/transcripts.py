@@ -14,10 +14,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from codeburn.providers.agent import GraphTurn, StreamRequest, content_chars
+# The agent formats on first use: a status only lists files.
+import codeburn.providers.agent as agent_formats
 
+if TYPE_CHECKING:
+    from codeburn.providers.agent import GraphTurn, StreamRequest
 TRANSCRIPTS_DIR: Final = "agent-transcripts"
 SUBAGENTS_DIR: Final = "subagents"
 # Larger transcripts are counted as unreadable rather than read into memory whole.
@@ -152,7 +155,7 @@ class _Turns:
 
     def current(self) -> StreamRequest:
         if self.open is None:
-            self.open = StreamRequest("")
+            self.open = agent_formats.StreamRequest("")
         return self.open
 
     def user_text(self, chars: int) -> None:
@@ -165,7 +168,7 @@ class _Turns:
         turn, self.open = self.open, None
         if turn is not None and (turn.user_chars or turn.context_chars or turn.assistant_chars):
             self.done.append(
-                GraphTurn(
+                agent_formats.GraphTurn(
                     timestamp_ms=None,
                     user_chars=turn.user_chars,
                     context_chars=turn.context_chars,
@@ -206,7 +209,7 @@ def _user(turns: _Turns, blocks: list[Any]) -> None:
         if not isinstance(block, dict):
             continue
         if block.get("type") == "tool_result":
-            results += content_chars(block.get("content"))
+            results += agent_formats.content_chars(block.get("content"))
         else:
             text += _text_of(block)
     if text:
@@ -227,7 +230,7 @@ def _assistant(turns: _Turns, blocks: list[Any]) -> None:
             if isinstance(name, str):
                 turn.add_tool(name, command if isinstance(command, str) else None)
         elif block.get("type") == "tool_result":
-            turn.context_chars += content_chars(block.get("content"))
+            turn.context_chars += agent_formats.content_chars(block.get("content"))
         else:
             turn.assistant_chars += _text_of(block)
 

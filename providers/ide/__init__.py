@@ -1,22 +1,57 @@
 """Cursor's IDE database (`state.vscdb`): paths, login, workspaces, bubbles, the reader."""
 
-from codeburn.providers.ide.auth import (
-    CursorToken,
-    load_token,
-    read_access_token,
-    signed_in_email,
-    token_from_string,
-)
-from codeburn.providers.ide.inline import NO_DATE
-from codeburn.providers.ide.layout3 import path_project
-from codeburn.providers.ide.paths import (
-    canonical,
-    cursor_home,
-    resolve_db_path,
-    workspace_storage_dir,
-)
-from codeburn.providers.ide.reader import CursorReader, ReadResult
-from codeburn.providers.ide.workspaces import named_paths, project_name, storage_fingerprint
+from typing import TYPE_CHECKING
+
+from codeburn.providers.lazy import lazy_surface
+
+if TYPE_CHECKING:
+    from codeburn.providers.ide.auth import (
+        CursorToken,
+        load_token,
+        read_access_token,
+        signed_in_email,
+        token_from_string,
+    )
+    from codeburn.providers.ide.inline import NO_DATE
+    from codeburn.providers.ide.layout3 import path_project
+    from codeburn.providers.ide.paths import (
+        canonical,
+        cursor_home,
+        resolve_db_path,
+        workspace_storage_dir,
+    )
+    from codeburn.providers.ide.reader import CursorReader, ReadResult
+    from codeburn.providers.ide.workspaces import named_paths, project_name, storage_fingerprint
+else:  # imported on first use (see codeburn.providers.lazy)
+    __getattr__ = lazy_surface(
+        __name__,
+        {
+            "codeburn.providers.ide.auth": (
+                "CursorToken",
+                "load_token",
+                "read_access_token",
+                "signed_in_email",
+                "token_from_string",
+            ),
+            "codeburn.providers.ide.inline": ("NO_DATE",),
+            "codeburn.providers.ide.layout3": ("path_project",),
+            "codeburn.providers.ide.paths": (
+                "canonical",
+                "cursor_home",
+                "resolve_db_path",
+                "workspace_storage_dir",
+            ),
+            "codeburn.providers.ide.reader": (
+                "CursorReader",
+                "ReadResult",
+            ),
+            "codeburn.providers.ide.workspaces": (
+                "named_paths",
+                "project_name",
+                "storage_fingerprint",
+            ),
+        },
+    )
 
 __all__ = [
     "NO_DATE",

@@ -1,36 +1,78 @@
 """Cursor 3.x conversations: the headers table, conversation graphs, the one blob pass."""
 
-from codeburn.providers.ide.layout3.blob_scan import (
-    JsonRecords,
-    PackedRowids,
-    blob_rowids,
-    json_records,
-    packed_blob_rowids,
-    unpack_rowids,
-)
-from codeburn.providers.ide.layout3.headers import (
-    META_PLACES,
-    TIMES_PLACES,
-    ConversationMeta,
-    path_project,
-)
-from codeburn.providers.ide.layout3.memo import (
-    MEMO_VERSION,
-    BlobMemo,
-    memo_bytes,
-    memo_head_ok,
-    read_memo,
-)
-from codeburn.providers.ide.layout3.reader import (
-    BUBBLES,
-    ROOT,
-    UNREADABLE,
-    Layout3,
-    any_json_rows,
-    layout3_present,
-    read_layout3,
-    roots_present,
-)
+from typing import TYPE_CHECKING
+
+from codeburn.providers.lazy import lazy_surface
+
+if TYPE_CHECKING:
+    from codeburn.providers.ide.layout3.blob_scan import (
+        JsonRecords,
+        PackedRowids,
+        blob_rowids,
+        json_records,
+        packed_blob_rowids,
+        unpack_rowids,
+    )
+    from codeburn.providers.ide.layout3.headers import (
+        META_PLACES,
+        TIMES_PLACES,
+        ConversationMeta,
+        path_project,
+    )
+    from codeburn.providers.ide.layout3.memo import (
+        MEMO_VERSION,
+        BlobMemo,
+        memo_bytes,
+        memo_head_ok,
+        read_memo,
+    )
+    from codeburn.providers.ide.layout3.reader import (
+        BUBBLES,
+        ROOT,
+        UNREADABLE,
+        Layout3,
+        any_json_rows,
+        layout3_present,
+        read_layout3,
+        roots_present,
+    )
+else:  # imported on first use (see codeburn.providers.lazy)
+    __getattr__ = lazy_surface(
+        __name__,
+        {
+            "codeburn.providers.ide.layout3.blob_scan": (
+                "JsonRecords",
+                "PackedRowids",
+                "blob_rowids",
+                "json_records",
+                "packed_blob_rowids",
+                "unpack_rowids",
+            ),
+            "codeburn.providers.ide.layout3.headers": (
+                "META_PLACES",
+                "TIMES_PLACES",
+                "ConversationMeta",
+                "path_project",
+            ),
+            "codeburn.providers.ide.layout3.memo": (
+                "MEMO_VERSION",
+                "BlobMemo",
+                "memo_bytes",
+                "memo_head_ok",
+                "read_memo",
+            ),
+            "codeburn.providers.ide.layout3.reader": (
+                "BUBBLES",
+                "ROOT",
+                "UNREADABLE",
+                "Layout3",
+                "any_json_rows",
+                "layout3_present",
+                "read_layout3",
+                "roots_present",
+            ),
+        },
+    )
 
 __all__ = [
     "BUBBLES",
