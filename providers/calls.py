@@ -25,6 +25,9 @@ GROKBOT_IMPORTED_PROJECT: Final = "Grok Bot (imported)"
 OTHER_MACHINES_PROJECT: Final = "Other machines and cloud agents"
 
 
+_NUMBERS: Final = (int, float)
+
+
 # Not frozen (but hashable): a frozen dataclass's __init__ goes through object.__setattr__ and
 # costs ~6x more, and a parse builds one Call per message. Treat instances as immutable.
 @dataclass(slots=True, unsafe_hash=True)
@@ -81,7 +84,11 @@ class Call:
 
     @classmethod
     def from_row(cls, row: list[Any]) -> Call:
-        """Inverse of `to_row`; raises on a malformed row (callers treat that as a cache miss)."""
+        """Inverse of `to_row`; raises on a malformed row (callers treat that as a cache miss).
+
+        Types checked, not converted: a warm status makes every call of the day from the
+        results cache, and keyword arguments through `str()`/`int()` took twice as long
+        (50 -> 26 ms for 6,800 calls)."""
         (
             key,
             provider,
@@ -100,21 +107,29 @@ class Call:
             tools,
             commands,
         ) = row
+        if not (
+            type(key) is type(provider) is type(model) is type(project) is type(session) is str
+            and type(ts) is type(inp) is type(out) is type(cr) is type(cw) is int
+            and type(cost) in _NUMBERS
+            and type(est) is type(billed) is type(priced) is bool
+            and type(tools) is type(commands) is list
+        ):
+            raise TypeError("not a call row")
         return cls(
-            key=str(key),
-            provider=str(provider),
-            model=str(model),
-            project=str(project),
-            session=str(session),
-            timestamp_ms=int(ts),
-            input_tokens=int(inp),
-            output_tokens=int(out),
-            cache_read_tokens=int(cr),
-            cache_write_tokens=int(cw),
-            cost=float(cost),
-            estimated=bool(est),
-            billed=bool(billed),
-            priced=bool(priced),
-            tools=tuple(str(t) for t in tools),
-            commands=tuple(str(c) for c in commands),
+            key,
+            provider,
+            model,
+            project,
+            session,
+            ts,
+            inp,
+            out,
+            cr,
+            cw,
+            float(cost),
+            est,
+            billed,
+            priced,
+            tuple(map(str, tools)),
+            tuple(map(str, commands)),
         )

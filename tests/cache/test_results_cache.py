@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from codeburn.cache.files import write_json_atomic
 from codeburn.cache.results_cache import CachedResults, load_results, results_path, save_results
 from codeburn.providers.calls import Call
@@ -62,3 +64,33 @@ def test_a_save_of_mostly_the_same_calls_writes_every_change(tmp_path: Path) -> 
     assert raw["fingerprint"] == "fp-two" and raw["warnings"] == ["note two"]
     assert [Call.from_row(row) for row in raw["calls"]] == calls
     assert [row[7] for row in raw["calls"]] == [20, 99, 20, 2]
+
+
+@pytest.mark.parametrize(
+    ("place", "value"),
+    [
+        (0, 7),  # key
+        (5, "1001"),  # timestamp
+        (7, 2.5),  # output tokens
+        (7, True),  # a bool is not a count
+        (10, "0.5"),  # cost
+        (11, 1),  # estimated
+        (14, "cursor:edit"),  # tools
+    ],
+)
+def test_a_call_row_of_the_wrong_types_is_a_miss(tmp_path: Path, place: int, value: object) -> None:
+    good = _results("one")
+    raw = good.dump()
+    assert [Call.from_row(row) for row in raw["calls"]] == good.calls
+    raw["calls"][1][place] = value
+    with pytest.raises(TypeError):
+        Call.from_row(raw["calls"][1])
+    write_json_atomic(results_path(tmp_path), raw)
+    assert load_results(tmp_path, "/db/a") is None
+
+
+def test_a_cost_written_as_a_whole_number_loads_as_a_float() -> None:
+    row = Call("k", "cursor", "gpt-5", "p", "s", 1, 2, 3, cost=1.0).to_row()
+    row[10] = 1  # JSON from another writer: `1`, not `1.0`
+    call = Call.from_row(row)
+    assert type(call.cost) is float and call.cost == 1.0
