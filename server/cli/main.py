@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import gc
 import logging
 import os
 import sys
@@ -444,6 +445,11 @@ def main(argv: Sequence[str] | None = None, *, ends_process: bool = False) -> in
         if args.command is None:
             parser.print_help()
             return 0
+        if ends_process and args.command != "serve":
+            # No cyclic GC in a command that ends here: re-enabled after reading the caches,
+            # its first collection walked every object they held to find nothing (~18 ms of
+            # a warm status at 300k messages).
+            gc.disable()
         from codeburn.cache import cache_dir  # noqa: PLC0415
         from codeburn.providers import detached_after, wait_for_writers  # noqa: PLC0415
 

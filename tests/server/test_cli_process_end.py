@@ -15,6 +15,7 @@ import pytest
 
 from codeburn.cache.results_cache import results_path
 from codeburn.providers import runtime
+from codeburn.server.cli import main as cli_main
 from codeburn.server.cli.main import WRITERS_LOCK, main
 from tests.usage_fixtures import days_ago, isolated_env, write_hand_profile
 
@@ -69,3 +70,23 @@ def test_a_kept_block_keeps_what_its_works_hold_past_its_end(tmp_path: Path, kee
     assert (alive() is not None) is (keep and runtime.can_fork())
     runtime._kept.clear()  # (this process goes on: the tests' own end frees it)
     runtime.wait_for_writers(tmp_path / WRITERS_LOCK)
+
+
+@pytest.mark.parametrize(("command", "collects"), [("status", False), ("serve", True)])
+def test_a_command_that_ends_the_process_runs_without_cyclic_gc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, collects: bool
+) -> None:
+    # Only a command that ends with the process (`run`): the language server lives on.
+    isolated_env(tmp_path, monkeypatch)
+    db = write_hand_profile(tmp_path / "profile", days_ago(3), days_ago(2))
+    seen: list[bool] = []
+    monkeypatch.setitem(cli_main.COMMANDS, command, lambda _args: seen.append(gc.isenabled()) or 0)
+    argv = [command] if command == "serve" else [command, "--cursor-db", str(db)]
+    assert gc.isenabled()
+    try:
+        assert main(argv) == 0
+        assert main(argv, ends_process=True) == 0
+        assert seen == [True, collects]
+    finally:
+        gc.enable()
+        runtime._kept.clear()
