@@ -27,7 +27,14 @@ HERE: Final = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from lsp_start import first_status_seconds, resident_mb  # noqa: E402
-from measure import child_task, codeburn, env_for, keep_only_memo, same_figures  # noqa: E402
+from measure import (  # noqa: E402
+    child_task,
+    codeburn,
+    env_for,
+    keep_only_memo,
+    same_figures,
+    writers_done,
+)
 from profiles import (  # noqa: E402
     BUBBLE_LAYOUTS,
     LAYOUTS,
@@ -93,6 +100,7 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
             cold = codeburn(["report", "--format", "json", "--period", "all", "--no-sync"], env)
             colds.append(cold.seconds)
             rss_kb.append(cold.max_rss_kb)
+            writers_done(tmp / f"cache-{rep}")
             warms.append(codeburn(["status", "--format", "json"], env).seconds)
             _say(
                 f"  rep {rep + 1}: floor {floors[-1]:.2f} s, cold {colds[-1]:.2f} s "
