@@ -256,11 +256,13 @@ class LocalReader:
             return LocalRead(no_data="")
         result: ReadResult | None = None
         missing = ""
+        # The reader before the fork: the child then has the modules it imports (the agent
+        # formats), instead of importing them again (~20 ms of CPU beside the parse).
+        reader = self._reader_for(floor_ms, held.get(self.db_key)) if db_exists else None
         beside = self.agent.read_beside(snapshot) if db_exists else None
         try:
-            if db_exists:
+            if reader is not None:
                 try:
-                    reader = self._reader_for(floor_ms, held.get(self.db_key))
                     result = reader.read(progress, flat=False)
                 except DatabaseMissingError as exc:
                     missing = f": {exc}"

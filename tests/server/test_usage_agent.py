@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -305,6 +306,24 @@ def test_the_agent_side_read_beside_the_database_equals_the_read_in_process(
     assert beside["totals"] == in_process["totals"]
     assert beside["providers"] == in_process["providers"]
     assert [p["id"] for p in beside["providers"]] == ["cursor", "cursor-agent"]
+
+
+def test_the_database_reader_is_made_before_the_agent_side_forks(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The child then has the modules the reader imports (the agent formats) from its parent.
+    _forks_counted(machine, monkeypatch, tmp_path)
+    made: list[bool] = []
+    real_beside = agent_side.AgentSide.read_beside
+
+    def beside(side: agent_side.AgentSide, snapshot: Any) -> Any:
+        made.append(service._local._reader is not None)
+        return real_beside(side, snapshot)
+
+    monkeypatch.setattr(agent_side.AgentSide, "read_beside", beside)
+    service = machine.service()
+    service.report(machine.period(), sync=False)
+    assert made == [True]
 
 
 def test_a_long_lived_service_reads_beside_the_database_only_the_first_time(
