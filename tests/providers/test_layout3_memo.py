@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from codeburn.providers.ide.layout3 import reader as layout3_reader
 from codeburn.providers.ide.layout3.headers import ComposerRows, read_composers, stored_digest
 from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
@@ -154,6 +150,13 @@ def _cold(reader: CursorReader, result: ReadResult) -> ReadResult:
     )
 
 
+def _change(p: ProfileWriter, sql: str) -> None:
+    conn = sqlite3.connect(p.db_path)
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+
+
 def _bubble(p: ProfileWriter, n: int) -> None:
     """A new conversation's bubble: the database changed, the 3.x pass's sources did not."""
     p.bubble(f"b-{n}", "b1", role="user", text="hi", created_at="2026-11-29T10:00:00Z")
@@ -161,29 +164,43 @@ def _bubble(p: ProfileWriter, n: int) -> None:
 
 
 def test_a_refresh_whose_composer_sources_did_not_change_keeps_the_last_pass(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     p, _w = _settled_db(tmp_path)
     reader = CursorReader(p.db_path, floor_ms=FLOOR)
     first = reader.read(now_ms=NOW)
-    before = reader._l3
-    made: list[int] = []
-    original = layout3_reader.conversation_metas
-
-    def counting(*args: Any) -> Any:
-        made.append(1)
-        return original(*args)
-
-    monkeypatch.setattr(layout3_reader, "conversation_metas", counting)
+    before = dict(reader._l3.metas)
     _bubble(p, 1)
     after = reader.read(now_ms=NOW)
     assert not after.full
     assert reader._l3.composer_rows.same
-    assert made == []  # the same composers, the same workspaces: the same metas
-    assert reader._l3.metas is before.metas
+    # the same composers, the same workspaces: the same metas, not made again
+    assert all(reader._l3.metas[cid] is meta for cid, meta in before.items())
     assert after.metas == first.metas
     assert after.metas["c-w"].project == "-home-me-first"
     assert call_rows(after) == call_rows(_cold(reader, after))
+    p.close()
+
+
+def test_a_changed_composer_makes_its_meta_and_its_subagents_again(tmp_path: Path) -> None:
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    w.header(Header("c-p", folder="/home/me/p", created_ms=T0))
+    w.header(Header("c-s", parent_id="c-p", created_ms=T0))
+    w.header(Header("c-o", folder="/home/me/o", created_ms=T0))
+    for cid in ("c-p", "c-s", "c-o"):
+        w.composer(cid, state="~", total_used_tokens=1_000, created_ms=T0)
+    p.flush()
+    reader = CursorReader(p.db_path, floor_ms=FLOOR)
+    assert reader.read(now_ms=NOW).metas["c-s"].project == "-home-me-p"
+    other = reader._l3.metas["c-o"]
+    _change(p, "UPDATE composerHeaders SET value = replace(value, '/home/me/p', '/home/me/q')")
+    after = reader.read(now_ms=NOW)
+    assert not after.full and not reader._l3.composer_rows.same
+    assert (after.metas["c-p"].project, after.metas["c-s"].project) == ("-home-me-q",) * 2
+    assert reader._l3.metas["c-o"] is other  # its composer is the same object: kept
+    assert call_rows(after) == call_rows(_cold(reader, after))
+    assert after.metas == _cold(reader, after).metas
     p.close()
 
 
@@ -201,13 +218,6 @@ def test_a_changed_workspace_json_is_seen_by_a_refresh_that_keeps_its_composers(
     assert {c.project for c in after.calls if "c-w" in c.key} == {"-home-me-second-name"}
     assert call_rows(after) == call_rows(_cold(reader, after))
     p.close()
-
-
-def _change(p: ProfileWriter, sql: str) -> None:
-    conn = sqlite3.connect(p.db_path)
-    conn.execute(sql)
-    conn.commit()
-    conn.close()
 
 
 def test_a_settled_conversation_deleted_replaced_or_listed_differently_is_seen(

@@ -43,6 +43,7 @@ from codeburn.providers.ide.layout3.headers import (
     Composer,
     ComposerRows,
     ConversationMeta,
+    MetasMade,
     conversation_metas,
     has_index,
     has_root,
@@ -120,10 +121,10 @@ class Layout3:
     # A full parse's composerData fields by composer id (`read_composers`), for the bubble
     # conversations' meta (`composer_fields`; the reader takes them: None once used)
     data_fields: dict[str, tuple[Any, ...]] | None = None
-    # the workspace storage's fingerprint and project map `metas` were made with (None: not
-    # kept): a refresh whose composers did not change keeps them (~5 ms at 2,000 composers,
-    # each workspace.json read again)
-    metas_of: tuple[str, dict[str, str]] | None = None
+    # the workspace storage's fingerprint and project map `metas` were made with, and what
+    # they were made of (None: not kept): a refresh with the same ones keeps the metas of
+    # the composers it kept (`conversation_metas`)
+    metas_of: tuple[str, dict[str, str], MetasMade] | None = None
 
     def composer_fields(
         self, composer_ids: list[str], places: tuple[int, ...]
@@ -148,6 +149,7 @@ class Layout3:
         """Drop what only a refresh reuses (a one-shot read): the parsed composer rows, the
         calls of each root, the roots that failed. The graphs stay (their turns are read)."""
         self.composer_rows = ComposerRows()
+        self.metas_of = None
         self.root_calls = {}
         self.failed = {}
         self.outcomes = {}
@@ -629,17 +631,19 @@ def read_layout3(
         fields=fields,
     )  # fmt: skip
     out = Layout3(indexed=indexed, composer_rows=previous.composer_rows, data_fields=fields)
-    metas_of = (fingerprint, workspace_projects) if fingerprint is not None else None
-    if metas_of is not None and previous.metas_of == metas_of and out.composer_rows.same:
-        out.metas, out.projects, out.models = previous.metas, previous.projects, previous.models
-    else:
-        out.metas = conversation_metas(composers, db_path, workspace_projects)
-        for cid, meta in out.metas.items():
-            if meta.project is not None and meta.project != workspace_projects.get(cid):
-                out.projects[cid] = meta.project
-            if meta.model is not None:
-                out.models[cid] = meta.model
-    out.metas_of = metas_of
+    last = previous.metas_of
+    same_storage = last is not None and (last[0], last[1]) == (fingerprint, workspace_projects)
+    made = conversation_metas(
+        composers, db_path, workspace_projects, last[2] if last and same_storage else None
+    )
+    out.metas = made[2]
+    if fingerprint is not None and remember:
+        out.metas_of = (fingerprint, workspace_projects, made)
+    for cid, meta in out.metas.items():
+        if meta.project is not None and meta.project != workspace_projects.get(cid):
+            out.projects[cid] = meta.project
+        if meta.model is not None:
+            out.models[cid] = meta.model
     candidates = [cid for cid in sorted(composers) if _is_candidate(composers[cid])]
     out.bubble_ids = _BubbleProbe(conn, previous, probe).among(candidates)
     no_bubbles = [cid for cid in candidates if cid not in out.bubble_ids]
