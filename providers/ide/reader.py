@@ -680,12 +680,13 @@ class CursorReader:
         """The Cursor 3.x pass; returns the agent rows whose skipping changed. `probe`: the
         conversations whose bubble rows may have changed (None: any); `scan_upto`: a full
         parse's one pass over the blobs (see read_layout3)."""
-        _fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
+        fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
         before = self._l3.skip_rowids
         self._l3 = read_layout3(
             conn, self.db_path, mapping, self._l3, probe=probe, scan_upto=scan_upto,
             json_aside=json_aside, memo=memo, rowids_aside=rowids_aside,
             settled_before_ms=settled_before_ms, remember=remember, index_known=self._index_known,
+            fingerprint=fingerprint,
         )  # fmt: skip
         changed = self._l3.skip_changed
         return changed if changed is not None else before ^ self._l3.skip_rowids

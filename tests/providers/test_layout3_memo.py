@@ -126,3 +126,127 @@ def test_a_pass_nobody_keeps_parses_the_same_composers_without_their_stored_byte
     assert lost == kept
     assert kept[0]["c-bad"].bad_data and not kept[0]["c-null"].has_data
     assert kept_memo.data and lost_memo.data == {}  # no digest of anybody's bytes kept
+
+
+def _settled_db(tmp_path: Path) -> tuple[ProfileWriter, Cursor3Writer]:
+    """Three old conversations (settled at NOW): headers in the table and the ItemTable, one
+    named by its workspace only (its project from the workspace's workspace.json)."""
+    p = ProfileWriter(tmp_path / "Cursor")
+    p.workspace("ws1", folder="file:///home/me/first")
+    w = Cursor3Writer(p)
+    w.header(Header("c-a", folder="/home/me/a", created_ms=T0))
+    w.header(Header("c-w", workspace_id="ws1", created_ms=T0))
+    w.item_headers([Header("c-i", folder="/home/me/i", created_ms=T0)])
+    w.composer("c-a", state="~", model="gpt-5", total_used_tokens=4_000, created_ms=T0)
+    w.composer("c-w", state="~", model="gpt-5", total_used_tokens=5_000, created_ms=T0)
+    w.composer("c-i", state="~", model="gpt-5", total_used_tokens=6_000, created_ms=T0)
+    p.flush()
+    return p, w
+
+
+def _cold(reader: CursorReader, result: ReadResult) -> ReadResult:
+    return CursorReader(reader.db_path, floor_ms=FLOOR, first_seen=result.first_seen).read(
+        now_ms=NOW
+    )
+
+
+def _change(p: ProfileWriter, sql: str) -> None:
+    conn = sqlite3.connect(p.db_path)
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+
+
+def _bubble(p: ProfileWriter, n: int) -> None:
+    """A new conversation's bubble: the database changed, the 3.x pass's sources did not."""
+    p.bubble(f"b-{n}", "b1", role="user", text="hi", created_at="2026-11-29T10:00:00Z")
+    p.flush()
+
+
+def test_a_refresh_whose_composer_sources_did_not_change_keeps_the_last_pass(
+    tmp_path: Path,
+) -> None:
+    p, _w = _settled_db(tmp_path)
+    reader = CursorReader(p.db_path, floor_ms=FLOOR)
+    first = reader.read(now_ms=NOW)
+    before = dict(reader._l3.metas)
+    _bubble(p, 1)
+    after = reader.read(now_ms=NOW)
+    assert not after.full
+    assert reader._l3.composer_rows.same
+    # the same composers, the same workspaces: the same metas, not made again
+    assert all(reader._l3.metas[cid] is meta for cid, meta in before.items())
+    assert after.metas == first.metas
+    assert after.metas["c-w"].project == "-home-me-first"
+    assert call_rows(after) == call_rows(_cold(reader, after))
+    p.close()
+
+
+def test_a_changed_composer_makes_its_meta_and_its_subagents_again(tmp_path: Path) -> None:
+    p = ProfileWriter(tmp_path / "Cursor")
+    w = Cursor3Writer(p)
+    w.header(Header("c-p", folder="/home/me/p", created_ms=T0))
+    w.header(Header("c-s", parent_id="c-p", created_ms=T0))
+    w.header(Header("c-o", folder="/home/me/o", created_ms=T0))
+    for cid in ("c-p", "c-s", "c-o"):
+        w.composer(cid, state="~", total_used_tokens=1_000, created_ms=T0)
+    p.flush()
+    reader = CursorReader(p.db_path, floor_ms=FLOOR)
+    assert reader.read(now_ms=NOW).metas["c-s"].project == "-home-me-p"
+    other = reader._l3.metas["c-o"]
+    _change(p, "UPDATE composerHeaders SET value = replace(value, '/home/me/p', '/home/me/q')")
+    after = reader.read(now_ms=NOW)
+    assert not after.full and not reader._l3.composer_rows.same
+    assert (after.metas["c-p"].project, after.metas["c-s"].project) == ("-home-me-q",) * 2
+    assert reader._l3.metas["c-o"] is other  # its composer is the same object: kept
+    assert call_rows(after) == call_rows(_cold(reader, after))
+    assert after.metas == _cold(reader, after).metas
+    p.close()
+
+
+def test_a_changed_workspace_json_is_seen_by_a_refresh_that_keeps_its_composers(
+    tmp_path: Path,
+) -> None:
+    p, _w = _settled_db(tmp_path)
+    reader = CursorReader(p.db_path, floor_ms=FLOOR)
+    assert reader.read(now_ms=NOW).metas["c-w"].project == "-home-me-first"
+    p.workspace("ws1", folder="file:///home/me/second-name")
+    _bubble(p, 1)
+    after = reader.read(now_ms=NOW)
+    assert not after.full and reader._l3.composer_rows.same
+    assert after.metas["c-w"].project == "-home-me-second-name"
+    assert {c.project for c in after.calls if "c-w" in c.key} == {"-home-me-second-name"}
+    assert call_rows(after) == call_rows(_cold(reader, after))
+    p.close()
+
+
+def test_a_settled_conversation_deleted_replaced_or_listed_differently_is_seen(
+    tmp_path: Path,
+) -> None:
+    p, w = _settled_db(tmp_path)
+    reader = CursorReader(p.db_path, floor_ms=FLOOR)
+    reader.read(now_ms=NOW)
+
+    def refreshed() -> ReadResult:
+        result = reader.read(now_ms=NOW)
+        assert not reader._l3.composer_rows.same
+        assert call_rows(result) == call_rows(_cold(reader, result))
+        return result
+
+    def tokens(result: ReadResult) -> dict[str, int]:
+        return {c.key.split(":")[2]: c.input_tokens for c in result.calls}
+
+    # the root replaced (INSERT OR REPLACE: a new ROWID)
+    w.composer("c-a", state="~", model="gpt-5", total_used_tokens=8_000, created_ms=T0)
+    p.flush()
+    assert tokens(refreshed())["c-a"] == 8_000
+    # a header changed in place (its row rewritten, same ROWID)
+    _change(p, "UPDATE composerHeaders SET createdAt = createdAt + 1 WHERE composerId = 'c-w'")
+    assert refreshed().metas["c-w"].created_ms == T0 + 1
+    # a settled conversation's composerData row deleted
+    _change(p, "DELETE FROM cursorDiskKV WHERE key = 'composerData:c-i'")
+    assert "c-i" not in tokens(refreshed())
+    _bubble(p, 2)
+    reader.read(now_ms=NOW)
+    assert reader._l3.composer_rows.same  # nothing of them changed since
+    p.close()

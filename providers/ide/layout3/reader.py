@@ -43,6 +43,7 @@ from codeburn.providers.ide.layout3.headers import (
     Composer,
     ComposerRows,
     ConversationMeta,
+    MetasMade,
     conversation_metas,
     has_index,
     has_root,
@@ -120,6 +121,10 @@ class Layout3:
     # A full parse's composerData fields by composer id (`read_composers`), for the bubble
     # conversations' meta (`composer_fields`; the reader takes them: None once used)
     data_fields: dict[str, tuple[Any, ...]] | None = None
+    # the workspace storage's fingerprint and project map `metas` were made with, and what
+    # they were made of (None: not kept): a refresh with the same ones keeps the metas of
+    # the composers it kept (`conversation_metas`)
+    metas_of: tuple[str, dict[str, str], MetasMade] | None = None
 
     def composer_fields(
         self, composer_ids: list[str], places: tuple[int, ...]
@@ -144,6 +149,7 @@ class Layout3:
         """Drop what only a refresh reuses (a one-shot read): the parsed composer rows, the
         calls of each root, the roots that failed. The graphs stay (their turns are read)."""
         self.composer_rows = ComposerRows()
+        self.metas_of = None
         self.root_calls = {}
         self.failed = {}
         self.outcomes = {}
@@ -595,6 +601,7 @@ def read_layout3(
     settled_before_ms: int | None = None,
     remember: bool = True,
     index_known: bool | None = None,
+    fingerprint: str | None = None,
 ) -> Layout3:
     """The 3.x pass over one database (one short read per query).
 
@@ -611,6 +618,8 @@ def read_layout3(
     `remember`: see `read_composers`. With `memo` (a full parse; empty: none kept
     yet) the roots it knows are not decoded again, and `out.memo` is what to keep next.
     `index_known`: `layout3_present` as the caller just found it (None: look).
+    `fingerprint`: the workspace storage's (`storage_fingerprint`) that `workspace_projects`
+    was read at: unchanged, with the same composers, the last pass's metas are kept.
     """
     if not (has_index(conn) if index_known is None else index_known):
         return Layout3()
@@ -622,7 +631,14 @@ def read_layout3(
         fields=fields,
     )  # fmt: skip
     out = Layout3(indexed=indexed, composer_rows=previous.composer_rows, data_fields=fields)
-    out.metas = conversation_metas(composers, db_path, workspace_projects)
+    last = previous.metas_of
+    same_storage = last is not None and (last[0], last[1]) == (fingerprint, workspace_projects)
+    made = conversation_metas(
+        composers, db_path, workspace_projects, last[2] if last and same_storage else None
+    )
+    out.metas = made[2]
+    if fingerprint is not None and remember:
+        out.metas_of = (fingerprint, workspace_projects, made)
     for cid, meta in out.metas.items():
         if meta.project is not None and meta.project != workspace_projects.get(cid):
             out.projects[cid] = meta.project
