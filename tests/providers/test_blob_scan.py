@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import pickle
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from codeburn.providers.agent.stream import StreamWalker
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3 import blob_scan
-from codeburn.providers.ide.layout3.blob_scan import json_records
+from codeburn.providers.ide.layout3.blob_scan import json_records, pack_records, unpack_records
 from codeburn.providers.ide.layout3.reader import Layout3, read_layout3
 from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.ide.stream_rows import walk_pages
@@ -221,3 +222,20 @@ def test_each_process_of_the_pass_reads_only_the_rows_and_columns_it_decodes(
     assert _summary(aside) == expected
     assert aside.records is not None and scanned.records is not None
     assert sorted(aside.records) == sorted(scanned.records)
+
+
+def test_the_json_rows_travel_as_columns_with_each_name_pickled_once(tmp_path: Path) -> None:
+    db = _profile(tmp_path, 13)
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        p.agent("named", role="assistant", content="x" * 9, model="gpt-5", request_id="r-1")
+    with open_readonly(db) as conn:
+        records = json_records(db, scan.last_row(conn)[0])
+    assert len(records) > 100 and any(r[1][3] == "gpt-5" for r in records)
+    back = unpack_records(pickle.loads(pickle.dumps(pack_records(records), 5)))
+    assert back == records
+    assert all(type(rowid) is int for rowid, _record in back)
+    roles = {r[1][0] for r in back}
+    assert len({id(r[1][0]) for r in back}) == len(roles)  # one object per role
+    models = {r[1][3] for r in back}
+    assert len({id(r[1][3]) for r in back}) == len(models)
+    assert unpack_records(pack_records([])) == []

@@ -16,6 +16,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from pathlib import Path
+from sys import intern
 from typing import Any, Final, cast
 
 from codeburn.providers.agent import (
@@ -310,6 +311,33 @@ _TEXT_PAGE_SQL: Final = (
     " WHERE rowid < ? AND +key >= 'agentKv:blob:' AND +key < 'agentKv:blob;'"
     " AND typeof(value) = 'text' ORDER BY rowid DESC LIMIT ?"
 )
+
+
+# (ROWIDs as int64 bytes, the records' seven fields as seven tuples)
+PackedRecords = tuple[bytes, list[tuple[Any, ...]]]
+
+
+def pack_records(records: JsonRecords) -> PackedRecords:
+    """`json_records` as columns for another process to send, roles and model names interned
+    (a few names shared by ~56,000 records: each one pickled once). Pickling and unpickling
+    the ~56,000 (ROWID, record) tuples cost the 3.x profile 0.18 CPU s; columns 0.08 s."""
+    if not records:
+        return b"", []
+    rowids, fields = zip(*records, strict=True)
+    columns = list(zip(*fields, strict=True))
+    for at in (0, 3, 6):  # role, model, served model
+        columns[at] = tuple(intern(v) if type(v) is str else v for v in columns[at])
+    return array("q", rowids).tobytes(), columns
+
+
+def unpack_records(packed: PackedRecords) -> JsonRecords:
+    """The records of `pack_records`."""
+    raw, columns = packed
+    if not raw:
+        return []
+    rowids = array("q")
+    rowids.frombytes(raw)
+    return list(zip(rowids, cast(Iterable[Record], zip(*columns, strict=True)), strict=True))
 
 
 def json_records(db_path: Path, upto: int) -> JsonRecords:
