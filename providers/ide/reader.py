@@ -46,16 +46,19 @@ from codeburn.providers.ide.layout3 import (
     ConversationMeta,
     JsonRecords,
     Layout3,
+    PackedRecords,
     PackedRowids,
     any_json_rows,
     json_records,
     layout3_present,
     memo_bytes,
     memo_head_ok,
+    pack_records,
     packed_blob_rowids,
     read_layout3,
     read_memo,
     roots_present,
+    unpack_records,
     unpack_rowids,
 )
 from codeburn.providers.ide.older import (
@@ -584,7 +587,7 @@ class CursorReader:
         (with `records` false: the blob rows' ROWIDs instead, for a parse with a memo), then
         the bubble scan with the reader state it set."""
         if records:
-            send(json_records(self.db_path, self._last_rowid))
+            send(pack_records(json_records(self.db_path, self._last_rowid)))
         else:
             with open_readonly(self.db_path) as conn:
                 send(packed_blob_rowids(conn, self._last_rowid))
@@ -987,7 +990,7 @@ class _ColdSide:
         return self._first
 
     def records(self) -> JsonRecords:
-        return cast(JsonRecords, self._first_part())
+        return unpack_records(cast(PackedRecords, self._first_part()))
 
     def rowids(self) -> dict[str, int]:
         return unpack_rowids(cast(PackedRowids, self._first_part()))

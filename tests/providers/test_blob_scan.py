@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import pickle
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,8 @@ import pytest
 from codeburn.providers.agent.stream import StreamWalker
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide import sql as scan
-from codeburn.providers.ide.layout3.blob_scan import json_records
+from codeburn.providers.ide.layout3 import blob_scan
+from codeburn.providers.ide.layout3.blob_scan import json_records, pack_records, unpack_records
 from codeburn.providers.ide.layout3.reader import Layout3, read_layout3
 from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.ide.stream_rows import walk_pages
@@ -169,3 +172,70 @@ def test_a_full_parse_with_a_second_process_equals_one_in_process(
     alone, beside = full_parse(False), full_parse(True)
     assert alone == beside
     assert alone[2] is (budget is not None)  # the budget cut the bubbles in the second case
+
+
+def test_each_process_of_the_pass_reads_only_the_rows_and_columns_it_decodes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The JSON side gets (ROWID, bytes) of the TEXT rows alone; the pass gets every row as
+    (ROWID, id, value) with 0 for a TEXT value left in the database — and both give what
+    lookups by key give, NULL, integer and BLOB-stored JSON values among them."""
+    db = _profile(tmp_path, 11)
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        p.put(scan_key("as-blob"), b'{"role":"user","content":"abcd"}')
+        p.put(scan_key("not-json"), "{ broken")
+    sqlite_conn = sqlite3.connect(db)
+    with sqlite_conn:
+        sqlite_conn.execute("INSERT INTO cursorDiskKV VALUES (?, NULL)", (scan_key("null"),))
+        sqlite_conn.execute("INSERT INTO cursorDiskKV VALUES (?, 0)", (scan_key("zero"),))
+    sqlite_conn.close()
+    pages: list[list[Any]] = []
+    real = blob_scan.scan.fetch
+
+    def fetch(conn: Any, sql: str, params: Any = ()) -> list[Any]:
+        rows = real(conn, sql, params)
+        if sql.endswith("ORDER BY rowid DESC LIMIT ?"):  # the pages of the pass
+            pages.append(rows)
+        return rows
+
+    monkeypatch.setattr(blob_scan.scan, "fetch", fetch)
+    with open_readonly(db) as conn:
+        last = scan.last_row(conn)[0]
+        texts = conn.execute(
+            "SELECT count(*) FROM cursorDiskKV WHERE key >= 'agentKv:blob:'"
+            " AND key < 'agentKv:blob;' AND typeof(value) = 'text'"
+        ).fetchone()[0]
+    records = json_records(db, last)
+    rows = [r for page in pages for r in page]
+    assert len(rows) == texts and all(len(r) == 2 and type(r[1]) is bytes for r in rows)
+    assert len(records) == texts - 1  # all but `{ broken`
+    keyed, scanned, _aside = _three_ways(db)
+    pages.clear()
+    with open_readonly(db) as conn:
+        aside = read_layout3(conn, db, {}, scan_upto=last, json_aside=lambda: records)
+    rows = [r for page in pages for r in page]
+    assert all(len(r) == 3 for r in rows)
+    assert sum(1 for r in rows if r[2] == 0 and type(r[2]) is int) == texts
+    assert (scan_key("zero")[len(scan.AGENT_LO) :], b"0") in {(r[1], r[2]) for r in rows}
+    expected = _summary(keyed)
+    assert _summary(scanned) == expected
+    assert _summary(aside) == expected
+    assert aside.records is not None and scanned.records is not None
+    assert sorted(aside.records) == sorted(scanned.records)
+
+
+def test_the_json_rows_travel_as_columns_with_each_name_pickled_once(tmp_path: Path) -> None:
+    db = _profile(tmp_path, 13)
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        p.agent("named", role="assistant", content="x" * 9, model="gpt-5", request_id="r-1")
+    with open_readonly(db) as conn:
+        records = json_records(db, scan.last_row(conn)[0])
+    assert len(records) > 100 and any(r[1][3] == "gpt-5" for r in records)
+    back = unpack_records(pickle.loads(pickle.dumps(pack_records(records), 5)))
+    assert back == records
+    assert all(type(rowid) is int for rowid, _record in back)
+    roles = {r[1][0] for r in back}
+    assert len({id(r[1][0]) for r in back}) == len(roles)  # one object per role
+    models = {r[1][3] for r in back}
+    assert len({id(r[1][3]) for r in back}) == len(models)
+    assert unpack_records(pack_records([])) == []

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from codeburn.providers.agent.graph import GraphTurn
+from codeburn.providers.home import cli_store
 from codeburn.providers.home.cli_store import StoreBusy, decode_meta, find_stores, read_store
 from codeburn.providers.samples.home_writer import AgentHomeWriter, TurnSpec
 
@@ -91,3 +94,49 @@ def test_a_locked_store_is_busy_not_unreadable(tmp_path: Path) -> None:
         holder.execute("ROLLBACK")
         holder.close()
     assert read_store(path) is not None
+
+
+def _blob_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The statements on `blobs` that read_store's connections run, from now on."""
+    run: list[str] = []
+    real = cli_store.open_readonly
+
+    @contextlib.contextmanager
+    def traced(path: Path) -> Iterator[sqlite3.Connection]:
+        with real(path) as conn:
+            conn.set_trace_callback(lambda sql: run.append(sql) if "FROM blobs" in sql else None)
+            yield conn
+
+    monkeypatch.setattr(cli_store, "open_readonly", traced)
+    return run
+
+
+@pytest.mark.parametrize("unreadable_text", [False, True])
+def test_a_small_store_is_read_in_one_statement_with_what_lookups_by_id_find(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unreadable_text: bool
+) -> None:
+    path = AgentHomeWriter(tmp_path).cli_session(
+        "s7",
+        [TurnSpec("hé" * 10, ["hello" * 10, "✅"]), TurnSpec("more", ["ok"], user_ms=CREATED + 5)],
+        created_ms=CREATED,
+        model="gpt-5",
+    )
+    conn = sqlite3.connect(path)
+    with conn:  # rows no graph reaches: TEXT, NULL and integer values
+        conn.executemany("INSERT INTO blobs VALUES (?, ?)", [("t", "{}"), ("n", None), ("i", 7)])
+        if unreadable_text:  # one whole read cannot decode: looked up blob by blob
+            conn.execute("INSERT INTO blobs VALUES ('bad', CAST(x'7bff' AS TEXT))")
+    conn.close()
+    run = _blob_statements(monkeypatch)
+    whole = read_store(path)
+    whole_run = list(run)
+    monkeypatch.setattr(cli_store, "WHOLE_STORE_BYTES", 0)
+    run.clear()
+    by_id = read_store(path)
+    assert whole is not None and whole.graph is not None and whole.graph.turns
+    assert whole == by_id
+    assert len(run) > 5  # one statement a blob
+    if unreadable_text:
+        assert whole_run == ["SELECT id, data FROM blobs", *run]
+    else:
+        assert whole_run == ["SELECT id, data FROM blobs"]

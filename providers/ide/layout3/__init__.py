@@ -7,10 +7,13 @@ from codeburn.providers.lazy import lazy_surface
 if TYPE_CHECKING:
     from codeburn.providers.ide.layout3.blob_scan import (
         JsonRecords,
+        PackedRecords,
         PackedRowids,
         blob_rowids,
         json_records,
+        pack_records,
         packed_blob_rowids,
+        unpack_records,
         unpack_rowids,
     )
     from codeburn.providers.ide.layout3.headers import (
@@ -42,10 +45,13 @@ else:  # imported on first use (see codeburn.providers.lazy)
         {
             "codeburn.providers.ide.layout3.blob_scan": (
                 "JsonRecords",
+                "PackedRecords",
                 "PackedRowids",
                 "blob_rowids",
                 "json_records",
+                "pack_records",
                 "packed_blob_rowids",
+                "unpack_records",
                 "unpack_rowids",
             ),
             "codeburn.providers.ide.layout3.headers": (
@@ -85,6 +91,7 @@ __all__ = [
     "ConversationMeta",
     "JsonRecords",
     "Layout3",
+    "PackedRecords",
     "PackedRowids",
     "any_json_rows",
     "blob_rowids",
@@ -92,10 +99,12 @@ __all__ = [
     "layout3_present",
     "memo_bytes",
     "memo_head_ok",
+    "pack_records",
     "packed_blob_rowids",
     "path_project",
     "read_layout3",
     "read_memo",
     "roots_present",
+    "unpack_records",
     "unpack_rowids",
 ]
