@@ -35,7 +35,7 @@ def save_agent_files(cache_dir: Path, home: str, entries: dict[str, Any]) -> Non
     path = agent_files_path(cache_dir)
     texts = _ENTRY_TEXTS.texts(entries.values())
     members = ",".join(f"{json.dumps(p)}:{t}" for p, t in zip(entries, texts, strict=True))
+    head = json_with({"version": VERSION, "home": home}, "entries", f"{{{members}}}")
     with locked(path):
-        write_cache_text(
-            path, json_with({"version": VERSION, "home": home}, "entries", f"{{{members}}}")
-        )
+        # No fsync: what the files held when read, read again when this copy is lost or torn.
+        write_cache_text(path, head, durable=False)

@@ -87,8 +87,10 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     write_chunks_atomic(path, (data,))
 
 
-def write_chunks_atomic(path: Path, chunks: Iterable[bytes]) -> None:
-    """`write_bytes_atomic` of data made piece by piece (never all in memory at once)."""
+def write_chunks_atomic(path: Path, chunks: Iterable[bytes], *, durable: bool = True) -> None:
+    """`write_bytes_atomic` of data made piece by piece (never all in memory at once).
+    `durable=False`: no fsync before the rename, for a file that is only a copy of what can be
+    read again (a crash may leave it empty or torn: a miss, rebuilt)."""
     private_dir(path.parent)
     # mkstemp creates the file 0600 on every platform (no fchmod: Windows lacks it before 3.13).
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -97,7 +99,8 @@ def write_chunks_atomic(path: Path, chunks: Iterable[bytes]) -> None:
             for chunk in chunks:
                 handle.write(chunk)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -140,8 +143,8 @@ def write_cache_json(path: Path, obj: Any) -> bool:
     return write_cache_text(path, json.dumps(obj, separators=(",", ":")))
 
 
-def write_cache_text(path: Path, text: str) -> bool:
-    """`write_cache_json` of JSON text already encoded."""
+def write_cache_text(path: Path, text: str, *, durable: bool = True) -> bool:
+    """`write_cache_json` of JSON text already encoded (`durable`: see `write_chunks_atomic`)."""
     if folder_problem(path.parent) is not None:
         return False  # said once already
     try:
@@ -150,7 +153,7 @@ def write_cache_text(path: Path, text: str) -> bool:
         # Encoded a piece at a time: never a second copy of the whole file in memory.
         step = _ENCODE_CHUNK
         chunks = (text[i : i + step].encode("utf-8") for i in range(0, len(text), step))
-        write_chunks_atomic(path, chunks)
+        write_chunks_atomic(path, chunks, durable=durable)
     except OSError as exc:
         log.warning("cache file %s not written: %s", path, exc.strerror or exc)
         return False
