@@ -119,12 +119,12 @@ def read_bounded(path: Path, max_bytes: int) -> bytes | None:
 
 
 def write_quietly(path: Path, data: bytes) -> bool:
-    """`write_bytes_atomic` of a file whose loss costs only time: False, never raised, when
-    it cannot be written."""
+    """`write_bytes_atomic` of a file whose loss costs only time (so not synced to disk: see
+    `write_chunks_atomic`): False, never raised, when it cannot be written."""
     if folder_problem(path.parent) is not None:
         return False
     try:
-        write_bytes_atomic(path, data)
+        write_chunks_atomic(path, (data,), durable=False)
     except OSError:
         return False
     return True

@@ -11,6 +11,7 @@ import pytest
 from codeburn.cache import files
 from codeburn.cache.agent_files import FILE as AGENT_FILES_FILE
 from codeburn.cache.agent_files import save_agent_files
+from codeburn.cache.blob_memo import FILE as BLOB_MEMO_FILE
 from codeburn.cache.daily_cache import FILE as DAILY_FILE
 from codeburn.cache.daily_cache import update_daily
 from codeburn.cache.files import read_json, write_cache_json, write_cache_text
@@ -62,6 +63,7 @@ def test_only_files_that_hold_what_nothing_else_does_are_synced_to_disk(
     update_daily(tmp_path, timezone="UTC", db_path="/db", change=lambda cache: None)
     save_results(tmp_path, CachedResults("/db", "fp", 0, [], []))
     save_agent_files(tmp_path, "/home", {"/home/t.jsonl": {"turns": []}})
+    assert files.write_quietly(tmp_path / BLOB_MEMO_FILE, b"memo")
     assert synced == [
         "fsync",
         FIRST_SEEN_FILE,
@@ -69,4 +71,5 @@ def test_only_files_that_hold_what_nothing_else_does_are_synced_to_disk(
         DAILY_FILE,
         RESULTS_FILE,
         AGENT_FILES_FILE,
+        BLOB_MEMO_FILE,
     ]
