@@ -71,7 +71,7 @@ def month_line(report: dict[str, Any]) -> str:
     head = f"This month ({period['from']} – {period['to']})"
     if totals["calls"] == 0:
         return f"{head}: no usage yet"
-    from codeburn.server.cli.text import money, with_split  # noqa: PLC0415
+    from codeburn.server.cli.lines import money, with_split  # noqa: PLC0415
 
     return with_split(f"{head}: {money(totals)} · {totals['calls']:,} calls", totals)
 

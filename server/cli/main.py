@@ -353,6 +353,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from codeburn.cache import budget_from_config  # noqa: PLC0415
+    from codeburn.server.cli.lines import styled_stream, write_status  # noqa: PLC0415
     from codeburn.server.cli.progress import terminal_progress  # noqa: PLC0415
 
     with terminal_progress() as progress:
@@ -362,6 +363,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     assert status is not None  # only a cached-only status can be None
     if args.format == "json":
         _print_json(status)
+    elif not styled_stream(sys.stdout):
+        write_status(status, sys.stdout, verbose=args.verbose)  # a pipe: no Rich to import
     else:
         from codeburn.server.cli.text import print_status  # noqa: PLC0415
 

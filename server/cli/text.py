@@ -6,75 +6,22 @@ Rich markup or emoji codes, and with control characters shown as escapes (`\x1b`
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from codeburn.providers import (
-    NO_DATE,
-    PROVIDER_NAMES,
-    display_name,
-    local_day,
-    now_ms,
-    parse_iso_ms,
-)
+from codeburn.providers import PROVIDER_NAMES, display_name, local_day, parse_iso_ms
+from codeburn.server.cli.lines import money, plain, split, status_lines, sync_line, sync_style
 from codeburn.server.service import (
     format_money,
     format_tokens,
     local_estimate_note,
     period_title,
-    split_text,
 )
-from codeburn.server.service import plain as inert
 
-UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
 TOP_CONVERSATIONS = 5  # in the default text report; `--by conversation` lists the report's all
-
-
-def money(row: dict[str, Any]) -> str:
-    """`~$1.75` when any part of the figure is an estimate."""
-    text = format_money(row["cost"])
-    return f"~{text}" if row.get("estimatedCost", 0) > 0 else text
-
-
-def split(row: dict[str, Any]) -> str:
-    """What a cost is made of: `$6.76 billed by Cursor + $1.13 exact tokens at list price +
-    ~$0.66 estimated` (the parts add up to the total as shown), `all estimated`, or ""."""
-    billed = row.get("billedCost", 0.0)
-    estimated = row.get("estimatedCost", 0.0)
-    list_price = row.get("listPriceCost", max(0.0, row["cost"] - billed - estimated))
-    return split_text(row["cost"], billed, list_price, estimated)
-
-
-def with_split(head: str, row: dict[str, Any], indent: str = "  ") -> str:
-    """`head (all estimated)`, or `head` and the parts on the next line after `=`."""
-    parts = split(row)
-    if not parts:
-        return head
-    if parts.startswith("all "):
-        return f"{head} ({parts})"
-    return f"{head}\n{indent}= {parts}"
-
-
-def plain(value: Any) -> str:
-    """`value` as inert text (`service.plain`), and `?` for what stdout's encoding cannot
-    write (so that the tables keep their widths)."""
-    text = inert(value)
-    return text if text.isascii() else _writable(text)
-
-
-def _writable(text: str) -> str:
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-    try:
-        text.encode(encoding)
-    except UnicodeEncodeError:
-        return text.encode(encoding, errors="replace").decode(encoding)
-    except LookupError:
-        pass
-    return text
 
 
 def _text(value: Any, style: str = "") -> Text:
@@ -247,92 +194,13 @@ def print_report(
 def _print_sync(out: Console, block: dict[str, Any] | None) -> None:
     line = sync_line(block)
     if line:
-        style = "yellow" if block and block.get("state") in ("error", "no-login") else "dim"
-        out.print(_text(line, style))
-
-
-def ago(iso: Any) -> str:
-    """`just now`, `12 min ago`, `3 h ago`, `2 days ago` (SPEC §8.1 wording)."""
-    ms = parse_iso_ms(iso) if isinstance(iso, str) else None
-    if ms is None:
-        return "at an unknown time"
-    minutes = max(0, (now_ms() - ms) // 60_000)
-    if minutes < 1:
-        return "just now"
-    if minutes < 60:
-        return f"{minutes} min ago"
-    if minutes < 48 * 60:
-        return f"{minutes // 60} h ago"
-    return f"{minutes // (24 * 60)} days ago"
-
-
-def sync_line(block: dict[str, Any] | None) -> str | None:
-    if not block or block.get("state") == "off":
-        return None
-    state = block.get("state")
-    if state == "ok":
-        return f"Synced from cursor.com {ago(block.get('lastSuccessAt'))}"
-    if state == "syncing-never":
-        return "Not synced from cursor.com yet"
-    return str(block.get("error") or "")
-
-
-def status_line(status: dict[str, Any]) -> str:
-    """`$4.56 today · ~$123 month`, or what went wrong instead of a bare $0.00."""
-    if status["state"] == "no-data":
-        return f"CodeBurn: {status['message']}"
-    line = f"{money(status['today'])} today · {money(status['month'])} month"
-    if status["state"] in UNAVAILABLE:
-        line += f"  ({status['message']}; last figures shown)"
-    return line
-
-
-def budget_line(status: dict[str, Any]) -> str | None:
-    budget = status["budget"]
-    parts = []
-    if budget["daily"]:
-        parts.append(f"{money(status['today'])} of {format_money(budget['daily'])} today")
-    if budget["monthly"]:
-        parts.append(f"{money(status['month'])} of {format_money(budget['monthly'])} this month")
-    if not parts:
-        return None
-    word = {"ok": "within budget", "warning": "budget warning (80 %)", "over": "over budget"}
-    return f"{word[budget['level']].capitalize()}: {', '.join(parts)}"
-
-
-def unreadable_line(status: dict[str, Any]) -> str | None:
-    """Conversations that exist but could not be read: said, never a silent $0."""
-    unreadable = status.get("unreadable") or {}
-    count = int(unreadable.get("count") or 0)
-    if count <= 0:
-        return None
-    noun = "conversation" if count == 1 else "conversations"
-    # "no date" (inline composers of 0.44–0.45 with no time) is an older format, not a newer.
-    reasons = set(unreadable.get("reasons") or {"?": 1})
-    where = " in a newer Cursor format" if reasons - {NO_DATE} else ""
-    return f"{count} {noun}{where} could not be read — sync or import for exact figures"
+        out.print(_text(line, sync_style(block)))
 
 
 def print_status(
     status: dict[str, Any], console: Console | None = None, *, verbose: bool = False
 ) -> None:
+    """`codeburn status` with Rich's styles (`lines.write_status` is a pipe's)."""
     out = console or make_console()
-    out.print(_text(status_line(status)))
-    parts = split(status["month"]) if status["state"] != "no-data" else ""
-    if parts.startswith("all "):
-        out.print(_text(f"this month: {parts}", "dim"))
-    elif parts:
-        out.print(_text(f"this month {money(status['month'])} = {parts}", "dim"))
-    if verbose:
-        for note in status.get("diagnostics") or []:
-            out.print(_text(f"· {note}", "dim"))
-    if status.get("localEstimateNote"):
-        out.print(_text(status["localEstimateNote"], "dim"))
-    unreadable = unreadable_line(status)
-    if unreadable:
-        out.print(_text(unreadable, "yellow"))
-    line = budget_line(status)
-    if line:
-        style = {"ok": "dim", "warning": "yellow", "over": "red"}[status["budget"]["level"]]
-        out.print(_text(line, style))
-    _print_sync(out, status.get("cursorSync"))
+    for text, style in status_lines(status, verbose=verbose):
+        out.print(Text(text, style=style))

@@ -11,7 +11,7 @@ from pathlib import Path
 from codeburn.providers.ide.reader import ReadResult
 from codeburn.providers.local import local_diagnostics, local_notices
 from codeburn.providers.samples.profile_writer import ProfileWriter
-from codeburn.server.cli.text import unreadable_line
+from codeburn.server.cli.lines import unreadable_line
 from tests.cursor_fixtures import NOW_MS, profile, read
 
 T0 = NOW_MS - 3_600_000  # the conversation started an hour before the test

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codeburn.providers.localtime import iso_utc, now_ms
-from codeburn.server.cli.text import ago, money, status_line
+from codeburn.server.cli.lines import ago, money, status_line
 from codeburn.server.service.formatting import (
     format_money,
     format_tokens,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.localtime import today
+from codeburn.server.cli.lines import plain
 from codeburn.server.cli.main import main
-from codeburn.server.cli.text import plain
 from tests.csv_fixtures import ExportRow, iso_local, write_export
 from tests.usage_fixtures import isolated_env
 
