@@ -13,7 +13,6 @@ if TYPE_CHECKING:
         token_from_string,
     )
     from codeburn.providers.ide.inline import NO_DATE
-    from codeburn.providers.ide.layout3 import path_project
     from codeburn.providers.ide.paths import (
         canonical,
         cursor_home,
@@ -21,7 +20,12 @@ if TYPE_CHECKING:
         workspace_storage_dir,
     )
     from codeburn.providers.ide.reader import CursorReader, ReadResult
-    from codeburn.providers.ide.workspaces import named_paths, project_name, storage_fingerprint
+    from codeburn.providers.ide.workspaces import (
+        named_paths,
+        path_project,
+        project_name,
+        storage_fingerprint,
+    )
 else:  # imported on first use (see codeburn.providers.lazy)
     __getattr__ = lazy_surface(
         __name__,
@@ -34,7 +38,6 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "token_from_string",
             ),
             "codeburn.providers.ide.inline": ("NO_DATE",),
-            "codeburn.providers.ide.layout3": ("path_project",),
             "codeburn.providers.ide.paths": (
                 "canonical",
                 "cursor_home",
@@ -47,6 +50,7 @@ else:  # imported on first use (see codeburn.providers.lazy)
             ),
             "codeburn.providers.ide.workspaces": (
                 "named_paths",
+                "path_project",
                 "project_name",
                 "storage_fingerprint",
             ),

@@ -45,6 +45,12 @@ def project_name(folder_uri: str) -> str:
     return slug
 
 
+def path_project(path: str) -> str:
+    """Project name of an absolute path, as of its folder URI (`/home/me/app` → `-home-me-app`)."""
+    path = path.replace("\\", "/")
+    return project_name("file://" + (path if path.startswith("/") else "/" + path))
+
+
 def named_paths(slugs: Iterable[str]) -> dict[str, str]:
     """slug → folder path of those of `slugs` this process made from a folder URI or path.
 

@@ -23,6 +23,7 @@ from codeburn.cache import (
     ImportSnapshot,
     ImportStoreError,
     LocalFiles,
+    cursor_sync_enabled,
     db_fingerprint,
     first_seen_lost,
     import_file,
@@ -480,6 +481,8 @@ class UsageService:
 
     def sync_if_due(self) -> None:
         """Automatic sync before a read: silent on failure, keeps what is stored."""
+        if not cursor_sync_enabled():
+            return  # off (maybe_sync would say so too): nothing of the sync to import
         from codeburn.sync import maybe_sync  # noqa: PLC0415 - httpx only when used
 
         try:

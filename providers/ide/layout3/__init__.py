@@ -20,7 +20,6 @@ if TYPE_CHECKING:
         META_PLACES,
         TIMES_PLACES,
         ConversationMeta,
-        path_project,
     )
     from codeburn.providers.ide.layout3.memo import (
         MEMO_VERSION,
@@ -58,7 +57,6 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "META_PLACES",
                 "TIMES_PLACES",
                 "ConversationMeta",
-                "path_project",
             ),
             "codeburn.providers.ide.layout3.memo": (
                 "MEMO_VERSION",
@@ -101,7 +99,6 @@ __all__ = [
     "memo_head_ok",
     "pack_records",
     "packed_blob_rowids",
-    "path_project",
     "read_layout3",
     "read_memo",
     "roots_present",

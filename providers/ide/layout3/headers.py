@@ -19,7 +19,7 @@ from typing import Any, Final, TypeGuard
 from codeburn.providers.gauges import first_gauge
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.paths import workspace_storage_dir
-from codeburn.providers.ide.workspaces import folder_of, project_name
+from codeburn.providers.ide.workspaces import folder_of, path_project, project_name
 from codeburn.providers.localtime import valid_ms
 from codeburn.providers.pricing import canonical_model
 
@@ -150,12 +150,6 @@ def _text(value: Any) -> str | None:
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
-def path_project(path: str) -> str:
-    """Project name of an absolute path, as of its folder URI (`/home/me/app` → `-home-me-app`)."""
-    path = path.replace("\\", "/")
-    return project_name("file://" + (path if path.startswith("/") else "/" + path))
 
 
 def _load(raw: Any) -> Any:

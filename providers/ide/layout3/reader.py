@@ -47,11 +47,10 @@ from codeburn.providers.ide.layout3.headers import (
     conversation_metas,
     has_index,
     has_root,
-    path_project,
     read_composers,
 )
 from codeburn.providers.ide.layout3.memo import BlobMemo, state_digest
-from codeburn.providers.ide.workspaces import project_name
+from codeburn.providers.ide.workspaces import path_project, project_name
 from codeburn.providers.pricing import canonical_model, cost_of
 
 BUBBLES: Final = "bubbles"
