@@ -64,13 +64,13 @@ def test_a_piped_status_writes_the_lines_rich_prints(
     assert styles[lines[-1]] == "yellow" and styles[lines[-2]] == "red"
 
 
-def _run_status(tmp_path: Path, **env: str) -> tuple[str, bool]:
+def _run_status(tmp_path: Path, **env: str) -> tuple[str, set[str]]:
     probe = (
         "import sys\n"
         "from codeburn.server.cli.main import main\n"
         "code = main(['status'])\n"
         "sys.stdout.flush()\n"
-        "print('rich' in sys.modules, code, file=sys.stderr)\n"
+        "print(' '.join(sorted(sys.modules)), code, file=sys.stderr)\n"
     )
     environ = {
         **os.environ,
@@ -86,15 +86,17 @@ def _run_status(tmp_path: Path, **env: str) -> tuple[str, bool]:
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env=environ, check=True
     )
-    imported, code = done.stderr.split()
+    *imported, code = done.stderr.split()
     assert code == "0"
-    return done.stdout, imported == "True"
+    return done.stdout, set(imported)
 
 
 def test_a_piped_status_does_not_import_rich(tmp_path: Path) -> None:
     out, imported = _run_status(tmp_path)
-    assert out.startswith("CodeBurn: No Cursor data found at ") and not imported
+    assert out.startswith("CodeBurn: No Cursor data found at ") and "rich" not in imported
+    # Nor, with the sync off, the sync; nor the Cursor 3.x conversation index's reader.
+    assert not {"codeburn.sync.cursor_sync", "codeburn.providers.ide.layout3"} & imported
     assert "\n" not in out.rstrip("\n")  # one line however long the path: never wrapped
     # An environment that makes Rich style a pipe still gets Rich (which wraps at 80 then).
     forced, imported = _run_status(tmp_path, FORCE_COLOR="1")
-    assert imported and forced.startswith("CodeBurn: No Cursor data found at")
+    assert "rich" in imported and forced.startswith("CodeBurn: No Cursor data found at")
