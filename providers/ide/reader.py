@@ -205,6 +205,11 @@ class CursorReader:
         # this full parse's (or refresh's) `layout3_present`: without the index it reads
         # every composerData row to say so (~5 ms at 100k messages), asked up to three times
         self._index_known: bool | None = None
+        # No header of either kind and no root up to the last row read: a refresh looks for
+        # a root again only when a composerData row is among its new rows (~7 ms at 100k
+        # messages, 40 at 300k; a root written into an old row in place waits for the next
+        # full parse, as such rows do in the 3.x pass)
+        self._rootless = False
         # root id → (its graph, the graph's turns) of the last `turns`
         self._root_turns: dict[str, tuple[Graph, tuple[Turn, ...]]] = {}
 
@@ -489,7 +494,8 @@ class CursorReader:
     def _indexed(self, conn: sqlite3.Connection) -> bool:
         """`layout3_present`, looked up once per full parse or refresh."""
         if self._index_known is None:
-            self._index_known = layout3_present(conn)
+            self._index_known = layout3_present(conn, roots=False if self._rootless else None)
+            self._rootless = not self._index_known
         return self._index_known
 
     def _count_rows(self, conn: sqlite3.Connection) -> None:
@@ -688,7 +694,7 @@ class CursorReader:
         self._l3 = read_layout3(
             conn, self.db_path, mapping, self._l3, probe=probe, scan_upto=scan_upto,
             json_aside=json_aside, memo=memo, rowids_aside=rowids_aside,
-            settled_before_ms=settled_before_ms, remember=remember, index_known=self._index_known,
+            settled_before_ms=settled_before_ms, remember=remember, index_known=self._indexed(conn),
             fingerprint=fingerprint,
         )  # fmt: skip
         changed = self._l3.skip_changed
@@ -824,7 +830,7 @@ class CursorReader:
             conn.execute("COMMIT")
         changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
         limit = new_rows[-1][0] if new_rows else self._last_rowid
-        self._index_known = None
+        self._forget_index(new_rows)
         if self._l3.present or self._indexed(conn):
             # New bubble rows name their conversation; a vanished one could be anyone's.
             unnamed = sub_rowids or bubbles_le != self._bubble_count
@@ -859,6 +865,13 @@ class CursorReader:
         self._total_count = total
         self._ident = self._stat()
         return True
+
+    def _forget_index(self, new_rows: list[tuple[int, str]]) -> None:
+        """A refresh looks for the 3.x index again, and for a root when a new composerData
+        row may hold one (see `_rootless`)."""
+        self._index_known = None
+        if any(key.startswith(scan.COMPOSER_PREFIX) for _rowid, key in new_rows):
+            self._rootless = False
 
     def _rewritten_composer(self, new_rows: list[tuple[int, str]]) -> bool:
         """The last row read was a composerData row, written again with INSERT OR REPLACE (the

@@ -118,7 +118,8 @@ def test_a_database_without_the_index_is_looked_at_once_per_read(
 ) -> None:
     """Saying there is no 3.x index reads every composerData row (`has_root`): a full parse
     that splits its bubbles with a child asks three times (the split, the roots, the 3.x
-    pass), a refresh twice; each looks once."""
+    pass), a refresh twice; each full parse looks once, a refresh only when a composerData
+    row is among its new rows (none held a root at the last look)."""
     if not cursor_reader.can_fork():
         pytest.skip("no fork here")
     db = _db(_plain(tmp_path))
@@ -139,5 +140,50 @@ def test_a_database_without_the_index_is_looked_at_once_per_read(
         conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key + "-again", value))
     statements.clear()
     refreshed = reader.read(now_ms=T0)
-    assert not refreshed.full and looks() == 1
+    assert not refreshed.full and looks() == 0
     assert len(refreshed.calls) == len(full.calls) + 1
+    with sqlite3.connect(db) as conn:  # a new conversation's composerData: look again
+        key, value = conn.execute(
+            "SELECT key, value FROM cursorDiskKV WHERE key LIKE 'composerData:%' LIMIT 1"
+        ).fetchone()
+        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key + "-new", value))
+    statements.clear()
+    again = reader.read(now_ms=T0)
+    assert not again.full and looks() == 1
+
+
+def test_a_refresh_finds_the_first_roots_of_a_database_without_headers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cursor 3.7 writes roots without either kind of header: a refresh of a database that
+    had none looks for them again once new composerData rows come, and reads what a cold
+    parse of the same database reads."""
+    root = _plain(tmp_path)
+    db = _db(root)
+    reader = CursorReader(db, floor_ms=0)
+    before = reader.read(now_ms=T0)
+    assert before.full
+    statements = _trace_statements(monkeypatch)
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:  # a new message: no look
+        key, value = conn.execute(
+            "SELECT key, value FROM cursorDiskKV WHERE key LIKE 'bubbleId:%' ORDER BY rowid DESC"
+        ).fetchone()
+        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key + "-again", value))
+    assert not reader.read(now_ms=T0).full
+    assert not any('"conversationState":"' in s for s in statements)
+    info = add_header_index(root, seed=5, now_ms=T0, days=DAYS, roots=3, turns=(3, 5))
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:  # the roots alone: no header
+        conn.execute("DELETE FROM ItemTable WHERE key = 'composer.composerHeaders'")
+    assert info.roots == 3
+    statements.clear()
+    refreshed = reader.read(now_ms=T0)
+    assert not refreshed.full and sum('"conversationState":"' in s for s in statements) == 1
+    cold = CursorReader(db, floor_ms=0).read(now_ms=T0)
+    assert cold.full and len(cold.calls) > len(before.calls)
+    # (requests of the agent stream alone are dated by the database's mtime, which moved)
+    stream_undated = lambda calls: [  # noqa: E731
+        (k, None if k.startswith("cursor:agentKv:") else t, *rest)
+        for k, t, *rest in _summary(calls)
+    ]
+    assert stream_undated(refreshed.calls) == stream_undated(cold.calls)
+    assert {c.key for c in refreshed.calls} - {c.key for c in before.calls}

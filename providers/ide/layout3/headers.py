@@ -220,17 +220,18 @@ def _item_headers(conn: sqlite3.Connection, memo: ComposerRows) -> list[Any]:
     return found
 
 
-def has_index(conn: sqlite3.Connection) -> bool:
+def has_index(conn: sqlite3.Connection, *, roots: bool | None = None) -> bool:
     """A `composerHeaders` table or global ItemTable headers (Cursor 3.0 and later), or a
     conversation graph without either: Cursor 3.7 writes `conversationState` roots at
-    `_v` 16, and a root is read whether or not a header lists it."""
+    `_v` 16, and a root is read whether or not a header lists it. `roots`: `has_root` as
+    the caller knows it (None: look)."""
     if _table_exists(conn, "composerHeaders"):
         return True
     if _table_exists(conn, "ItemTable"):
         row = conn.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerHeaders'")
         if row.fetchone() is not None:
             return True
-    return has_root(conn)
+    return has_root(conn) if roots is None else roots
 
 
 def has_root(conn: sqlite3.Connection) -> bool:

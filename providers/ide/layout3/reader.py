@@ -159,9 +159,10 @@ class Layout3:
         return self.indexed or bool(self.conversations or self.bubble_ids)
 
 
-def layout3_present(conn: sqlite3.Connection) -> bool:
-    """Whether the database has a Cursor 3.x conversation index (cheap: no value is read)."""
-    return has_index(conn)
+def layout3_present(conn: sqlite3.Connection, *, roots: bool | None = None) -> bool:
+    """Whether the database has a Cursor 3.x conversation index (cheap: no value is read,
+    unless it has neither kind of header: then `has_root`, unless `roots` says it)."""
+    return has_index(conn, roots=roots)
 
 
 def roots_present(conn: sqlite3.Connection) -> bool:
