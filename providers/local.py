@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import codeburn.providers.agent as agent_formats
 import codeburn.providers.ide as ide_db
 from codeburn.providers.calls import Call
-from codeburn.providers.combine import NO_IDE, CallMemo, Combined, IdeSide, combine
 from codeburn.providers.conversations import ConversationMemo, LocalConversation
 from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
 from codeburn.providers.home import AgentRead, AgentReader, AgentSnapshot, take_snapshot
@@ -35,6 +34,7 @@ from codeburn.providers.runtime import Aside, can_fork, detached, later
 from codeburn.providers.sqlite_ro import DatabaseMissingError
 
 if TYPE_CHECKING:
+    from codeburn.providers.combine import CallMemo, Combined, IdeSide
     from codeburn.providers.ide import CursorReader, ReadResult
 
 FIRST_SEEN_PREFIX: Final = "agent-transcripts:"
@@ -107,6 +107,9 @@ class LocalRead:
 
 
 def ide_side(result: ReadResult | None) -> IdeSide:
+    # (the combining on first use: a status answered from our caches combines nothing)
+    from codeburn.providers.combine import NO_IDE, IdeSide  # noqa: PLC0415
+
     if result is None:
         return NO_IDE
     return IdeSide(
@@ -365,7 +368,7 @@ class AgentSide:
         self.home = canonical(home if home is not None else cursor_home())
         self.home_key = str(self.home)
         self._reader: AgentReader | None = None
-        self._calls = CallMemo()
+        self._calls: CallMemo | None = None  # made by the first `combine`
         self._forked = False
         self._beside: tuple[AgentSnapshot, AgentRead] | None = None  # the child's read
 
@@ -416,9 +419,13 @@ class AgentSide:
         key = self.first_seen_key
         stored = self.seen.load(key) if agent.transcripts else {}
         seen = earliest(stored, held) if held and agent.transcripts else stored
+        from codeburn.providers.combine import CallMemo, combine  # noqa: PLC0415
+
+        if self._calls is None:
+            self._calls = CallMemo()
         combined = combine(ide_side(ide), agent, seen, self._calls, parts)
         if not self.keep_state:
-            self._calls = CallMemo()
+            self._calls = None
         if combined.first_seen != stored:
             self.seen.save(key, combined.first_seen)
         return combined
