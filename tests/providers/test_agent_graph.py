@@ -436,3 +436,36 @@ def test_parse_first_holds_the_first_value_of_each_field_of_parse(fields: list[b
             pb.parse_first(data)
         return
     assert pb.parse_first(data) == {number: values[0] for number, values in parsed.items()}
+
+
+_TIMING_FIELDS = st.lists(
+    st.one_of(
+        st.builds(lambda v: pb.varint_field(1, v), st.integers(0, 1 << 64 - 1)),
+        st.builds(lambda v: pb.varint_field(2, v), st.integers(0, 1 << 64 - 1)),
+        st.builds(lambda b: pb.bytes_field(2, b), st.binary(max_size=3)),
+        st.builds(lambda v: pb.varint_field(3, v), st.integers(0, 5)),
+        st.builds(lambda v: pb.fixed64_field(2, v), st.integers(0, 1 << 64 - 1)),
+        st.just(b"\x80" * 11),  # an overlong varint
+        st.binary(max_size=4),  # anything, malformed too
+    ),
+    max_size=4,
+)
+
+
+def _parsed_timing(raw: bytes) -> int | None:
+    """A turn timing's field 2 through `parse_first`: the reference `_timings` is compared with."""
+    try:
+        ms = pb.parse_first(raw).get(2)
+    except pb.WireError:
+        return None
+    return None if isinstance(ms, bytes) else valid_ms(ms)
+
+
+@given(timings=st.lists(_TIMING_FIELDS, max_size=4))
+def test_the_common_turn_timing_read_in_place_equals_the_parsed_one(
+    timings: list[list[bytes]],
+) -> None:
+    raws = [pb.message(*fields) for fields in timings]
+    raws.append(pb.message(pb.varint_field(1, 1000), pb.varint_field(2, 1_795_168_800_000)))
+    raws.append(pb.message(pb.varint_field(1, 1000)))
+    assert agent_graph._timings(raws) == [_parsed_timing(raw) for raw in raws]
