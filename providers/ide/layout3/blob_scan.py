@@ -138,8 +138,10 @@ class ScannedParts:
                         self._text_row(key, roles)
                 elif value[:1] == b"{":
                     self._row(rowid, key, value)
-                elif key in wanted:
-                    self._decode(key, value, wanted.pop(key), None)
+                else:
+                    roles = wanted.pop(key, 0)
+                    if roles:
+                        self._decode(key, value, roles, None)
         self._wanted.clear()  # never stored (at the time of the pass): missing
         self._resolve_late()  # (no prompt is late: the roots asked for every one first)
         if meanwhile is not None:
@@ -205,20 +207,27 @@ class ScannedParts:
         done, rowid_of, wanted, late = self._parts[role], self._rowid_of, self._wanted, self._late
         for ref in refs:
             key = ref.hex() if len(ref) == 32 else blob_id(ref)
-            if key is None or key in done:
+            if key is None:
                 continue
+            # One probe of a large dict in the common case (a row not read yet, its id wanted
+            # in one role): a part is decoded only once its row is read (`_decode`).
             if key in rowid_of:
-                late[key] = late.get(key, 0) | role
+                if key not in done:
+                    late[key] = late.get(key, 0) | role
             else:
-                wanted[key] = wanted.get(key, 0) | role
+                roles = wanted.setdefault(key, role)
+                if roles != role:
+                    wanted[key] = roles | role
 
     def _want(self, key: str, role: int) -> None:
-        if key in self._parts[role]:
-            return
+        """(`_want_refs` of one id)"""
         if key in self._rowid_of:
-            self._late[key] = self._late.get(key, 0) | role
+            if key not in self._parts[role]:
+                self._late[key] = self._late.get(key, 0) | role
         else:
-            self._wanted[key] = self._wanted.get(key, 0) | role
+            roles = self._wanted.setdefault(key, role)
+            if roles != role:
+                self._wanted[key] = roles | role
 
     def _resolve_late(self) -> None:
         """Look up by key the rows that went by before a root reached them."""
