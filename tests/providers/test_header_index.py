@@ -56,6 +56,20 @@ def _summary(calls: list[Any]) -> list[tuple[Any, ...]]:
     )
 
 
+def _copy_row(db: Path, where: str, suffix: str) -> None:
+    """A copy of the newest row matching `where`, under its key + `suffix` (a new row)."""
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        key, value = conn.execute(
+            f"SELECT key, value FROM cursorDiskKV WHERE {where} ORDER BY rowid DESC"
+        ).fetchone()
+        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key + suffix, value))
+
+
+_ANSWER = (
+    "key LIKE 'bubbleId:%' AND value ->> '$.type' = 2 AND value ->> '$.tokenCount.outputTokens' > 0"
+)
+
+
 def _trace_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every SQL statement the reader runs in this process from now on."""
     statements: list[str] = []
@@ -131,22 +145,12 @@ def test_a_database_without_the_index_is_looked_at_once_per_read(
     looks = lambda: sum('"conversationState":"' in s for s in statements)  # noqa: E731
     full = reader.read(now_ms=T0)
     assert full.full and looks() == 1
-    with sqlite3.connect(db) as conn:  # a new message: the next read is a refresh
-        key, value = conn.execute(
-            "SELECT key, value FROM cursorDiskKV WHERE key LIKE 'bubbleId:%'"
-            " AND value ->> '$.type' = 2 AND value ->> '$.tokenCount.outputTokens' > 0"
-            " ORDER BY rowid DESC"
-        ).fetchone()
-        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key + "-again", value))
+    _copy_row(db, _ANSWER, "-again")  # a new message: the next read is a refresh
     statements.clear()
     refreshed = reader.read(now_ms=T0)
     assert not refreshed.full and looks() == 0
     assert len(refreshed.calls) == len(full.calls) + 1
-    with sqlite3.connect(db) as conn:  # a new conversation's composerData: look again
-        key, value = conn.execute(
-            "SELECT key, value FROM cursorDiskKV WHERE key LIKE 'composerData:%' LIMIT 1"
-        ).fetchone()
-        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key + "-new", value))
+    _copy_row(db, "key LIKE 'composerData:%'", "-new")  # a new conversation: look again
     statements.clear()
     again = reader.read(now_ms=T0)
     assert not again.full and looks() == 1
@@ -164,11 +168,7 @@ def test_a_refresh_finds_the_first_roots_of_a_database_without_headers(
     before = reader.read(now_ms=T0)
     assert before.full
     statements = _trace_statements(monkeypatch)
-    with contextlib.closing(sqlite3.connect(db)) as conn, conn:  # a new message: no look
-        key, value = conn.execute(
-            "SELECT key, value FROM cursorDiskKV WHERE key LIKE 'bubbleId:%' ORDER BY rowid DESC"
-        ).fetchone()
-        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key + "-again", value))
+    _copy_row(db, _ANSWER, "-again")  # a new message: no look
     assert not reader.read(now_ms=T0).full
     assert not any('"conversationState":"' in s for s in statements)
     info = add_header_index(root, seed=5, now_ms=T0, days=DAYS, roots=3, turns=(3, 5))
