@@ -9,6 +9,7 @@ Family scans use `+key` so that SQLite walks the table in ROWID order instead of
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -229,6 +230,26 @@ def conversation_bubbles(conn: sqlite3.Connection, composer_id: str) -> list[Bub
         f"WHERE key >= ? AND key < ? AND json_valid(value) ORDER BY rowid DESC",
         (prefix + ":", prefix + ";"),
     )
+
+
+def conversation_digest(conn: sqlite3.Connection, composer_id: str) -> bytes:
+    """A digest of one conversation's rows as stored: its bubbles' ROWIDs and values and its
+    composerData value, nothing decoded (the same digest: no row of it was rewritten in place,
+    and none came or went). Reading the values costs ~2/3 of reading the conversation."""
+    digest = hashlib.blake2b(digest_size=16)
+    prefix = f"{BUBBLE_LO}{composer_id}"
+    rows = conn.execute(
+        "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV WHERE key >= ? AND key < ?"
+        " UNION ALL SELECT -1, CAST(value AS BLOB) FROM cursorDiskKV WHERE key = ?",
+        (prefix + ":", prefix + ";", COMPOSER_PREFIX + composer_id),
+    )
+    for rowid, value in rows:
+        size = -1 if value is None else len(value)
+        digest.update(rowid.to_bytes(8, "little", signed=True))
+        digest.update(size.to_bytes(8, "little", signed=True))
+        if value:
+            digest.update(value)
+    return digest.digest()
 
 
 def bubble_rows_by_rowid(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[BubbleRow]:

@@ -161,3 +161,61 @@ def test_refresh_past_the_budget_moves_the_cutoff(tmp_path: Path) -> None:
     after = reader.read(now_ms=NOW_MS)
     assert not after.full and after.budget_hit
     assert _sorted(after.calls) == _cold(info.db_path, after.first_seen, budget=120)
+
+
+def _rename_in_place(db: Path, composer: str, name: str) -> None:
+    conn = sqlite3.connect(db)
+    conn.execute(
+        "UPDATE cursorDiskKV SET value = json_set(value, '$.name', ?) WHERE key = ?",
+        (name, f"composerData:{composer}"),
+    )
+    conn.commit()
+    conn.close()
+
+
+def _counting_rereads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The conversations whose bubbles a refresh reads again, in order."""
+    from codeburn.providers.ide import reader as reader_module  # noqa: PLC0415
+
+    read: list[str] = []
+    original = reader_module.scan.conversation_bubbles
+
+    def counting(conn: sqlite3.Connection, composer_id: str) -> list[object]:
+        read.append(composer_id)
+        return original(conn, composer_id)
+
+    monkeypatch.setattr(reader_module.scan, "conversation_bubbles", counting)
+    return read
+
+
+def test_refresh_reads_again_only_the_recent_conversations_that_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    info = generate_sample_profile(tmp_path / "Cursor", SPEC)
+    _append_conversation(info.db_path)  # "new-conv": recent (its messages a minute old)
+    reader = CursorReader(info.db_path, floor_ms=_floor())
+    reader.read(now_ms=NOW_MS)
+    read = _counting_rereads(monkeypatch)
+    reader.read(now_ms=NOW_MS)  # the first refresh reads the recent ones once more
+    assert "new-conv" in read
+    read.clear()
+    unchanged = reader.read(now_ms=NOW_MS)
+    assert not unchanged.full and read == []
+    _update_in_place(info.db_path)  # rewrites a message of "new-conv" (same ROWID)
+    after = reader.read(now_ms=NOW_MS)
+    assert not after.full and read == ["new-conv"]
+    assert _sorted(after.calls) == _cold(info.db_path, after.first_seen)
+
+
+def test_refresh_sees_a_recent_conversation_renamed_in_place(tmp_path: Path) -> None:
+    info = generate_sample_profile(tmp_path / "Cursor", SPEC)
+    _append_conversation(info.db_path)
+    with ProfileWriter(info.db_path.parent.parent.parent) as writer:
+        writer.composer("new-conv", created_at_ms=NOW_MS - 60_000, extra={"name": "Parser"})
+    reader = CursorReader(info.db_path, floor_ms=_floor())
+    reader.read(now_ms=NOW_MS)
+    reader.read(now_ms=NOW_MS)
+    assert reader.read(now_ms=NOW_MS).titles.get("new-conv") == "Parser"
+    _rename_in_place(info.db_path, "new-conv", "Parser rework")
+    after = reader.read(now_ms=NOW_MS)
+    assert not after.full and after.titles.get("new-conv") == "Parser rework"
