@@ -6,6 +6,12 @@ from codeburn.providers.lazy import lazy_surface
 
 if TYPE_CHECKING:
     from codeburn.providers.agent import Turn
+    from codeburn.providers.background_writes import (
+        disable_write_behind,
+        enable_write_behind,
+        flush_write_behind,
+        write_behind,
+    )
     from codeburn.providers.calls import (
         CURSOR,
         CURSOR_AGENT,
@@ -169,6 +175,12 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "wait_for_writers",
                 "writes_now",
             ),
+            "codeburn.providers.background_writes": (
+                "disable_write_behind",
+                "enable_write_behind",
+                "flush_write_behind",
+                "write_behind",
+            ),
             "codeburn.providers.sqlite_ro": (
                 "SNAPSHOT_PREFIX",
                 "CursorDbError",
@@ -217,8 +229,11 @@ __all__ = [
     "chosen_user",
     "day_end_ms",
     "detached_after",
+    "disable_write_behind",
     "display_name",
     "earliest",
+    "enable_write_behind",
+    "flush_write_behind",
     "gc_paused",
     "identity",
     "is_date_ms",
@@ -251,5 +266,6 @@ __all__ = [
     "use_snapshot_folder",
     "wait_for_writers",
     "workspace_storage_dir",
+    "write_behind",
     "writes_now",
 ]

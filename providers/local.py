@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 # The database and graph readers on first use: a status answered from our caches reads neither.
 import codeburn.providers.agent as agent_formats
 import codeburn.providers.ide as ide_db
+from codeburn.providers.background_writes import write_behind
 from codeburn.providers.calls import Call
 from codeburn.providers.conversations import ConversationMemo, LocalConversation
 from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
@@ -386,7 +387,13 @@ class AgentSide:
             self._reader = reader
         result = reader.read(snapshot)
         if reader.changed and not result.busy:
-            self.store.save_agent_files(self.home_key, reader.entries)
+            store, home, entries = self.store, self.home_key, dict(reader.entries)
+
+            def save() -> None:
+                store.save_agent_files(home, entries)
+
+            if not write_behind(f"agent files {home}", save):
+                save()
             reader.changed = False
         if not self.keep_state:
             self._reader = None

@@ -22,7 +22,13 @@ from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from codeburn.cache import cursor_sync_enabled, set_config_value
-from codeburn.providers import canonical, resolve_db_path, today
+from codeburn.providers import (
+    canonical,
+    enable_write_behind,
+    flush_write_behind,
+    resolve_db_path,
+    today,
+)
 from codeburn.server import VERSION
 from codeburn.server.lsp.commands import command_error, register_commands
 from codeburn.server.lsp.log import setup_logging
@@ -38,6 +44,7 @@ log = logging.getLogger(__name__)
 CONFIG_TIMEOUT_S: Final = 10.0
 READY_TIMEOUT_S: Final = 15.0
 RETRY_STATES: Final = frozenset({"db-locked", "error"})
+EXIT_FLUSH_S: Final = 2.0
 T = TypeVar("T")
 
 
@@ -423,7 +430,9 @@ def build_server() -> CodeBurnServer:
 
 
 def _hard_exit(code: int) -> None:
-    """Exit now: a worker stuck in a network call must not keep the process alive."""
+    """Exit now: a worker stuck in a network call must not keep the process alive. The cache
+    files queued to be written are written first (a bounded wait)."""
+    flush_write_behind(EXIT_FLUSH_S)
     logging.shutdown()
     with contextlib.suppress(Exception):
         sys.stderr.flush()
@@ -449,6 +458,7 @@ def run_server(
     `stdin`/`stdout`/`early_status` come from the hand-made handshake in `lsp_bootstrap`.
     """
     server = build_server()
+    enable_write_behind()  # cache files after the status, not before it
     setup_logging(server)
     logging.getLogger("pygls.server").addFilter(QuietParseErrors())
     if early_status is not None:

@@ -59,6 +59,7 @@ from codeburn.providers import (
     six_month_floor,
     timezone_name,
     today,
+    write_behind,
 )
 from codeburn.server.service.derive import derive_days, import_marks
 from codeburn.server.service.periods import Period
@@ -122,6 +123,7 @@ class UsageService:
         self.local = LocalState()
         # conversation id → (the conversation, a time, its turns since then) of the last save
         self._since: dict[str, tuple[LocalConversation, int, LocalConversation]] = {}
+        self._made: CachedResults | None = None  # the last results saved (or queued to be)
 
     # -- inputs -----------------------------------------------------------------------------
 
@@ -160,7 +162,11 @@ class UsageService:
         if not self.db_path.is_file() and not snapshot.idents:
             return [], self._no_data(), True
         fingerprint = db_fingerprint(self.db_path, self._local.sources_fingerprint(snapshot))
-        cached = load_results(self.cache_dir, self.db_key)
+        made = self._made  # the newest: the file may still be being written (`write_behind`)
+        if made is not None and made.fingerprint == fingerprint:
+            cached: CachedResults | None = made
+        else:
+            cached = load_results(self.cache_dir, self.db_key)
         if cached and cached.fingerprint == fingerprint and cached.floor_ms <= floor_ms:
             return (*self._from_cache(cached, floor_ms), True)
         if cached_only:
@@ -198,8 +204,15 @@ class UsageService:
             conversations=self._turns_since(read.conversations, keep_from - 60_000),
             paths=read.paths,
         )
-        if not later(lambda: save_results(self.cache_dir, results)):
-            save_results(self.cache_dir, results)
+        cache_dir = self.cache_dir
+
+        def save() -> None:
+            save_results(cache_dir, results)
+
+        if not (later(save) or write_behind(f"results {cache_dir}", save)):
+            save()
+        if self._keep_state:
+            self._made = results
         sweep_old_versions(self.cache_dir)
         return calls, local, True
 

@@ -207,3 +207,18 @@ async def test_codeburn_serve_is_the_same_server(server_env: ServerEnv) -> None:
     async with lsp_session(server_env, command=serve) as s:
         first = await s.statuses.wait()
         assert first["state"] == "ok" and first["today"]["calls"] > 0
+
+
+async def test_the_results_cache_of_the_last_refresh_is_written_by_exit(
+    server_env: ServerEnv,
+) -> None:
+    """The server writes its results cache behind its statuses; exit writes what is queued."""
+    async with lsp_session(server_env) as s:
+        await s.statuses.wait()
+        add_conversation(server_env.db, "late-conversation")
+        refreshed = await s.command("codeburn.server.refresh")
+        assert refreshed["today"]["calls"] >= 1
+    files = list(server_env.cache.glob("cursor-results.v*.json"))
+    assert len(files) == 1
+    keys = [row[0] for row in json.loads(files[0].read_text())["calls"]]
+    assert any("late-conversation" in str(key) for key in keys)

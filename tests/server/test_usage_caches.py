@@ -273,3 +273,29 @@ def test_days_sealed_by_the_v1_reader_are_rederived_except_past_the_floor(
     days = json.loads(daily_path(env).read_text())["days"]
     assert days[aged.isoformat()]["cursor"]["totals"][:4] == [1.5, 1.5, 0.0, 2]
     assert days[wrong.isoformat()]["cursor"]["totals"][3] == 2  # conversation A: prompt + reply
+
+
+def test_a_long_lived_service_writes_its_results_behind_and_answers_from_them(
+    tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the language server runs it (`write_behind` on): the status goes out before the
+    results cache is written; the next status of unchanged data reads nothing, even before
+    the file is there; a flush writes what a fresh process then answers from."""
+    from codeburn.providers import background_writes  # noqa: PLC0415
+
+    writer = background_writes.WriteBehind(quiet_s=3600.0)  # written only when flushed
+    monkeypatch.setattr(background_writes, "_writer", [writer])
+    db = write_profile_with_today(tmp_path / "Cursor")
+    spy = ReaderSpy(monkeypatch)
+    service = UsageService(db)
+    first = service.status(budget=NO_BUDGET, sync=False)
+    assert first is not None and first["today"]["calls"] == 1
+    assert not results_path(env).exists()  # queued, not written yet
+    second = service.status(budget=NO_BUDGET, sync=False)
+    assert spy.calls == 1 and second is not None
+    assert writer.flush() and results_path(env).exists()
+    fresh = _status(db)  # another process: from the file the writer wrote
+    assert spy.calls == 1
+    assert {k: v for k, v in fresh.items() if k != "generatedAt"} == {
+        k: v for k, v in first.items() if k != "generatedAt"
+    }
