@@ -71,8 +71,6 @@ class ConvState:
     inferred: int = 0  # kept bubbles dated from the conversation's times (SPEC §2.2)
     turns: tuple[Turn, ...] = ()  # recorded turns (none when any date was inferred)
     title: str | None = None  # composerData.name
-    # (its rows' digest, the cutoff, its fallback model) before it was last read, while recent
-    seen_as: tuple[bytes, int | None, str | None] | None = None
 
 
 @dataclass(slots=True)
