@@ -22,7 +22,7 @@ from codeburn.providers.ide import path_project, project_name
 from codeburn.providers.parts import PartFacts, PartMemo
 
 if TYPE_CHECKING:
-    from codeburn.providers.agent import Graph
+    from codeburn.providers.agent import Graph, GraphTurn
     from codeburn.providers.home import AgentRead, CliSession, TranscriptRead
 
 # IDE representations that win over everything outside the database.
@@ -116,6 +116,26 @@ class CallMemo:
     def __init__(self) -> None:
         self._last: dict[str, tuple[tuple[Any, ...], list[Call]]] = {}
         self._now: dict[str, tuple[tuple[Any, ...], list[Call]]] = {}
+        # conversation id → (its turns, their first-seen times, the turns so dated)
+        self._dated_last: dict[
+            str, tuple[tuple[GraphTurn, ...], tuple[int, ...], tuple[GraphTurn, ...]]
+        ] = {}
+        self._dated_now: dict[
+            str, tuple[tuple[GraphTurn, ...], tuple[int, ...], tuple[GraphTurn, ...]]
+        ] = {}
+
+    def dated(
+        self, cid: str, turns: tuple[GraphTurn, ...], times: tuple[int, ...]
+    ) -> tuple[GraphTurn, ...]:
+        """`turns`, each at its time in `times`: the same tuple while both are the same (a
+        refresh dated every turn of every transcript without header times again, and the
+        calls memo then compared them all)."""
+        kept = self._dated_last.get(cid)
+        if kept is None or kept[0] is not turns or kept[1] != times:
+            dated = tuple(replace(t, timestamp_ms=ms) for t, ms in zip(turns, times, strict=True))
+            kept = (turns, times, dated)
+        self._dated_now[cid] = kept
+        return kept[2]
 
     def calls(self, graph: Graph, **how: Any) -> list[Call]:
         name = f"{how['key_prefix']}{how['conversation_id']}"
@@ -132,6 +152,7 @@ class CallMemo:
     def done(self) -> None:
         """Keep only what this combination used."""
         self._last, self._now = self._now, {}
+        self._dated_last, self._dated_now = self._dated_now, {}
 
 
 class _Combiner:
@@ -214,10 +235,9 @@ class _Combiner:
         turns = read.turns
         if created is None and updated is None:
             # No header time anywhere: each turn keeps the file's mtime when it was first seen.
-            turns = tuple(
-                replace(t, timestamp_ms=self.first_seen.setdefault(f"{cid}:{i}", read.mtime_ms))
-                for i, t in enumerate(turns)
-            )
+            seen, mtime = self.first_seen, read.mtime_ms
+            times = tuple(seen.setdefault(f"{cid}:{i}", mtime) for i in range(len(turns)))
+            turns = self.memo.dated(cid, turns, times)
         provider = CURSOR if ide else CURSOR_AGENT
         return self.memo.calls(
             agent_formats.Graph(

@@ -26,3 +26,23 @@ def test_a_reload_sees_our_writes_and_another_processs(tmp_path: Path) -> None:
     loaded["req-a"] = 7  # what a caller does with its copy stays its own
     assert load_first_seen(tmp_path, DB)["req-a"] == 1_000
     assert json.loads(path.read_text())[DB]["req-a"] == 1_000
+
+
+def test_a_save_merges_into_another_processs_write_not_into_what_we_wrote(
+    tmp_path: Path,
+) -> None:
+    """A save reuses what this process last wrote only while the file is that one."""
+    other_db = "/home/me/other/state.vscdb"
+    save_first_seen(tmp_path, DB, {"req-a": 1_000})
+    path = tmp_path / FILE
+    written = tmp_path / "other.json"  # another process's write, renamed over ours
+    written.write_text(json.dumps({DB: {"req-b": 2_000}, other_db: {"req-x": 5}}))
+    written.replace(path)
+    save_first_seen(tmp_path, DB, {"req-c": 3_000})
+    assert load_first_seen(tmp_path, DB) == {"req-b": 2_000, "req-c": 3_000}
+    assert load_first_seen(tmp_path, other_db) == {"req-x": 5}
+    save_first_seen(tmp_path, other_db, {"req-y": 6})  # from what we just wrote
+    assert json.loads(path.read_text()) == {
+        DB: {"req-b": 2_000, "req-c": 3_000},
+        other_db: {"req-x": 5, "req-y": 6},
+    }

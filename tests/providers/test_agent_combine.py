@@ -261,3 +261,24 @@ def test_real_database_and_transcript_lower_the_recovered_reason(tmp_path: Path)
         ("c-new", 1, 2)
     ]
     assert combined.unreadable == {"encrypted": 1, "undecodable": 1}
+
+
+def test_turns_dated_from_first_seen_are_the_same_tuple_while_nothing_changed() -> None:
+    """A transcript without header times: its turns are dated again only when the turns or
+    their first-seen times change (`CallMemo.dated`), so its calls are not built again."""
+    from codeburn.providers.agent.graph import GraphTurn  # noqa: PLC0415
+    from codeburn.providers.combine import CallMemo  # noqa: PLC0415
+
+    turns = tuple(GraphTurn(None, 10 + i, 0, 20, "gpt-5", (), ()) for i in range(3))
+    memo = CallMemo()
+    first = memo.dated("conv", turns, (1_000, 2_000, 3_000))
+    assert [t.timestamp_ms for t in first] == [1_000, 2_000, 3_000]
+    assert [t.user_chars for t in first] == [10, 11, 12]
+    memo.done()
+    assert memo.dated("conv", turns, (1_000, 2_000, 3_000)) is first
+    memo.done()
+    moved = memo.dated("conv", turns, (1_000, 2_000, 4_000))
+    assert moved is not first and moved[2].timestamp_ms == 4_000
+    memo.done()
+    memo.done()  # a combination without this conversation forgets it
+    assert memo.dated("conv", turns, (1_000, 2_000, 4_000)) is not moved
