@@ -75,9 +75,13 @@ class WriteBehind:
         return max(0.0, start - time.monotonic())
 
     def _run(self) -> None:
+        """Until nothing is queued: then the thread ends (a process with a thread of its own
+        left running may not fork, see `runtime.can_fork`), and the next work starts one."""
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: bool(self._pending))
+                if not self._pending:
+                    self._thread = None
+                    return
                 while (wait := self._quiet_for()) > 0:
                     self._cond.wait(wait)
                 name = next(iter(self._pending))

@@ -69,6 +69,7 @@ from codeburn.providers.ide.older import (
     split_rowid,
 )
 from codeburn.providers.ide.paths import workspace_storage_dir
+from codeburn.providers.ide.row_count import RowCount
 from codeburn.providers.ide.rows import (
     BubbleScan,
     ConvState,
@@ -681,7 +682,7 @@ class CursorReader:
     def _read_layout3(
         self,
         conn: sqlite3.Connection,
-        probe: set[str] | None = None,
+        probe: set[str] | Callable[[], set[str] | None] | None = None,
         *,
         scan_upto: int | None = None,
         json_aside: Callable[[], JsonRecords] | None = None,
@@ -691,7 +692,8 @@ class CursorReader:
         remember: bool = True,
     ) -> frozenset[int]:
         """The Cursor 3.x pass; returns the agent rows whose skipping changed. `probe`: the
-        conversations whose bubble rows may have changed (None: any); `scan_upto`: a full
+        conversations whose bubble rows may have changed (None: any; a callable: asked once
+        the pass needs it); `scan_upto`: a full
         parse's one pass over the blobs (see read_layout3)."""
         fingerprint, mapping = self._project_maps.get(workspace_storage_dir(self.db_path))
         before = self._l3.skip_rowids
@@ -814,42 +816,44 @@ class CursorReader:
     # -- incremental refresh ----------------------------------------------------------------
 
     def _refresh(self, conn: sqlite3.Connection, now_ms: int) -> bool:
-        """Apply what changed since the last read; False when only a full parse is safe."""
+        """Apply what changed since the last read; False when only a full parse is safe.
+
+        The table's count, which tells whether any row at or below the last ROWID went away,
+        is taken on another connection meanwhile (`row_count`): the conversation index and
+        the recent conversations' digests are read in the same read transaction before it is
+        needed (the index's bubble probe needs it)."""
         conn.execute("BEGIN")
         try:
             at_last = scan.key_at(conn, self._last_rowid)
+            counting = RowCount(self.db_path)  # after this snapshot began (see row_count)
             new_rows = scan.rows_after(conn, self._last_rowid)
             rewritten = at_last is None and self._rewritten_composer(new_rows)
             if at_last != self._last_key and not rewritten:
                 return False
-            total = scan.total_count(conn)
-            if total - len(new_rows) == self._total_count - int(rewritten):
-                # No row at or below the last ROWID went away: the family counts still hold.
-                bubbles_le, agents_le = self._bubble_count, self._agent_count
-            else:
-                last = self._last_rowid
-                bubbles_le = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last)
-                agents_le = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last)
+            newest = new_rows[-1][0] if new_rows else scan.newest_rowid(conn)
+            expected = self._total_count - int(rewritten) + len(new_rows)
+            changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
+            self._forget_index(new_rows)
+            recent = now_ms - self._recent_ms
+            digests = self._recent_digests(conn, recent)
+            counts = _RefreshCounts(self, conn, counting, newest, expected)
+
+            def probe() -> set[str] | None:
+                """New bubble rows name their conversation; a vanished one could be anyone's."""
+                unnamed = sub_rowids or counts.get()[1] != self._bubble_count
+                return None if unnamed else set(changed)
+
+            walked = self._refresh_index(conn, probe, recent)
+            total, bubbles_le, agents_le = counts.get()
         finally:
+            counting.close()
             conn.execute("COMMIT")
-        changed, sub_rowids, new_bubbles, new_agents = self._classify(new_rows)
+        if walked and any_json_rows(conn, walked):
+            return False  # stream rows already walked changed owner: walk them again
         limit = new_rows[-1][0] if new_rows else self._last_rowid
-        self._forget_index(new_rows)
-        if self._l3.present or self._indexed(conn):
-            # New bubble rows name their conversation; a vanished one could be anyone's.
-            unnamed = sub_rowids or bubbles_le != self._bubble_count
-            probe = None if unnamed else set(changed)
-            # Older conversations' composerData rewritten in place waits for the full parse.
-            walked = [
-                r
-                for r in self._read_layout3(conn, probe, settled_before_ms=now_ms - self._recent_ms)
-                if r <= self._last_rowid
-            ]
-            if walked and any_json_rows(conn, walked):
-                return False  # stream rows already walked changed owner: walk them again
         if not self._update_stream(conn, agents_le, new_agents, limit, changed):
             return False
-        changed.update(self._rewritten_in_place(conn, now_ms - self._recent_ms))
+        changed.update(self._rewritten_in_place(digests))
         if self._load_projects():
             self._relabel_projects()
         if not self._reread(conn, changed, self._bubble_count - bubbles_le):
@@ -869,19 +873,37 @@ class CursorReader:
         self._ident = self._stat()
         return True
 
-    def _rewritten_in_place(self, conn: sqlite3.Connection, recent: int) -> list[str]:
-        """The recent conversations (a message since `recent`) whose rows changed since they
-        were last read: Cursor rewrites a message in place (the same ROWID) as it streams, so
-        new ROWIDs do not show it. Each is digested before it is read again (a write between
-        the two is seen at the next refresh); an unchanged one is not read again (~0.6 ms
-        each: the conversations of the last 15 minutes, at every refresh)."""
+    def _refresh_index(
+        self, conn: sqlite3.Connection, probe: Callable[[], set[str] | None], recent: int
+    ) -> list[int]:
+        """A refresh's 3.x pass, where the database has the index: the agent rows read
+        already whose skipping changed. Older conversations' composerData rewritten in place
+        waits for the full parse."""
+        if not (self._l3.present or self._indexed(conn)):
+            return []
+        changed = self._read_layout3(conn, probe, settled_before_ms=recent)
+        return [r for r in changed if r <= self._last_rowid]
+
+    def _recent_digests(self, conn: sqlite3.Connection, recent: int) -> dict[str, bytes]:
+        """Each recent conversation's (a message since `recent`) rows digested
+        (`conversation_digest`), before any of them is read again: a write between the two is
+        seen at the next refresh."""
+        return {
+            composer: scan.conversation_digest(conn, composer)
+            for composer, state in self._convs.items()
+            if state.kept and state.newest_ms >= recent
+        }
+
+    def _rewritten_in_place(self, digests: dict[str, bytes]) -> list[str]:
+        """The recent conversations whose rows changed since they were last read: Cursor
+        rewrites a message in place (the same ROWID) as it streams, so new ROWIDs do not show
+        it. An unchanged one is not read again (~0.6 ms each: the conversations of the last
+        15 minutes, at every refresh)."""
         out: list[str] = []
         models, before = self._l3.models, self._seen_as
         marks: dict[str, tuple[bytes, int | None, str | None]] = {}
-        for composer, state in self._convs.items():
-            if not state.kept or state.newest_ms < recent:
-                continue
-            mark = (scan.conversation_digest(conn, composer), self._cutoff, models.get(composer))
+        for composer, digest in digests.items():
+            mark = (digest, self._cutoff, models.get(composer))
             if mark != before.get(composer):
                 out.append(composer)
             marks[composer] = mark
@@ -1003,6 +1025,36 @@ class CursorReader:
         affected = {c for c, s in self._convs.items() if s.kept and s.kept[0] < cutoff}
         self._cutoff = cutoff
         return self._reread(conn, affected, 0)
+
+
+class _RefreshCounts:
+    """A refresh's (rows, bubble rows and agent rows at or below the last ROWID), taken once
+    in its read transaction when first asked (see `CursorReader._refresh`)."""
+
+    def __init__(
+        self,
+        reader: CursorReader,
+        conn: sqlite3.Connection,
+        counting: RowCount,
+        newest: int,
+        expected: int,
+    ) -> None:
+        self._reader, self._conn, self._counting = reader, conn, counting
+        self._newest, self._expected = newest, expected
+        self._counts: tuple[int, int, int] | None = None
+
+    def get(self) -> tuple[int, int, int]:
+        if self._counts is None:
+            reader, conn = self._reader, self._conn
+            total = self._counting.total(conn, self._newest, self._expected)
+            if total == self._expected:  # no row at or below the last ROWID went away
+                self._counts = (total, reader._bubble_count, reader._agent_count)
+            else:
+                last = reader._last_rowid
+                bubbles = scan.family_count(conn, scan.BUBBLE_LO, scan.BUBBLE_HI, last)
+                agents = scan.family_count(conn, scan.AGENT_LO, scan.AGENT_HI, last)
+                self._counts = (total, bubbles, agents)
+        return self._counts
 
 
 _BubbleState = tuple[BubbleScan, int, int, set[str], int | None]

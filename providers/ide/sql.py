@@ -360,6 +360,12 @@ def total_count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM cursorDiskKV").fetchone()[0])
 
 
+def newest_rowid(conn: sqlite3.Connection) -> int:
+    """The largest ROWID of the table (0 when empty): the table b-tree's last cell."""
+    row = conn.execute("SELECT max(rowid) FROM cursorDiskKV").fetchone()
+    return int(row[0] or 0)
+
+
 def family_counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
     """(bubbles, agent blobs, every row) in the table, in the caller's read transaction. The
     key index is walked for the smaller family only: the larger is the table's count less

@@ -593,7 +593,7 @@ def read_layout3(
     workspace_projects: dict[str, str],
     previous: Layout3 | None = None,
     *,
-    probe: Collection[str] | None = None,
+    probe: Collection[str] | Callable[[], Collection[str] | None] | None = None,
     scan_upto: int | None = None,
     json_aside: Callable[[], JsonRecords] | None = None,
     memo: BlobMemo | None = None,
@@ -608,7 +608,8 @@ def read_layout3(
     Cursor 3.0 and later always keep a conversation index (the global ItemTable headers, then
     the composerHeaders table): without one the database is an older build's, and the pass
     reads nothing (a database of 100k messages would pay ~0.1 s for its composerData rows).
-    `probe`: the conversations whose bubble rows may have changed since `previous` (None: any).
+    `probe`: the conversations whose bubble rows may have changed since `previous` (None: any;
+    a callable: asked once the composers are read, so that what it needs is found meanwhile).
     `rowids_aside`: with a memo, the blob rows' ROWIDs (`blob_rowids`) from another process.
     With `scan_upto` (a full parse) and some root to decode, the blobs are read in one pass
     over the rows up to that ROWID (`blob_scan`; `json_aside`: its JSON rows from another
@@ -645,7 +646,8 @@ def read_layout3(
         if meta.model is not None:
             out.models[cid] = meta.model
     candidates = [cid for cid in sorted(composers) if _is_candidate(composers[cid])]
-    out.bubble_ids = _BubbleProbe(conn, previous, probe).among(candidates)
+    asked = probe() if callable(probe) else probe
+    out.bubble_ids = _BubbleProbe(conn, previous, asked).among(candidates)
     no_bubbles = [cid for cid in candidates if cid not in out.bubble_ids]
     out.no_bubbles = frozenset(no_bubbles)
     aside = (json_aside, rowids_aside)
