@@ -82,3 +82,17 @@ def test_enabled_the_work_is_queued_and_flushed() -> None:
     assert background_writes.write_behind("results", lambda: done.append("x"))
     assert background_writes.flush_write_behind()
     assert done == ["x"]
+
+
+def test_the_writer_thread_ends_once_nothing_is_queued() -> None:
+    """A thread left running would keep the process from forking (`runtime.can_fork`)."""
+    writer = WriteBehind(quiet_s=0.0)
+    writer.submit("results", lambda: None)
+    thread = writer._thread
+    assert thread is not None
+    assert writer.flush()
+    thread.join(timeout=30)
+    assert not thread.is_alive() and writer._thread is None
+    done: list[str] = []
+    writer.submit("results", lambda: done.append("again"))  # a new thread for new work
+    assert writer.flush() and done == ["again"]
