@@ -90,6 +90,23 @@ def codeburn(args: list[str], env: dict[str, str]) -> Run:
     return run_process([sys.executable, "-m", "codeburn.server.cli.main", *args], env)
 
 
+def into_page_cache(db: Path, home: Path) -> None:
+    """Read the profile's files once, untimed (the database, its WAL, the Cursor home's
+    files): the timed run after it finds them in the page cache, as the floor's does. A host
+    that keeps ~1.1 GB of page cache evicts them between profiles, and a cold report then
+    waited on the disk for the rows the floor never reads (agent rows, composers)."""
+    paths = [db, Path(f"{db}-wal")]
+    if home.is_dir():
+        paths += [p for p in sorted(home.rglob("*")) if p.is_file()]
+    for path in paths:
+        try:
+            with path.open("rb") as handle:
+                while handle.read(1 << 20):
+                    pass
+        except OSError:
+            continue
+
+
 def writers_done(cache_dir: Path) -> None:
     """Wait until the cache writer a command forked after its output has written its files
     (it holds the cache folder's writers lock, `WRITERS_LOCK` in codeburn/server/cli/main.py):

@@ -28,9 +28,11 @@ sys.path.insert(0, str(HERE))
 
 from lsp_start import first_status_seconds, resident_mb  # noqa: E402
 from measure import (  # noqa: E402
+    Run,
     child_task,
     codeburn,
     env_for,
+    into_page_cache,
     keep_only_memo,
     same_figures,
     writers_done,
@@ -79,6 +81,19 @@ def _lsp_available() -> bool:
     return importlib.util.find_spec("codeburn.server.lsp.server") is not None
 
 
+def _floor(task: list[str], db: Path, home: Path) -> float:
+    """(a) in a fresh process, its files read into the page cache first (as for (b))."""
+    into_page_cache(db, home)
+    seconds: float = child_task(*task)["seconds"]
+    return seconds
+
+
+def _cold(env: dict[str, str], db: Path, home: Path) -> Run:
+    """(b): a cold report as a whole process, its files read into the page cache first."""
+    into_page_cache(db, home)
+    return codeburn(["report", "--format", "json", "--period", "all", "--no-sync"], env)
+
+
 def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
     """All measurements for one profile; floor, cold and warm interleaved rep by rep."""
     db, home = profile.db_path, profile.home
@@ -95,9 +110,9 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
         warms: list[float] = []
         bumps: list[tuple[float, bool]] = []  # Cursor 3.x: cold with only the blob memo kept
         for rep in range(reps):
-            floors.append(child_task(*floor_task)["seconds"])
+            floors.append(_floor(floor_task, db, home))
             env = env_for(db, tmp / f"cache-{rep}", config, home)
-            cold = codeburn(["report", "--format", "json", "--period", "all", "--no-sync"], env)
+            cold = _cold(env, db, home)
             colds.append(cold.seconds)
             rss_kb.append(cold.max_rss_kb)
             writers_done(tmp / f"cache-{rep}")
@@ -172,7 +187,7 @@ def _after_bump(profile: Profile, tmp: Path, rep: int, cold_report: bytes) -> tu
     whether its figures are the cold report's."""
     env = env_for(profile.db_path, tmp / f"bump-{rep}", tmp / "config", profile.home)
     keep_only_memo(tmp / f"cache-{rep}", tmp / f"bump-{rep}")
-    run = codeburn(["report", "--format", "json", "--period", "all", "--no-sync"], env)
+    run = _cold(env, profile.db_path, profile.home)
     same = same_figures(cold_report, run.stdout)
     _say(f"  after a version bump (memos kept): {run.seconds:.2f} s, same figures: {same}")
     return run.seconds, same
