@@ -118,8 +118,9 @@ def _snapshot(path: Path) -> Iterator[sqlite3.Connection]:
 
 
 @contextlib.contextmanager
-def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
-    """A read-only connection with a ~1 s busy timeout; falls back for read-only folders."""
+def open_readonly(path: Path, *, fallback: bool = True) -> Iterator[sqlite3.Connection]:
+    """A read-only connection with a ~1 s busy timeout; falls back for read-only folders
+    (`fallback=False`: raises instead, for a reader that can do without, never copying)."""
     if not path.is_file():
         raise DatabaseMissingError(f"no Cursor database at {path}")
     uri = path.as_uri() + "?mode=ro"
@@ -129,7 +130,7 @@ def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
     except sqlite3.Error as exc:
         with contextlib.suppress(NameError, sqlite3.Error):
             conn.close()
-        if not _cannot_open_side_files(exc):
+        if not fallback or not _cannot_open_side_files(exc):
             raise translate_error(exc, path) from exc
         if _wal_has_frames(path):
             with _snapshot(path) as snap:

@@ -36,7 +36,8 @@ class RowCount:
 
     def _run(self) -> None:
         try:
-            with open_readonly(self._db_path) as conn:
+            # Never a snapshot copy of a read-only folder's database: the refresh counts then.
+            with open_readonly(self._db_path, fallback=False) as conn:
                 conn.execute("BEGIN")
                 try:
                     total = scan.total_count(conn)

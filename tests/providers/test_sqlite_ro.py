@@ -93,3 +93,20 @@ def test_rollback_journal_lock_is_reported_as_locked(tmp_path: Path) -> None:
     finally:
         conn.execute("ROLLBACK")
         conn.close()
+
+
+def test_without_fallback_a_folder_sqlite_cannot_write_raises_and_copies_nothing(
+    tmp_path: Path,
+) -> None:
+    """`fallback=False` (the refresh's count on a thread, `ide.row_count`): never a snapshot
+    copy of a read-only folder's database; the caller does without."""
+    from codeburn.providers.sqlite_ro import CursorDbError  # noqa: PLC0415
+
+    source, writer = _wal_database(tmp_path / "src", 5)
+    db = _unwritable_side_files(source, tmp_path / "ro", with_wal=True)
+    writer.close()
+    before = set(Path(tempfile.gettempdir()).glob("codeburn-snapshot-*"))
+    with pytest.raises(CursorDbError), open_readonly(db, fallback=False):
+        pass
+    assert set(Path(tempfile.gettempdir()).glob("codeburn-snapshot-*")) == before
+    assert _count(db) == 5  # with the fallback, as before
