@@ -13,7 +13,9 @@ from typing import Any, Final
 
 from codeburn.cache.files import EncodedItems, json_with, locked, read_json, write_cache_text
 
-VERSION: Final = 3  # 2: turn rows carry the served model (issue 16); 3: their end (issue 17)
+# 2: turn rows carry the served model (issue 16); 3: their end (issue 17); 4: JSONL lines end at
+# `\n` only (see `home.memo.MEMO_VERSION`)
+VERSION: Final = 4
 FILE: Final = f"cursor-agent-files.v{VERSION}.json"
 # Entries are the reader's: a changed file gets a new entry, an unchanged one keeps its object.
 _ENTRY_TEXTS: Final = EncodedItems()

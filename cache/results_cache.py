@@ -15,8 +15,9 @@ from codeburn.providers import Call, LocalConversation
 
 # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16); 4: `diagnostics` apart
 # from `warnings` (issue 18: a v3 file holds skipped-row notes among its warnings), and the local
-# conversations (ids, titles, turns) that exact events are attributed to (issue 17)
-VERSION: Final = 4
+# conversations (ids, titles, turns) that exact events are attributed to (issue 17); 5: JSONL
+# transcript lines end at `\n` only (see `home.memo.MEMO_VERSION`)
+VERSION: Final = 5
 FILE: Final = f"cursor-results.v{VERSION}.json"
 _CALL_TEXTS: Final = EncodedItems(Call.to_row)
 
@@ -189,9 +190,14 @@ def save_results(cache_dir: Path, results: CachedResults) -> None:
 
 def sweep_old_versions(cache_dir: Path) -> None:
     """Older versions of our own cache files are ignored, then removed (never `imports/`)."""
+    from codeburn.cache.agent_files import FILE as AGENT_FILES  # noqa: PLC0415
     from codeburn.cache.daily_cache import FILE as DAILY_FILE  # noqa: PLC0415
 
-    for pattern, current in (("cursor-results.v*.json", FILE), ("daily.v*.json", DAILY_FILE)):
+    for pattern, current in (
+        ("cursor-results.v*.json", FILE),
+        ("daily.v*.json", DAILY_FILE),
+        ("cursor-agent-files.v*.json", AGENT_FILES),
+    ):
         for old in cache_dir.glob(pattern):
             if old.name != current:
                 old.unlink(missing_ok=True)

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         command_names,
         content_chars,
         estimate_tokens,
+        json_value,
         record_of,
     )
 else:  # imported on first use (see codeburn.providers.lazy)
@@ -85,6 +86,7 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "command_names",
                 "content_chars",
                 "estimate_tokens",
+                "json_value",
                 "record_of",
             ),
         },
@@ -121,6 +123,7 @@ __all__ = [
     "finish_turns",
     "graph_calls",
     "graph_turns",
+    "json_value",
     "part_of",
     "reached_ids",
     "record_of",

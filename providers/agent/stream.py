@@ -19,6 +19,24 @@ _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SCAN_ONCE: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009
 
 
+def json_value(text: str) -> Any | None:
+    """`json.loads(text)`, or None when `text` is not JSON; a value starting with `{` skips
+    json.loads' Python layers (the scanner, then only whitespace may follow), as
+    `parse_record` does inline."""
+    if text[:1] != "{":
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            return None
+    try:
+        value, end = _SCAN_ONCE(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if end != len(text) and text[end:].strip(" \t\n\r"):
+        return None
+    return value
+
+
 def estimate_tokens(chars: int) -> int:
     """`ceil(chars / 4)`: 0 → 0, 1–4 → 1, 5 → 2."""
     return math.ceil(chars / 4) if chars > 0 else 0

@@ -24,8 +24,9 @@ from typing import Any, Final
 
 from codeburn.providers.framing import framed, unframed
 
-# 1: turn rows of `reader.turn_row` (issue 17's nine fields).
-MEMO_VERSION: Final = 1
+# 1: turn rows of `reader.turn_row` (issue 17's nine fields); 2: JSONL lines end at `\n` only
+# (a line holding U+2028, U+2029 or U+0085 in a string was cut there and skipped).
+MEMO_VERSION: Final = 2
 MAX_ENTRIES: Final = 200_000
 MAX_BYTES: Final = 256 * 1024 * 1024
 _MAGIC: Final = b"codeburn-agent-memo\n"

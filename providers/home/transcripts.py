@@ -7,7 +7,6 @@ timestamps: each turn only says how much was said, which is estimated like the a
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Iterator
@@ -236,15 +235,15 @@ def _assistant(turns: _Turns, blocks: list[Any]) -> None:
 
 
 def parse_jsonl(data: bytes) -> tuple[GraphTurn, ...]:
-    """Turns of a JSONL transcript; lines that are not JSON objects are skipped."""
+    """Turns of a JSONL transcript; lines that are not JSON objects are skipped. Lines end at
+    `\n` only: a JSON string may hold U+2028, U+2029 or U+0085 as they are (JavaScript's
+    JSON.stringify writes them so), which `str.splitlines` would cut the line at."""
     turns = _Turns()
-    for line in data.decode("utf-8", "replace").splitlines():
-        if not line.strip():
+    json_value = agent_formats.json_value
+    for line in data.decode("utf-8", "replace").split("\n"):
+        if not line or line.isspace():
             continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
+        record = json_value(line)
         if not isinstance(record, dict):
             continue
         if record.get("type") == "turn_ended":

@@ -117,7 +117,7 @@ def test_the_same_bytes_as_txt_and_as_jsonl_are_two_keys() -> None:
     [
         lambda data: data[:-3] + b"xyz",  # the checksum no longer matches
         lambda data: b"something else entirely",
-        lambda data: memo_bytes({}).replace(b'"version":1', b'"version":0'),
+        lambda data: memo_bytes({}).replace(b'"version":%d' % MEMO_VERSION, b'"version":0'),
         lambda data: data.replace(b"codeburn-agent-memo", b"codeburn-blobs-memo"),
     ],
 )

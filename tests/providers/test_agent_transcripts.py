@@ -165,3 +165,17 @@ def test_a_listing_of_a_folder_changed_just_now_is_never_reused(tmp_path: Path) 
     home.transcript("b", [user("q")], flat=True)
     os.utime(folder, ns=(mtime, mtime))
     assert sorted(find_transcripts(tmp_path)) == ["a", "b"]
+
+
+def test_jsonl_lines_end_at_newlines_only() -> None:
+    """JSON.stringify leaves U+2028, U+2029 and U+0085 in a string as they are: the line is
+    one record (str.splitlines cut it, and both halves were skipped). Leading whitespace, a
+    CRLF end and trailing whitespace are JSON's own whitespace; text after the object is not."""
+    text = "one\u2028two\u2029three\x85four"
+    lines = [
+        json.dumps(user(text), ensure_ascii=False),
+        "  " + json.dumps(assistant("a" * 7)) + " \r",
+        json.dumps(assistant("b" * 5)) + " trailing",
+    ]
+    data = "\n".join(lines).encode()
+    assert parse_jsonl(data) == (turn(len(text), 0, 7),)

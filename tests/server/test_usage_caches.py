@@ -230,11 +230,12 @@ def test_older_cache_versions_are_swept_but_never_the_import_store(
     (env / "imports").mkdir()
     old_results = env / "cursor-results.v0.json"
     old_daily = env / "daily.v0.json"
+    old_agent_files = env / "cursor-agent-files.v3.json"
     store = env / "imports" / "cursor-usage.v3.json"
-    for path in (old_results, old_daily, store):
+    for path in (old_results, old_daily, old_agent_files, store):
         path.write_text("{}")
     _status(db)
-    assert not old_results.exists() and not old_daily.exists()
+    assert not old_results.exists() and not old_daily.exists() and not old_agent_files.exists()
     assert store.exists() and results_path(env).exists()
 
 
