@@ -162,11 +162,10 @@ class UsageService:
         if not self.db_path.is_file() and not snapshot.idents:
             return [], self._no_data(), True
         fingerprint = db_fingerprint(self.db_path, self._local.sources_fingerprint(snapshot))
-        made = self._made  # the newest: the file may still be being written (`write_behind`)
-        if made is not None and made.fingerprint == fingerprint:
-            cached: CachedResults | None = made
-        else:
-            cached = load_results(self.cache_dir, self.db_key)
+        # This service's own last results first: the file may still be queued to be written
+        # (`write_behind`), and they are what a failed read keeps showing (`_last_good`).
+        made = self._made
+        cached = made if made is not None else load_results(self.cache_dir, self.db_key)
         if cached and cached.fingerprint == fingerprint and cached.floor_ms <= floor_ms:
             return (*self._from_cache(cached, floor_ms), True)
         if cached_only:

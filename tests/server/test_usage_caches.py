@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -300,3 +301,34 @@ def test_a_long_lived_service_writes_its_results_behind_and_answers_from_them(
     assert {k: v for k, v in fresh.items() if k != "generatedAt"} == {
         k: v for k, v in first.items() if k != "generatedAt"
     }
+
+
+def test_a_long_lived_service_keeps_its_figures_when_the_database_locks_before_its_write(
+    tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The results of the last read are queued, not written, when the database changes and
+    is locked: the status keeps the last figures (never $0), from the service's own results."""
+    from codeburn.providers import background_writes  # noqa: PLC0415
+
+    writer = background_writes.WriteBehind(quiet_s=3600.0)  # written only when flushed
+    monkeypatch.setattr(background_writes, "_writer", [writer])
+    db = write_profile_with_today(tmp_path / "Cursor")
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=delete")  # a writer's lock then keeps readers out
+    conn.close()
+    service = UsageService(db)
+    good = service.status(budget=NO_BUDGET, sync=False)
+    assert good is not None and good["today"]["calls"] == 1
+    assert not results_path(env).exists()
+    stat = db.stat()
+    os.utime(db, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))  # changed: read again
+    holder = sqlite3.connect(db, timeout=0, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        locked = service.status(budget=NO_BUDGET, sync=False)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert locked is not None and locked["state"] == "db-locked"
+    assert (locked["today"], locked["month"]) == (good["today"], good["month"])
+    writer.flush()
