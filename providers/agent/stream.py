@@ -20,9 +20,9 @@ _SCAN_ONCE: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), 
 
 
 def json_value(text: str) -> Any | None:
-    """`json.loads(text)`, or None when `text` is not JSON; a value starting with `{` skips
-    json.loads' Python layers (the scanner, then only whitespace may follow), as
-    `parse_record` does inline."""
+    """`json.loads(text)`, or None when `text` is not JSON; a value starting with `{` (no
+    leading whitespace) skips json.loads' Python layers: the scanner, then only whitespace
+    may follow the object."""
     if text[:1] != "{":
         try:
             return json.loads(text)
@@ -180,14 +180,7 @@ Record = tuple[str | None, int, str | None, str | None, ToolCalls, int | None, s
 
 def parse_record(text: str) -> Record | None:
     """The record in one JSON value, or None when the value is not exactly one JSON object."""
-    # json.loads without its Python layers: the value starts with `{` (no leading
-    # whitespace), and anything but whitespace after the object is an error.
-    try:
-        value, end = _SCAN_ONCE(text, 0)
-    except (StopIteration, ValueError, RecursionError):
-        return None
-    if end != len(text) and text[end:].strip(" \t\n\r"):
-        return None
+    value = json_value(text)
     if type(value) is not dict:
         return None
     options = value.get("providerOptions")
