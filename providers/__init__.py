@@ -7,7 +7,6 @@ from codeburn.providers.lazy import lazy_surface
 if TYPE_CHECKING:
     from codeburn.providers.agent import Turn
     from codeburn.providers.background_writes import (
-        disable_write_behind,
         enable_write_behind,
         flush_write_behind,
         write_behind,
@@ -176,7 +175,6 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "writes_now",
             ),
             "codeburn.providers.background_writes": (
-                "disable_write_behind",
                 "enable_write_behind",
                 "flush_write_behind",
                 "write_behind",
@@ -229,7 +227,6 @@ __all__ = [
     "chosen_user",
     "day_end_ms",
     "detached_after",
-    "disable_write_behind",
     "display_name",
     "earliest",
     "enable_write_behind",

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from codeburn.providers.agent import Graph, GraphTurn
     from codeburn.providers.home import AgentRead, CliSession, TranscriptRead
 
+    # (a conversation's turns, their first-seen times, the turns so dated)
+    _Dated = tuple[tuple[GraphTurn, ...], tuple[int, ...], tuple[GraphTurn, ...]]
+
 # IDE representations that win over everything outside the database.
 IDE_FULL: Final = frozenset({"bubbles", "root"})
 CLI_KEY_PREFIX: Final = "cursor-agent:"
@@ -116,13 +119,8 @@ class CallMemo:
     def __init__(self) -> None:
         self._last: dict[str, tuple[tuple[Any, ...], list[Call]]] = {}
         self._now: dict[str, tuple[tuple[Any, ...], list[Call]]] = {}
-        # conversation id → (its turns, their first-seen times, the turns so dated)
-        self._dated_last: dict[
-            str, tuple[tuple[GraphTurn, ...], tuple[int, ...], tuple[GraphTurn, ...]]
-        ] = {}
-        self._dated_now: dict[
-            str, tuple[tuple[GraphTurn, ...], tuple[int, ...], tuple[GraphTurn, ...]]
-        ] = {}
+        self._dated_last: dict[str, _Dated] = {}  # by conversation id
+        self._dated_now: dict[str, _Dated] = {}
 
     def dated(
         self, cid: str, turns: tuple[GraphTurn, ...], times: tuple[int, ...]
