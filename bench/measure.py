@@ -86,6 +86,10 @@ def run_process(argv: list[str], env: dict[str, str]) -> Run:
     return Run(elapsed, usage.ru_maxrss, out)
 
 
+# (b): the cold report every measurement of it runs.
+COLD_REPORT: Final = ("report", "--format", "json", "--period", "all", "--no-sync")
+
+
 def codeburn(args: list[str], env: dict[str, str]) -> Run:
     return run_process([sys.executable, "-m", "codeburn.server.cli.main", *args], env)
 

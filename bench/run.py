@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE))
 
 from lsp_start import first_status_seconds, resident_mb  # noqa: E402
 from measure import (  # noqa: E402
+    COLD_REPORT,
     Run,
     child_task,
     codeburn,
@@ -91,7 +92,7 @@ def _floor(task: list[str], db: Path, home: Path) -> float:
 def _cold(env: dict[str, str], db: Path, home: Path) -> Run:
     """(b): a cold report as a whole process, its files read into the page cache first."""
     into_page_cache(db, home)
-    return codeburn(["report", "--format", "json", "--period", "all", "--no-sync"], env)
+    return codeburn(list(COLD_REPORT), env)
 
 
 def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:

@@ -27,10 +27,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 HERE: Final = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+if TYPE_CHECKING:  # the traced process imports nothing of the bench's own
+    from profiles import Profile
 
 # The steps marked, as module:qualified name. A name the code no longer has is an error: the
 # trace must not quietly lose a step.
@@ -162,17 +165,9 @@ def read_marks(trace_file: Path) -> list[Mark]:
 def process_names(marks: list[Mark]) -> dict[int, str]:
     """`cli` for the first process; a forked one by the first step it ran (else `forked`)."""
     names: dict[int, str] = {}
-    unnamed: set[int] = set()
-    for _t, pid, _cpu, what in marks:
-        if pid not in names:
-            names[pid] = "cli" if not names else f"#{len(names)}"
-            if len(names) > 1:
-                unnamed.add(pid)
-        if pid in unnamed and what.endswith(" >"):
-            names[pid] += f" {what[:-2]}"
-            unnamed.discard(pid)
-    for pid in unnamed:
-        names[pid] += " forked"
+    for k, pid in enumerate(dict.fromkeys(m[1] for m in marks)):
+        steps = (w[:-2] for _t, p, _cpu, w in marks if p == pid and w.endswith(" >"))
+        names[pid] = "cli" if k == 0 else f"#{k} {next(steps, 'forked')}"
     return names
 
 
@@ -191,13 +186,15 @@ def timeline(marks: list[Mark]) -> list[str]:
     return lines
 
 
-def _traced_run(env: dict[str, str], profile: Any, trace_file: Path) -> tuple[float, list[Mark]]:
-    from measure import into_page_cache, run_process, writers_done  # noqa: PLC0415
+def _traced_run(
+    env: dict[str, str], profile: Profile, trace_file: Path
+) -> tuple[float, list[Mark]]:
+    from measure import COLD_REPORT, into_page_cache, run_process, writers_done  # noqa: PLC0415
 
     trace_file.unlink(missing_ok=True)
     into_page_cache(profile.db_path, profile.home)
     argv = [sys.executable, str(Path(__file__).resolve()), INNER, str(trace_file)]
-    run = run_process([*argv, "report", "--format", "json", "--period", "all", "--no-sync"], env)
+    run = run_process([*argv, *COLD_REPORT], env)
     writers_done(Path(env["CODEBURN_CACHE_DIR"]))  # the cache writer forked after the output
     return run.seconds, read_marks(trace_file)
 
