@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -469,3 +471,22 @@ def test_the_common_turn_timing_read_in_place_equals_the_parsed_one(
     raws.append(pb.message(pb.varint_field(1, 1000), pb.varint_field(2, 1_795_168_800_000)))
     raws.append(pb.message(pb.varint_field(1, 1000)))
     assert agent_graph._timings(raws) == [_parsed_timing(raw) for raw in raws]
+
+
+@given(
+    st.one_of(st.none(), st.integers(0, 1 << 53)),
+    st.integers(0, 1 << 40),
+    st.tuples(st.text(max_size=8)),
+    st.one_of(st.none(), st.text(max_size=12)),
+    st.one_of(st.none(), st.integers(0, 1 << 53)),
+)
+def test_a_turn_pickles_as_its_fields(
+    ts: int | None, chars: int, tools: tuple[str, ...], served: str | None, end: int | None
+) -> None:
+    """(a forked reader sends its turns back pickled)"""
+    turn = GraphTurn(ts, chars, chars + 1, 2, served, tools, tools[:0], served, end)
+    back = pickle.loads(pickle.dumps(turn, pickle.HIGHEST_PROTOCOL))
+    assert back == turn and type(back) is GraphTurn
+    assert [getattr(back, name) for name in GraphTurn.__slots__] == [
+        getattr(turn, name) for name in GraphTurn.__slots__
+    ]
