@@ -16,6 +16,7 @@ import os
 import sqlite3
 import time
 from array import array
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -109,6 +110,7 @@ _REQUEST_OF: Final = itemgetter(B_REQ)
 _TS_OF: Final = itemgetter(B_TS)
 Progress = Callable[[int, int], None]
 Meta = tuple[Any, ...]
+_Prepared = deque[Conversation]  # conversations to emit once the agent stream is walked
 
 
 class MemoFile(Protocol):
@@ -370,12 +372,14 @@ class CursorReader:
             acc, skip, records = self._layout3_pass(conn, one_pass, cold, memo)
             if older is not None:
                 older.post_skip(skip)
-            acc = self._bubbles_and_stream(conn, progress, acc, skip, records, older)
+            prepared = self._bubbles_and_stream(
+                conn, progress, acc, skip, records, older, partial(self._prepare_scan, conn)
+            )
         finally:
             if older is not None:
                 older.close()
         self._walker.touched.clear()
-        self._install_scan(conn, acc)
+        self._finish_scan(conn, prepared)
         self._ready = True
         self._full_at = time.monotonic()
         # Hundreds of thousands of long-lived, acyclic objects: keep later collections (in
@@ -427,9 +431,12 @@ class CursorReader:
         skip: frozenset[int],
         records: JsonRecords | None,
         older: OlderRows | None,
-    ) -> BubbleScan:
+        meanwhile: Callable[[BubbleScan], _Prepared],
+    ) -> _Prepared:
         """The bubble scan (unless the cold side made it) and the agent stream's walk (unless
-        the 3.x pass fed it): here, in the older-bubbles child or in a walk of its own."""
+        the 3.x pass fed it): here, in the older-bubbles child or in a walk of its own.
+        `meanwhile(scan)` (what of the installs needs no stream) runs once the scan is done
+        and before the walker is taken from another process, which is then still walking."""
         walks = older is not None and older.walks  # then records is None: no one pass
         aside = None
         if records is None and self._agent_count >= WALK_ASIDE_ROWS and not walks and can_fork():
@@ -439,6 +446,7 @@ class CursorReader:
         try:
             if acc is None:
                 acc = self._scan_bubbles(conn, progress, older)
+            prepared = meanwhile(acc)
             if walks and older is not None:
                 self._walker = older.walker()
             elif aside is not None:
@@ -451,7 +459,7 @@ class CursorReader:
         finally:
             if aside is not None:
                 aside.cancel()
-        return acc
+        return prepared
 
     def _load_memo(self, stored: bytes | None) -> BlobMemo | None:
         """The blob memo kept for this database in `stored` (the memo file's content; empty:
@@ -513,8 +521,9 @@ class CursorReader:
         finally:
             conn.execute("COMMIT")
 
-    def _install_scan(self, conn: sqlite3.Connection, acc: BubbleScan) -> None:
-        """Every scanned conversation's calls, then the stream-only requests'."""
+    def _prepare_scan(self, conn: sqlite3.Connection, acc: BubbleScan) -> _Prepared:
+        """What of every scanned conversation's install needs no agent stream (`_prepare`),
+        in the order `_finish_scan` emits them."""
         self._load_projects()
         inline = inline_rows(conn)
         self._inline = bool(inline)
@@ -533,10 +542,18 @@ class CursorReader:
             self._convs[composer] = ConvState(unkept=unkept, undated=acc.undated.get(composer, 0))
         for composer, count in acc.inferred.items():
             self._convs.setdefault(composer, ConvState()).inferred = count
-        bubbles_of = acc.bubbles
+        bubbles_of, prepared = acc.bubbles, deque[Conversation]()
         for composer in list(bubbles_of):
+            conv = self._prepare(composer, bubbles_of.pop(composer), meta.get(composer))
+            if conv is not None:
+                prepared.append(conv)
+        return prepared
+
+    def _finish_scan(self, conn: sqlite3.Connection, prepared: _Prepared) -> None:
+        """Every scanned conversation's calls, then the stream-only requests'."""
+        while prepared:
             # Popping frees each conversation's rows as soon as its calls exist.
-            self._install(composer, bubbles_of.pop(composer), meta.get(composer))
+            self._emit(prepared.popleft())
         self._rebuild_stream_calls(conn)
 
     def _composer_fields(
@@ -710,6 +727,15 @@ class CursorReader:
 
     def _install(self, composer: str, bubbles: list[Bubble], meta: Meta | None) -> None:
         """(Re)build one conversation's calls from its kept bubbles."""
+        conv = self._prepare(composer, bubbles, meta)
+        if conv is not None:
+            self._emit(conv)
+
+    def _prepare(
+        self, composer: str, bubbles: list[Bubble], meta: Meta | None
+    ) -> Conversation | None:
+        """`_install` up to the calls, which need the agent stream: the conversation to emit
+        (its `stream` still empty), or None when no bubble is kept (it has no calls)."""
         bubbles.sort()
         state = self._convs.setdefault(composer, ConvState())
         for request in state.requests:
@@ -723,7 +749,6 @@ class CursorReader:
         state.requests = list(dict.fromkeys(filter(None, map(_REQUEST_OF, bubbles))))
         for request in state.requests:
             self._request_conv.setdefault(request, []).append(composer)
-        streams = self._walker.requests
         state.newest_ms = max(map(_TS_OF, bubbles), default=0)
         state.skipped_gauge = False
         name = meta[3] if meta is not None and len(meta) > 3 else None
@@ -732,15 +757,20 @@ class CursorReader:
         state.turns = () if state.inferred else bubble_turns(bubbles)
         if not bubbles:
             state.calls = []
-            return
-        conv = Conversation(
+            return None
+        return Conversation(
             composer_id=composer,
             bubbles=bubbles,
             meta=meta,
-            stream=[streams[r] for r in state.requests if r in streams],
+            stream=(),
             project=self._projects.get(composer, UNMAPPED_PROJECT),
             fallback_model=self._l3.models.get(composer),
         )
+
+    def _emit(self, conv: Conversation) -> None:
+        """The calls of a `_prepare`d conversation, with its requests of the agent stream."""
+        state, streams = self._convs[conv.composer_id], self._walker.requests
+        conv.stream = [streams[r] for r in state.requests if r in streams]
         calls = emit_conversation(conv)
         # A recent conversation is read again at every refresh: when nothing changed, its old
         # list stays (the same part, so nothing after the read looks at it again).

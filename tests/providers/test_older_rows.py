@@ -165,6 +165,34 @@ def test_the_child_walks_the_agent_stream_first_when_it_is_its_job(
     assert _summary(together) == _summary(alone)
 
 
+def test_the_installs_are_prepared_while_the_child_still_walks(
+    tmp_path: Path, split: Callable[[], list[older.OlderRows]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What of the installs needs no agent stream runs before the caller waits for the
+    child's walker; the calls are those of one process."""
+    db = _generate(tmp_path, filler=300)
+    alone = _read(db)
+    order: list[str] = []
+    prepare, walker = CursorReader._prepare_scan, older.OlderRows.walker
+
+    def preparing(self: CursorReader, *args: Any) -> Any:
+        order.append("prepare")
+        return prepare(self, *args)
+
+    def waiting(self: older.OlderRows) -> Any:
+        order.append("walker")
+        return walker(self)
+
+    monkeypatch.setattr(CursorReader, "_prepare_scan", preparing)
+    monkeypatch.setattr(older.OlderRows, "walker", waiting)
+    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
+    made = split()
+    together = _read(db)
+    assert len(made) == 1 and made[0].walks
+    assert order == ["prepare", "walker"]
+    assert _summary(together) == _summary(alone)
+
+
 def test_a_failing_child_raises_in_the_caller(tmp_path: Path) -> None:
     work = partial(
         older.older_work, tmp_path / "missing.vscdb", upto=10, split=5, limit=10, page_rows=5,
