@@ -55,7 +55,7 @@ class Counted:
     instructions: int
 
 
-def _site(tree: Path, folder: Path) -> Path:
+def site_for(tree: Path, folder: Path) -> Path:
     """A `PYTHONPATH` folder whose `codeburn` package is `tree` (the project's flat layout)."""
     folder.mkdir(parents=True)
     (folder / "codeburn").symlink_to(tree, target_is_directory=True)
@@ -150,10 +150,10 @@ def main(argv: list[str] | None = None) -> int:
             add = [*git, "worktree", "add", "-q", "--detach", str(tree), args.base]
             subprocess.run(add, check=True)
             try:
-                base = count_cold_report(profile, _site(tree, tmp / "base-site"), tmp, "base")
+                base = count_cold_report(profile, site_for(tree, tmp / "base-site"), tmp, "base")
             finally:
                 subprocess.run([*git, "worktree", "remove", "--force", str(tree)], check=False)
-        counted = count_cold_report(profile, _site(REPO, tmp / "site"), tmp, "tree")
+        counted = count_cold_report(profile, site_for(REPO, tmp / "site"), tmp, "tree")
     print(f"{args.layout} {args.size:,}: a cold report under cachegrind")
     print("\n".join(table(counted, base)))
     return 0

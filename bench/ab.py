@@ -1,0 +1,119 @@
+"""Cold report of this tree against another commit, by the clock, in one run.
+
+    .venv/bin/python bench/ab.py --base HEAD                      # bubbles 100k, 9 rounds
+    .venv/bin/python bench/ab.py --base 3c71222 --layout cursor3 --size 50000 --rounds 15
+
+Each round runs the bench's floor, a cold report of the base (a `git worktree` of it) and one
+of this tree, in an order that alternates from round to round, each with its files in the page
+cache and a fresh cache folder; both trees are imported the same way (a `PYTHONPATH` folder
+whose `codeburn` is the tree) and each is run once first, untimed, so that its compiled
+modules are cached. It prints the medians of the floor and of both cold reports, cold / floor
+of each and the change, and how many rounds this tree was faster.
+
+Why: `run.py` measures one tree; between two of its runs the host moves the ratios by
+±10–15 % (bench/README.md), more than most changes worth making. Run side by side, round by
+round, the host's hour is the same for both. `instructions.py` says whether a change does less
+work; this says whether it is faster, which work moved to the other core can be without
+doing less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Final
+
+HERE: Final = Path(__file__).resolve().parent
+WRITER_WAIT_S: Final = 1.0  # a cold report's cache writer ends ~0.1 s after it
+REPO: Final = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from instructions import site_for  # noqa: E402
+from measure import COLD_REPORT, child_task, env_for, into_page_cache, run_process  # noqa: E402
+from profiles import BUBBLE_LAYOUTS, LAYOUTS, Profile, ensure_profile  # noqa: E402
+
+
+def _floor(profile: Profile) -> float:
+    task = ["floor", str(profile.db_path)]
+    if profile.layout not in BUBBLE_LAYOUTS:
+        task = ["floor-cursor3", str(profile.db_path), str(profile.home)]
+    into_page_cache(profile.db_path, profile.home)
+    seconds: float = child_task(*task)["seconds"]
+    return seconds
+
+
+def _cold(profile: Profile, site: Path, cache: Path, config: Path) -> float:
+    env = env_for(profile.db_path, cache, config, profile.home)
+    env["PYTHONPATH"] = str(site)
+    into_page_cache(profile.db_path, profile.home)
+    argv = [sys.executable, "-m", "codeburn.server.cli.main", *COLD_REPORT]
+    return run_process(argv, env).seconds
+
+
+def measure(
+    profile: Profile, sites: dict[str, Path], rounds: int, tmp: Path
+) -> dict[str, list[float]]:
+    """Seconds of each round: `floor` and one list per site."""
+    for name, site in sites.items():  # untimed: compiled modules cached
+        _cold(profile, site, tmp / f"warm-{name}", tmp / "config")
+    times: dict[str, list[float]] = {"floor": [], **{name: [] for name in sites}}
+    names = list(sites)
+    for i in range(rounds):
+        times["floor"].append(_floor(profile))
+        order = names if i % 2 == 0 else names[::-1]
+        for name in order:
+            cache = tmp / f"cache-{name}-{i}"
+            times[name].append(_cold(profile, sites[name], cache, tmp / "config"))
+    return times
+
+
+def summary(times: dict[str, list[float]]) -> list[str]:
+    floor = statistics.median(times["floor"])
+    base, tree = statistics.median(times["base"]), statistics.median(times["tree"])
+    wins = sum(t < b for t, b in zip(times["tree"], times["base"], strict=True))
+    return [
+        f"floor {floor:.3f} s",
+        f"base  {base:.3f} s  cold/floor {base / floor:.2f}",
+        f"tree  {tree:.3f} s  cold/floor {tree / floor:.2f}"
+        f"  ({100 * (tree - base) / base:+.1f} %, faster in {wins} of {len(times['tree'])} rounds)",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", required=True, help="the commit to compare with")
+    parser.add_argument("--layout", default="bubbles", choices=LAYOUTS)
+    parser.add_argument("--size", type=int, default=100_000, help="messages of the profile")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=9)
+    args = parser.parse_args(argv)
+    profile = ensure_profile(args.size, args.seed, layout=args.layout)
+    # (the last report's cache writer may still be writing when the folder goes)
+    with tempfile.TemporaryDirectory(prefix="codeburn-ab-", ignore_cleanup_errors=True) as tmp_name:
+        tmp = Path(tmp_name)
+        tree = tmp / "base-tree"
+        git = ["git", "-C", str(REPO)]
+        subprocess.run(
+            [*git, "worktree", "add", "-q", "--detach", str(tree), args.base], check=True
+        )
+        try:
+            sites = {
+                "base": site_for(tree, tmp / "base-site"),
+                "tree": site_for(REPO, tmp / "site"),
+            }
+            times = measure(profile, sites, args.rounds, tmp)
+        finally:
+            subprocess.run([*git, "worktree", "remove", "--force", str(tree)], check=False)
+        time.sleep(WRITER_WAIT_S)
+    print(f"{args.layout} {args.size:,}: {args.rounds} rounds, {args.base} against this tree")
+    print("\n".join(summary(times)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
