@@ -34,7 +34,7 @@ SPLIT_ROWS: Final = 20_000
 # after its rows, more when the caller reads a Cursor 3.x index meanwhile (its composer
 # rows), more still when it has roots to follow in that pass.
 SHARE_ALONE: Final = 0.5
-SHARE_WITH_WALK: Final = 0.70
+SHARE_WITH_WALK: Final = 0.66
 SHARE_WITH_WALK_AND_INDEX: Final = 0.64
 SHARE_WITH_WALK_AND_ROOTS: Final = 0.55
 
