@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 FIRST_SEEN_PREFIX: Final = "agent-transcripts:"
 AGENT_ONLY: Final = "showing agent transcripts and Cursor Agent CLI sessions only"
-BESIDE_NICE: Final = 5  # the priority of the transcripts' process beside the database
+BESIDE_NICE: Final = 10  # the priority of the transcripts' process beside the database
 Progress = Callable[[int, int], None]
 
 
@@ -444,8 +444,10 @@ class ReadBeside:
 
     def __init__(self, side: AgentSide, snapshot: AgentSnapshot) -> None:
         # Lower priority: its answer is wanted only once the database is read, and the
-        # database's two processes were the ones the read waited for (nice 5: ~1/4 of a
-        # core's share where they compete, so a busy machine does not starve it).
+        # database's two processes are the ones the read waits for. Nice 10 (~1/10 of a
+        # core's share where they compete) lets it finish about when the caller wants it on
+        # two cores; nice 19 starved it until both had ended, and the caller then waited
+        # (bench/README.md, eleventh round).
         self._aside = Aside(lambda: side.read(snapshot), nice=BESIDE_NICE)
         self._side, self._snapshot = side, snapshot
 
