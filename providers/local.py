@@ -9,8 +9,10 @@ what could not be read. What it keeps between runs — parsed agent files and fi
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -448,14 +450,71 @@ class ReadBeside:
         # core's share where they compete) lets it finish about when the caller wants it on
         # two cores; nice 19 starved it until both had ended, and the caller then waited
         # (bench/README.md, eleventh round).
-        self._aside = Aside(lambda: side.read(snapshot), nice=BESIDE_NICE)
+        self._aside = Aside(lambda: _read_saving_later(side, snapshot), nice=BESIDE_NICE)
         self._side, self._snapshot = side, snapshot
 
     def result(self) -> AgentRead:
-        read = self._aside.result()
+        read, saves = self._aside.result()
+        store = self._side.store
+        for name, args in saves:
+            work = partial(_save, store, name, args)
+            if not later(work):
+                work()
         if self._side.keep_state:
             self._side._beside = (self._snapshot, read)
         return read
 
     def cancel(self) -> None:
         self._aside.cancel()
+
+
+_Saves = list[tuple[str, bytes]]  # (LocalStore method, its pickled arguments), in call order
+
+
+class _SavesForParent:
+    """The `LocalStore` of a forked reader: loads read the store, saves are kept for the
+    parent, whose writer does them after its output (`later`). In the child they cost the
+    transcripts' process ~20-40 ms (importing filelock, encoding and writing the files) while
+    the caller waited for it; pickled here, they are one bytes object each to send."""
+
+    def __init__(self, store: LocalStore) -> None:
+        self._store = store
+        self.saves: _Saves = []
+
+    def _keep(self, name: str, *args: object) -> None:
+        self.saves.append((name, pickle.dumps(args, pickle.HIGHEST_PROTOCOL)))
+
+    def load_agent_files(self, home: str) -> dict[str, Any]:
+        return self._store.load_agent_files(home)
+
+    def save_agent_files(self, home: str, entries: dict[str, Any]) -> None:
+        self._keep("save_agent_files", home, entries)
+
+    def load_first_seen(self, key: str) -> dict[str, int]:
+        return self._store.load_first_seen(key)
+
+    def save_first_seen(self, key: str, seen: dict[str, int]) -> None:
+        self._keep("save_first_seen", key, seen)
+
+    def load_blob_memo(self) -> bytes | None:
+        return self._store.load_blob_memo()
+
+    def save_blob_memo(self, data: bytes) -> None:
+        self._keep("save_blob_memo", data)
+
+    def load_agent_memo(self) -> bytes | None:
+        return self._store.load_agent_memo()
+
+    def save_agent_memo(self, data: bytes) -> None:
+        self._keep("save_agent_memo", data)
+
+
+def _read_saving_later(side: AgentSide, snapshot: AgentSnapshot) -> tuple[AgentRead, _Saves]:
+    """(In the forked child: its copy of `side` is its own.) The read, and the saves it made."""
+    store = _SavesForParent(side.store)
+    side.store = store
+    return side.read(snapshot), store.saves
+
+
+def _save(store: LocalStore, name: str, args: bytes) -> None:
+    getattr(store, name)(*pickle.loads(args))

@@ -8,7 +8,7 @@ import select
 import struct
 import threading
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -195,5 +195,53 @@ def test_the_transcripts_beside_the_database_are_read_at_a_lower_priority(
     asked: list[int] = []
     monkeypatch.setattr(local, "Aside", lambda work, nice=0: asked.append(nice) or Aside(work))
     side = cast(local.AgentSide, type("Side", (), {"read": lambda self, snap: "read"})())
-    assert local.ReadBeside(side, cast(local.AgentSnapshot, None))._aside.result() == "read"
+    side.store = cast(local.LocalStore, None)
+    assert local.ReadBeside(side, cast(local.AgentSnapshot, None))._aside.result() == ("read", [])
     assert asked == [local.BESIDE_NICE] and local.BESIDE_NICE > 0
+
+
+class _Store:
+    """A `LocalStore` that keeps what is saved to it, in order."""
+
+    def __init__(self) -> None:
+        self.saved: list[tuple[str, tuple[object, ...]]] = []
+
+    def load_agent_files(self, home: str) -> dict[str, Any]:
+        return {"kept": home}
+
+    def save_agent_files(self, home: str, entries: dict[str, Any]) -> None:
+        self.saved.append(("agent files", (home, entries)))
+
+    def load_agent_memo(self) -> bytes | None:
+        return b"memo"
+
+    def save_agent_memo(self, data: bytes) -> None:
+        self.saved.append(("agent memo", (data,)))
+
+
+def test_the_saves_of_the_forked_transcripts_reader_are_made_by_the_caller() -> None:
+    """The child reads the store but leaves its saves to the caller (whose writer makes them
+    after the output), in the order it made them."""
+    if not can_fork():
+        pytest.skip("no fork here")
+    from codeburn.providers import local  # noqa: PLC0415
+
+    class Side:
+        keep_state = False
+
+        def __init__(self) -> None:
+            self.store: Any = _Store()
+
+        def read(self, snapshot: object) -> object:
+            loaded = self.store.load_agent_files("home"), self.store.load_agent_memo()
+            self.store.save_agent_memo(b"new memo")
+            self.store.save_agent_files("home", {"a.jsonl": {"turns": [1, 2]}})
+            return loaded
+
+    side = Side()
+    beside = local.ReadBeside(cast(local.AgentSide, side), cast(local.AgentSnapshot, None))
+    assert beside.result() == ({"kept": "home"}, b"memo")  # the child read the store
+    assert side.store.saved == [
+        ("agent memo", (b"new memo",)),
+        ("agent files", ("home", {"a.jsonl": {"turns": [1, 2]}})),
+    ]
