@@ -47,11 +47,18 @@ def _floor(profile: Profile) -> float:
     return seconds
 
 
+def _entry(site: Path) -> str:
+    """The CLI's module in the tree `site` imports (`server/cli.py` before the restructure's
+    `7d2279c`, e.g. at `d68fe15`)."""
+    package = site / "codeburn" / "server" / "cli"
+    return "codeburn.server.cli.main" if package.is_dir() else "codeburn.server.cli"
+
+
 def _cold(profile: Profile, site: Path, cache: Path, config: Path) -> float:
     env = env_for(profile.db_path, cache, config, profile.home)
     env["PYTHONPATH"] = str(site)
     into_page_cache(profile.db_path, profile.home)
-    argv = [sys.executable, "-m", "codeburn.server.cli.main", *COLD_REPORT]
+    argv = [sys.executable, "-m", _entry(site), *COLD_REPORT]
     return run_process(argv, env).seconds
 
 
