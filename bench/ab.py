@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,21 +28,26 @@ from pathlib import Path
 from typing import Final
 
 HERE: Final = Path(__file__).resolve().parent
-WRITER_WAIT_S: Final = 1.0  # a cold report's cache writer ends ~0.1 s after it
-REPO: Final = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from instructions import site_for  # noqa: E402
-from measure import COLD_REPORT, child_task, env_for, into_page_cache, run_process  # noqa: E402
-from profiles import BUBBLE_LAYOUTS, LAYOUTS, Profile, ensure_profile  # noqa: E402
+from measure import (  # noqa: E402
+    COLD_REPORT,
+    REPO,
+    checked_out,
+    child_task,
+    env_for,
+    into_page_cache,
+    run_process,
+    site_for,
+)
+from profiles import LAYOUTS, Profile, ensure_profile  # noqa: E402
+
+WRITER_WAIT_S: Final = 1.0  # a cold report's cache writer ends ~0.1 s after it
 
 
 def _floor(profile: Profile) -> float:
-    task = ["floor", str(profile.db_path)]
-    if profile.layout not in BUBBLE_LAYOUTS:
-        task = ["floor-cursor3", str(profile.db_path), str(profile.home)]
     into_page_cache(profile.db_path, profile.home)
-    seconds: float = child_task(*task)["seconds"]
+    seconds: float = child_task(*profile.floor_task)["seconds"]
     return seconds
 
 
@@ -103,19 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     # (the last report's cache writer may still be writing when the folder goes)
     with tempfile.TemporaryDirectory(prefix="codeburn-ab-", ignore_cleanup_errors=True) as tmp_name:
         tmp = Path(tmp_name)
-        tree = tmp / "base-tree"
-        git = ["git", "-C", str(REPO)]
-        subprocess.run(
-            [*git, "worktree", "add", "-q", "--detach", str(tree), args.base], check=True
-        )
-        try:
+        with checked_out(args.base, tmp / "base-tree") as tree:
             sites = {
                 "base": site_for(tree, tmp / "base-site"),
                 "tree": site_for(REPO, tmp / "site"),
             }
             times = measure(profile, sites, args.rounds, tmp)
-        finally:
-            subprocess.run([*git, "worktree", "remove", "--force", str(tree)], check=False)
         time.sleep(WRITER_WAIT_S)
     print(f"{args.layout} {args.size:,}: {args.rounds} rounds, {args.base} against this tree")
     print("\n".join(summary(times)))

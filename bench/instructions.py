@@ -28,7 +28,6 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,10 +36,17 @@ from pathlib import Path
 from typing import Final
 
 HERE: Final = Path(__file__).resolve().parent
-REPO: Final = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from measure import COLD_REPORT, env_for, into_page_cache, run_process  # noqa: E402
+from measure import (  # noqa: E402
+    COLD_REPORT,
+    REPO,
+    checked_out,
+    env_for,
+    into_page_cache,
+    run_process,
+    site_for,
+)
 from profiles import LAYOUTS, Profile, ensure_profile  # noqa: E402
 
 _REFS: Final = re.compile(r"^==(\d+)== I\s+refs:\s+([\d,]+)", re.MULTILINE)
@@ -53,13 +59,6 @@ class Counted:
     pid: int
     parent: int
     instructions: int
-
-
-def site_for(tree: Path, folder: Path) -> Path:
-    """A `PYTHONPATH` folder whose `codeburn` package is `tree` (the project's flat layout)."""
-    folder.mkdir(parents=True)
-    (folder / "codeburn").symlink_to(tree, target_is_directory=True)
-    return folder
 
 
 def _counts(log_dir: Path, deadline: float) -> list[Counted]:
@@ -145,14 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(tmp_name)
         base = None
         if args.base is not None:
-            tree = tmp / "base-tree"
-            git = ["git", "-C", str(REPO)]
-            add = [*git, "worktree", "add", "-q", "--detach", str(tree), args.base]
-            subprocess.run(add, check=True)
-            try:
+            with checked_out(args.base, tmp / "base-tree") as tree:
                 base = count_cold_report(profile, site_for(tree, tmp / "base-site"), tmp, "base")
-            finally:
-                subprocess.run([*git, "worktree", "remove", "--force", str(tree)], check=False)
         counted = count_cold_report(profile, site_for(REPO, tmp / "site"), tmp, "tree")
     print(f"{args.layout} {args.size:,}: a cold report under cachegrind")
     print("\n".join(table(counted, base)))

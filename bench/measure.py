@@ -4,6 +4,7 @@ TASK ...` is how the parent starts the in-process ones (floor, incremental).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -43,6 +45,26 @@ CURSOR3_SQL: Final = (
     " WHERE key >= 'agentKv:blob:' AND key < 'agentKv:blob;'",
 )
 HERE: Final = Path(__file__).resolve()
+REPO: Final = HERE.parent.parent
+
+
+def site_for(tree: Path, folder: Path) -> Path:
+    """A `PYTHONPATH` folder whose `codeburn` package is `tree` (the project's flat layout)."""
+    folder.mkdir(parents=True)
+    (folder / "codeburn").symlink_to(tree, target_is_directory=True)
+    return folder
+
+
+@contextlib.contextmanager
+def checked_out(commit: str, tree: Path) -> Iterator[Path]:
+    """`commit` as a `git worktree` at `tree` (no work tree of the clone changes), removed
+    afterwards."""
+    git = ["git", "-C", str(REPO)]
+    subprocess.run([*git, "worktree", "add", "-q", "--detach", str(tree), commit], check=True)
+    try:
+        yield tree
+    finally:
+        subprocess.run([*git, "worktree", "remove", "--force", str(tree)], check=False)
 
 
 @dataclass(frozen=True, slots=True)

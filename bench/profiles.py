@@ -50,6 +50,13 @@ class Profile:
     size_bytes: int
     generated_s: float | None  # None when it came from the cache
 
+    @property
+    def floor_task(self) -> list[str]:
+        """The `measure.py` task of this profile's floor (bubbles: the bubble floor)."""
+        if self.layout in BUBBLE_LAYOUTS:
+            return ["floor", str(self.db_path)]
+        return ["floor-cursor3", str(self.db_path), str(self.home)]
+
 
 def spec_for(bubbles: int, seed: int) -> SampleSpec:
     """≈ bubbles / 50 conversations of 50 messages, all four input sources, stream rows,

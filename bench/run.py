@@ -97,10 +97,7 @@ def _cold(env: dict[str, str], db: Path, home: Path) -> Run:
 
 def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
     """All measurements for one profile; floor, cold and warm interleaved rep by rep."""
-    db, home = profile.db_path, profile.home
-    floor_task = ["floor", str(db)]
-    if profile.layout not in BUBBLE_LAYOUTS:
-        floor_task = ["floor-cursor3", str(db), str(home)]
+    db, home, floor_task = profile.db_path, profile.home, profile.floor_task
     with tempfile.TemporaryDirectory(prefix="codeburn-bench-") as tmp_name:
         tmp = Path(tmp_name)
         config = tmp / "config"
