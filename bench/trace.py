@@ -3,6 +3,7 @@
     .venv/bin/python bench/trace.py                                # bubbles 100k, one run
     .venv/bin/python bench/trace.py --layout cursor3 --size 50000 --reps 3
     .venv/bin/python bench/trace.py --layout cursor3 --size 50000 --bump   # memos kept
+    .venv/bin/python bench/trace.py --steps codeburn.providers.ide.layout3.reader:_next_memo
 
 Runs the bench's cold report (`report --format json --period all --no-sync`, a fresh cache
 folder, the profile's files in the page cache) through a wrapper that marks the entry and the
@@ -58,6 +59,7 @@ STEPS: Final = (
     "codeburn.providers.ide.stream_rows:walk_all",
 )
 INNER: Final = "--inner"
+EXTRA_STEPS: Final = "CODEBURN_TRACE_STEPS"  # more steps for one run (`--steps`), comma-separated
 Mark = tuple[float, int, float, str]  # (seconds since the CLI started, pid, CPU s, what)
 
 
@@ -141,7 +143,8 @@ def inner(trace_file: str, cli_args: list[str]) -> None:
     mark("start")
     from codeburn.server.cli import main as cli_main  # noqa: PLC0415 - after the first mark
 
-    for spec in STEPS:
+    extra = [s for s in os.environ.get(EXTRA_STEPS, "").split(",") if s]
+    for spec in (*STEPS, *extra):
         _patch(spec, mark)
     mark("cli imported")
     sys.argv = ["codeburn", *cli_args]
@@ -210,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--reps", type=int, default=1, help="traced runs")
     parser.add_argument("--bump", action="store_true", help="trace a start with only the memos")
+    parser.add_argument(
+        "--steps", default="", help="more steps to mark, as module:qualified.name,... (see STEPS)"
+    )
     args = parser.parse_args(argv)
     profile = ensure_profile(args.size, args.seed, layout=args.layout)
     with tempfile.TemporaryDirectory(prefix="codeburn-trace-") as tmp_name:
@@ -217,10 +223,12 @@ def main(argv: list[str] | None = None) -> int:
         for rep in range(args.reps):
             cache = tmp / f"cache-{rep}"
             env = env_for(profile.db_path, cache, tmp / "config", profile.home)
+            env[EXTRA_STEPS] = args.steps
             if args.bump:  # a first cold report leaves the memos; only they are kept
                 _traced_run(env, profile, tmp / "first.log")
                 keep_only_memo(cache, tmp / f"bump-{rep}")
                 env = env_for(profile.db_path, tmp / f"bump-{rep}", tmp / "config", profile.home)
+                env[EXTRA_STEPS] = args.steps
             seconds, marks = _traced_run(env, profile, tmp / "trace.log")
             print(f"{args.layout} {args.size:,}, run {rep + 1}: {seconds:.3f} s (whole process)")
             print("\n".join(timeline(marks)))
