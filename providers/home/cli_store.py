@@ -170,12 +170,11 @@ def _text_of(content: Any) -> str:
 def prompt_workspace(root: bytes, blob: Any) -> str | None:
     """The workspace path a system prompt of the history names (`Working directory: /root`)."""
     try:
-        refs = agent_formats.root_fields(root).prompt_refs[:_PROMPTS_LOOKED_AT]
+        keys = agent_formats.root_fields(root).prompt_keys[:_PROMPTS_LOOKED_AT]
     except agent_formats.GraphUnreadable:
         return None
-    for ref in refs:
-        key = agent_formats.blob_id(ref)
-        data = blob(key) if key is not None else None
+    for key in keys:
+        data = blob(key) if key else None
         if not data or data[:1] != b"{":
             continue
         try:

@@ -328,12 +328,13 @@ def test_the_common_turn_shapes_are_read_in_place() -> None:
     for data in (pb.bytes_field(1, agent), pb.bytes_field(1, many), pb.bytes_field(1, b"")):
         plain = agent_graph._plain_turn(data)
         assert plain is not None and plain == agent_graph._parsed_turn(data)
-    assert agent_graph._plain_turn(pb.bytes_field(1, agent)) == (user, steps)
+    keys = (user.hex(), [s.hex() for s in steps])  # references are read as blob ids
+    assert agent_graph._plain_turn(pb.bytes_field(1, agent)) == keys
     assert len(pb.bytes_field(1, many)) > 0x80 + 2  # an outer length of two bytes
     # a field the turn reader does not know (Cursor 3.7 adds 3 and 4): left to the parser
     other = pb.bytes_field(1, agent + pb.bytes_field(3, b"x"))
     assert agent_graph._plain_turn(other) is None
-    assert agent_graph._parsed_turn(other) == (user, steps)
+    assert agent_graph._parsed_turn(other) == keys
 
 
 def test_a_root_meter_above_10m_tokens_gives_way_to_the_next_source() -> None:
@@ -361,7 +362,7 @@ def test_the_turns_walked_ahead_give_the_graph_of_one_walk_prompts_reached_first
     graph = agent_graph.finish_turns(walked)
     assert graph == _decode(root, blobs)
     ids = agent_graph.reached_ids(graph)
-    prompts = [ref.hex() for ref in fields.prompt_refs]
+    prompts = fields.prompt_keys
     assert ids[: len(prompts)] == prompts  # as one walk reads them: the history first
     assert set(ids) == set(blobs) and len(ids) == len(blobs)
 
@@ -405,20 +406,21 @@ def _parsed_user_part(data: bytes) -> object:
     try:
         text_chars = agent_graph._text_len(pb.first_bytes(user, 1))
         text_ref = pb.first_bytes(user, 18)
+        text_key = None if text_ref is None else agent_graph.blob_key(text_ref)
     except pb.WireError:
         return agent_graph.UserPart(failed_early=True)
     try:
         simulated = bool(pb.first_int(user, 5))
     except pb.WireError:
-        return agent_graph.UserPart(text_chars=text_chars, text_ref=text_ref, failed_flag=True)
+        return agent_graph.UserPart(text_chars=text_chars, text_key=text_key, failed_flag=True)
     try:
         ms = valid_ms(pb.first_int(user, 25))
     except pb.WireError:
         return agent_graph.UserPart(
-            text_chars=text_chars, text_ref=text_ref, simulated=simulated, failed_time=True
+            text_chars=text_chars, text_key=text_key, simulated=simulated, failed_time=True
         )
     return agent_graph.UserPart(
-        text_chars=text_chars, text_ref=text_ref, simulated=simulated, timestamp_ms=ms
+        text_chars=text_chars, text_key=text_key, simulated=simulated, timestamp_ms=ms
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from codeburn.providers.agent import protobuf as pb
@@ -116,3 +116,47 @@ def test_arbitrary_bytes_parse_or_raise_wire_error(raw: bytes) -> None:
     except pb.WireError:
         return
     assert all(isinstance(number, int) and number >= 1 for number in msg)
+
+
+def _by_number(raw: bytes) -> dict[int, list[pb.Value]]:
+    """`parse` the long way, field by field (`fields`): the reference for its shortcuts."""
+    out: dict[int, list[pb.Value]] = {}
+    for number, _wire, value in pb.fields(raw):
+        out.setdefault(number, []).append(value)
+    return out
+
+
+# Runs of 32-byte values (blob references, which `parse` reads by stride), broken by fields
+# of other numbers and lengths, and cut anywhere: the same dict as field by field, or the same
+# error.
+_REFS = st.lists(
+    st.one_of(
+        st.builds(lambda n, refs: b"".join(pb.bytes_field(n, r) for r in refs),
+                  st.sampled_from([1, 2, 8, 15, 16, 300]),
+                  st.lists(st.binary(min_size=32, max_size=32), max_size=5)),
+        st.builds(pb.bytes_field, st.sampled_from([1, 8]), st.binary(min_size=31, max_size=33)),
+        st.builds(pb.varint_field, st.sampled_from([1, 8, 14]), st.integers(0, 2**40)),
+        st.binary(max_size=3),
+    ),
+    max_size=8,
+)  # fmt: skip
+
+
+_RUN = [pb.bytes_field(8, bytes([i]) * 32) for i in range(3)]
+
+
+@example([*_RUN, pb.bytes_field(8, b"x" * 33), *_RUN], 400)  # a longer value in the run
+@example([*_RUN, pb.bytes_field(8, b"x" * 31), pb.varint_field(8, 7)], 400)
+@example([*_RUN, pb.bytes_field(9, b"x" * 32), *_RUN], 400)  # another field
+@example(_RUN, 34 * 2 + 5)  # cut inside the last reference
+@given(_REFS, st.integers(0, 400))
+def test_runs_of_references_parse_as_field_by_field(parts: list[bytes], cut: int) -> None:
+    raw = b"".join(parts)
+    for data in (raw, raw[:cut]):
+        try:
+            expected = _by_number(data)
+        except pb.WireError as exc:
+            with pytest.raises(pb.WireError, match=str(exc)):
+                pb.parse(data)
+            continue
+        assert pb.parse(data) == expected

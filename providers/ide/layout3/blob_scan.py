@@ -33,7 +33,7 @@ from codeburn.providers.agent import (
     RootFields,
     TurnPart,
     UserPart,
-    blob_id,
+    decoder,
     part_of,
     record_of,
 )
@@ -120,10 +120,11 @@ class ScannedParts:
         `meanwhile` runs once the rows are read and before the JSON rows are taken from the
         other process (the walk of the turn blobs, which asks for no prompt record)."""
         for fields in roots:
-            self._want_refs(fields.prompt_refs, PROMPT)
-            self._want_refs(fields.turn_refs, fields.turn_role)
+            self._want_keys(fields.prompt_keys, PROMPT)
+            self._want_keys(fields.turn_keys, fields.turn_role)
         aside = self.json_aside is not None
         rowid_of, wanted, prompts_aside = self._rowid_of, self._wanted, self._prompts_aside
+        steps, step_part = self._parts[STEP], decoder(STEP)
         for rows in _pages(self.conn, upto, _VALUE_UNLESS_TEXT if aside else _VALUE):
             # (`_text_row` and `_row`, their common case inline: ~120,000 rows a cold parse)
             for rowid, key, value in rows:
@@ -140,7 +141,9 @@ class ScannedParts:
                     self._row(rowid, key, value)
                 else:
                     roles = wanted.pop(key, 0)
-                    if roles:
+                    if roles == STEP:  # `_decode` of the most common part (~21,000 a parse)
+                        steps[key] = step_part(value)
+                    elif roles:
                         self._decode(key, value, roles, None)
         self._wanted.clear()  # never stored (at the time of the pass): missing
         self._resolve_late()  # (no prompt is late: the roots asked for every one first)
@@ -190,24 +193,18 @@ class ScannedParts:
                 found = part_of(value, role)
             self._parts[role][key] = found
             if role & (TURN | FLAT_TURN) and found is not BAD:
-                user_ref, step_refs = cast(TurnPart, found)
-                if user_ref is not None:
-                    self._want_ref(user_ref, USER)
-                self._want_refs(step_refs, STEP)
-            elif role == USER and isinstance(found, UserPart) and found.text_ref is not None:
-                self._want_ref(found.text_ref, TEXT)
+                user_key, step_keys = cast(TurnPart, found)
+                if user_key:
+                    self._want(user_key, USER)
+                self._want_keys(step_keys, STEP)
+            elif role == USER and isinstance(found, UserPart) and found.text_key:
+                self._want(found.text_key, TEXT)
 
-    def _want_ref(self, ref: bytes, role: int) -> None:
-        key = blob_id(ref)
-        if key is not None:
-            self._want(key, role)
-
-    def _want_refs(self, refs: list[bytes], role: int) -> None:
-        """`_want_ref` of each (the loop inlined: ~120,000 references in a cold parse)."""
+    def _want_keys(self, keys: list[str], role: int) -> None:
+        """`_want` of each blob id ("": no blob; the loop inlined: ~120,000 in a cold parse)."""
         done, rowid_of, wanted, late = self._parts[role], self._rowid_of, self._wanted, self._late
-        for ref in refs:
-            key = ref.hex() if len(ref) == 32 else blob_id(ref)
-            if key is None:
+        for key in keys:
+            if not key:
                 continue
             # One probe of a large dict in the common case (a row not read yet, its id wanted
             # in one role): a part is decoded only once its row is read (`_decode`).
@@ -220,7 +217,7 @@ class ScannedParts:
                     wanted[key] = roles | role
 
     def _want(self, key: str, role: int) -> None:
-        """(`_want_refs` of one id)"""
+        """(`_want_keys` of one id)"""
         if key in self._rowid_of:
             if key not in self._parts[role]:
                 self._late[key] = self._late.get(key, 0) | role
