@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -145,6 +146,9 @@ def ensure_profile(
     )
     elapsed = time.perf_counter() - started
     building.rename(folder)  # a half-written profile is never picked up
+    # Written back before anything is timed: the kernel writes a new profile's 0.5-1.6 GB
+    # back some 30 s later, in the middle of the timed runs, unless told to now.
+    os.sync()
     profile = _load(folder, bubbles, seed, layout)
     assert profile is not None
     return Profile(**{**asdict(profile), "generated_s": elapsed})

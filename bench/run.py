@@ -98,6 +98,7 @@ def _cold(env: dict[str, str], db: Path, home: Path) -> Run:
 def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
     """All measurements for one profile; floor, cold and warm interleaved rep by rep."""
     db, home, floor_task = profile.db_path, profile.home, profile.floor_task
+    os.sync()  # the last profile's working copy written back before anything is timed
     with tempfile.TemporaryDirectory(prefix="codeburn-bench-") as tmp_name:
         tmp = Path(tmp_name)
         config = tmp / "config"
