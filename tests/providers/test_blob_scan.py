@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from codeburn.providers.agent.stream import StreamWalker
+from codeburn.providers.agent.stream import StreamWalker, record_of
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3 import blob_scan
@@ -177,9 +177,10 @@ def test_a_full_parse_with_a_second_process_equals_one_in_process(
 def test_each_process_of_the_pass_reads_only_the_rows_and_columns_it_decodes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The JSON side gets (ROWID, bytes) of the TEXT rows alone; the pass gets every row as
+    """The JSON side gets (ROWID, str) of the TEXT rows alone; the pass gets every row as
     (ROWID, id, value) with 0 for a TEXT value left in the database — and both give what
-    lookups by key give, NULL, integer and BLOB-stored JSON values among them."""
+    lookups by key give, NULL, integer and BLOB-stored JSON values among them, and TEXT that
+    is not UTF-8 (decoded with replacement, as lookups decode it)."""
     db = _profile(tmp_path, 11)
     with ProfileWriter(tmp_path / "Cursor") as p:
         p.put(scan_key("as-blob"), b'{"role":"user","content":"abcd"}')
@@ -188,6 +189,10 @@ def test_each_process_of_the_pass_reads_only_the_rows_and_columns_it_decodes(
     with sqlite_conn:
         sqlite_conn.execute("INSERT INTO cursorDiskKV VALUES (?, NULL)", (scan_key("null"),))
         sqlite_conn.execute("INSERT INTO cursorDiskKV VALUES (?, 0)", (scan_key("zero"),))
+        sqlite_conn.execute(
+            "INSERT INTO cursorDiskKV VALUES (?, CAST(? AS TEXT))",
+            (scan_key("not-utf8"), b'{"role":"user","content":"caf\xe9 \xe2\x9c"}'),
+        )
     sqlite_conn.close()
     pages: list[list[Any]] = []
     real = blob_scan.scan.fetch
@@ -207,8 +212,11 @@ def test_each_process_of_the_pass_reads_only_the_rows_and_columns_it_decodes(
         ).fetchone()[0]
     records = json_records(db, last)
     rows = [r for page in pages for r in page]
-    assert len(rows) == texts and all(len(r) == 2 and type(r[1]) is bytes for r in rows)
+    assert len(rows) == texts and all(len(r) == 2 and type(r[1]) is str for r in rows)
     assert len(records) == texts - 1  # all but `{ broken`
+    not_utf8 = record_of(b'{"role":"user","content":"caf\xe9 \xe2\x9c"}')
+    assert not_utf8 is not None and not_utf8[1] == len("caf\ufffd \ufffd")
+    assert not_utf8 in [record for _rowid, record in records]
     keyed, scanned, _aside = _three_ways(db)
     pages.clear()
     with open_readonly(db) as conn:

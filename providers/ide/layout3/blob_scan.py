@@ -16,7 +16,6 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from pathlib import Path
-from sys import intern
 from typing import Any, Final, cast
 
 from codeburn.providers.agent import (
@@ -34,6 +33,7 @@ from codeburn.providers.agent import (
     TurnPart,
     UserPart,
     decoder,
+    parse_record,
     part_of,
     record_of,
 )
@@ -311,9 +311,11 @@ def unpack_rowids(packed: PackedRowids | dict[str, int]) -> dict[str, int]:
 
 
 # Only the TEXT rows, without their ids: the other rows and the ids were ~45 % of this
-# process's SQL (cold 3.x profile, 0.69 -> 0.44 CPU s a pass, 7 runs).
+# process's SQL (cold 3.x profile, 0.69 -> 0.44 CPU s a pass, 7 runs). Values come as str,
+# decoded by the sqlite3 module (a page that holds text that is not UTF-8 is read again
+# decoding with replacement, `sql.fetch`): as bytes decoded here, the copy cost ~5 %.
 _TEXT_PAGE_SQL: Final = (
-    "SELECT rowid, CAST(value AS BLOB) FROM cursorDiskKV"
+    "SELECT rowid, value FROM cursorDiskKV"
     " WHERE rowid < ? AND +key >= 'agentKv:blob:' AND +key < 'agentKv:blob;'"
     " AND typeof(value) = 'text' ORDER BY rowid DESC LIMIT ?"
 )
@@ -324,15 +326,17 @@ PackedRecords = tuple[bytes, list[tuple[Any, ...]]]
 
 
 def pack_records(records: JsonRecords) -> PackedRecords:
-    """`json_records` as columns for another process to send, roles and model names interned
-    (a few names shared by ~56,000 records: each one pickled once). Pickling and unpickling
-    the ~56,000 (ROWID, record) tuples cost the 3.x profile 0.18 CPU s; columns 0.08 s."""
+    """`json_records` as columns for another process to send, equal roles and model names
+    one object (a few names shared by ~56,000 records: each one pickled once). Pickling and
+    unpickling the ~56,000 (ROWID, record) tuples cost the 3.x profile 0.18 CPU s; columns
+    0.08 s."""
     if not records:
         return b"", []
     rowids, fields = zip(*records, strict=True)
     columns = list(zip(*fields, strict=True))
-    for at in (0, 3, 6):  # role, model, served model
-        columns[at] = tuple(intern(v) if type(v) is str else v for v in columns[at])
+    for at in (0, 3, 6):  # role, model, served model: each equal value as one object
+        same: dict[Any, Any] = {}
+        columns[at] = tuple(map(same.setdefault, columns[at], columns[at]))
     return array("q", rowids).tobytes(), columns
 
 
@@ -353,8 +357,8 @@ def json_records(db_path: Path, upto: int) -> JsonRecords:
     with open_readonly(db_path) as conn:
         for rows in _paged(conn, _TEXT_PAGE_SQL, upto):
             for rowid, value in rows:
-                if value[:1] == b"{":
-                    record = record_of(value)
+                if value[:1] == "{":
+                    record = parse_record(value)
                     if record is not None:
                         out.append((rowid, record))
     return out
