@@ -373,9 +373,9 @@ def blob_key(ref: bytes) -> str:
 
 def blob_keys(refs: list[bytes]) -> list[str]:
     """`blob_key` of each (one hex conversion when all are 32 bytes: a root's ~100)."""
-    joined = b"".join(refs).hex()
-    if len(joined) != 64 * len(refs):
+    if set(map(len, refs)) != {32}:  # (none, or some other length: one by one)
         return [blob_key(ref) for ref in refs]
+    joined = b"".join(refs).hex()
     return [joined[at : at + 64] for at in range(0, len(joined), 64)]
 
 

@@ -492,3 +492,15 @@ def test_a_turn_pickles_as_its_fields(
     assert [getattr(back, name) for name in GraphTurn.__slots__] == [
         getattr(turn, name) for name in GraphTurn.__slots__
     ]
+
+
+@given(st.lists(st.one_of(st.binary(min_size=30, max_size=34), st.just(b"ab" * 32)), max_size=6))
+def test_a_roots_references_are_read_as_blob_ids_one_by_one(refs: list[bytes]) -> None:
+    """However their lengths mix (31 + 33 bytes are 64 too), each reference is its own id."""
+    root = pb.message(*(pb.bytes_field(1, r) for r in refs), *(pb.bytes_field(8, r) for r in refs))
+    fields = agent_graph.root_fields(root)
+    keys = [agent_graph.blob_key(r) for r in refs]
+    assert fields.prompt_keys == keys and fields.turn_keys == keys
+    assert [k for k in keys if k] == [
+        agent_graph.blob_id(r) for r in refs if agent_graph.blob_id(r)
+    ]
