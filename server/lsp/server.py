@@ -294,14 +294,17 @@ class CodeBurnServer(LanguageServer):
             await self.refresh(fresh=True)
 
     async def refresh_now(self) -> dict[str, Any]:
-        """The refresh command: a due sync first, then the figures (joined when in flight)."""
+        """The refresh command: a due sync first, then figures read after the command came.
+
+        A read in flight (the timer's, the first status's) may have begun before what the user
+        wants to see was written: the command shares the read that follows it instead (one
+        for every caller meanwhile)."""
         await self.wait_ready()
         try:
-            changed = await self.join("cursor.com", self._cursor_pass)
+            await self.join("cursor.com", self._cursor_pass)
         except Exception as exc:  # never fails the command: the status says what is wrong
             log.warning("cursor.com pass failed: %s", exc)
-            changed = False
-        return await self.refresh(fresh=changed)
+        return await self.refresh(fresh=True)
 
     def after_change(self, *, sync: bool = False) -> None:
         """Data or settings changed: publish fresh figures (and let a due sync run)."""
