@@ -44,7 +44,6 @@ if TYPE_CHECKING:
         content_chars,
         estimate_tokens,
         json_value,
-        parse_record,
         record_of,
     )
 else:  # imported on first use (see codeburn.providers.lazy)
@@ -90,7 +89,6 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "content_chars",
                 "estimate_tokens",
                 "json_value",
-                "parse_record",
                 "record_of",
             ),
         },
@@ -129,7 +127,6 @@ __all__ = [
     "graph_calls",
     "graph_turns",
     "json_value",
-    "parse_record",
     "part_of",
     "reached_ids",
     "record_of",

@@ -132,10 +132,10 @@ def _plain_turn(data: bytes) -> TurnPart | None:
         if n >= 0x80 or pos > size:
             return None
         if tag == 0x12:
-            steps.append(data[start:pos].hex() if n == 32 else blob_key(data[start:pos]))
+            steps.append(blob_key(data[start:pos]))
         elif tag == 0x0A:
             if user is None:
-                user = data[start:pos].hex() if n == 32 else blob_key(data[start:pos])
+                user = blob_key(data[start:pos])
         else:
             return None
     return user, steps
@@ -244,8 +244,7 @@ def _parsed_step(data: bytes) -> StepPart | Bad:
 
 def part_of(data: bytes, role: int) -> Part:
     """What a blob's bytes are in one role (`BAD` when they cannot be that)."""
-    decode = _DECODERS.get(role)
-    return _text_len(data) if decode is None else decode(data)
+    return decoder(role)(data)
 
 
 def decoder(role: int) -> Callable[[bytes], Part]:

@@ -33,7 +33,6 @@ from codeburn.providers.agent import (
     TurnPart,
     UserPart,
     decoder,
-    parse_record,
     part_of,
     record_of,
 )
@@ -358,7 +357,7 @@ def json_records(db_path: Path, upto: int) -> JsonRecords:
         for rows in _paged(conn, _TEXT_PAGE_SQL, upto):
             for rowid, value in rows:
                 if value[:1] == "{":
-                    record = parse_record(value)
+                    record = record_of(value)
                     if record is not None:
                         out.append((rowid, record))
     return out
