@@ -68,7 +68,13 @@ def format_tokens(value: float) -> str:
 
 
 def local_estimate_note(usd: float) -> str:
-    return f"includes {format_money(usd)} of Cursor priced from local files, not Cursor's bill"
+    """The part of the estimate that Cursor's local files gave and a sync or an import would
+    replace (`localEstimateNote`; docs/figures.md): said as a part of the estimate, with its `~`,
+    so that it never reads as a second, competing estimate."""
+    return (
+        f"~{format_money(usd)} of the estimate is from Cursor's local files"
+        " — sync or import for exact figures"
+    )
 
 
 # The three parts of a cost (SPEC §8: billed + list price + estimated = cost), in this order.

@@ -38,7 +38,8 @@ from codeburn.server.service.projects import ProjectNames
 ALL_PROVIDERS: Final = frozenset(PROVIDER_NAMES)
 WARNING_SHARE: Final = 0.8
 TOP_CONVERSATIONS: Final = 50
-# Rows of the project table that are no project of this machine (the status's top project).
+# Rows of the project table that are no folder's project: never the top project, and summed
+# into `noProjectCost` (docs/figures.md).
 NOT_A_PROJECT: Final = frozenset(
     {IMPORTED_PROJECT, GROKBOT_IMPORTED_PROJECT, OTHER_MACHINES_PROJECT, UNMAPPED_PROJECT}
 )
@@ -71,6 +72,21 @@ def _total(slices: DaySlices, providers: frozenset[str] | None = None) -> Totals
         if providers is None or provider in providers:
             total.merge(part.totals)
     return total
+
+
+def no_project(slices: DaySlices, providers: frozenset[str] | None = None) -> dict[str, float]:
+    """`noProjectCost` and its estimated part, `noProjectEstimatedCost`: the spend in no folder's
+    project ("Cursor (imported)", other machines and cloud agents, "(no project)"), so that a top
+    project is never shown as if it were most of the spend (docs/figures.md)."""
+    cost = estimated = 0.0
+    for provider, part in slices.items():
+        if providers is not None and provider not in providers:
+            continue
+        for project, totals in part.projects.items():
+            if project in NOT_A_PROJECT:
+                cost += totals.cost
+                estimated += totals.estimated_cost
+    return {"noProjectCost": cost, "noProjectEstimatedCost": estimated}
 
 
 def _user_api_key(days: dict[date, DaySlices], period: Period, provider: str) -> dict[str, Any]:
@@ -193,7 +209,7 @@ def build_report(
             "to": period.end.isoformat(),
             "timezone": timezone,
         },
-        "totals": _total(merged).to_json(),
+        "totals": {**_total(merged).to_json(), **no_project(merged)},
         "providers": _rows(
             (({"id": p, "name": PROVIDER_NAMES.get(p, p)}, s.totals) for p, s in merged.items()),
             "name",
@@ -241,6 +257,7 @@ def _summary(slices: DaySlices) -> dict[str, Any]:
         "billedCost": total.billed_cost,
         "listPriceCost": total.list_price_cost,
         "calls": total.calls,
+        **no_project(slices),
     }
 
 
@@ -262,17 +279,21 @@ def top_models(month: DaySlices, limit: int = 5) -> list[dict[str, Any]]:
 
 
 def top_project(month: DaySlices, names: ProjectNames) -> dict[str, Any] | None:
-    """This month's costliest project of this machine (`project`, `name`, `path`, `cost`), or
-    None: imported, other machines' and unmapped usage are no project of this machine."""
-    costs: dict[str, float] = {}
+    """This month's costliest project of this machine (`project`, `name`, `path`, `cost`,
+    `estimatedCost`), or None: imported, other machines' and unmapped usage are no project of
+    this machine (the status's `noProjectCost` says how much that is)."""
+    costs: dict[str, list[float]] = {}
     for part in month.values():
         for project, totals in part.projects.items():
             if project not in NOT_A_PROJECT and totals.calls:
-                costs[project] = costs.get(project, 0.0) + totals.cost
+                entry = costs.setdefault(project, [0.0, 0.0])
+                entry[0] += totals.cost
+                entry[1] += totals.estimated_cost
     if not costs:
         return None
-    project = min(costs, key=lambda p: (-costs[p], p))
-    return {**names.fields(project), "cost": costs[project]}
+    project = min(costs, key=lambda p: (-costs[p][0], p))
+    cost, estimated = costs[project]
+    return {**names.fields(project), "cost": cost, "estimatedCost": estimated}
 
 
 def build_status(

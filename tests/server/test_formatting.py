@@ -54,10 +54,9 @@ def test_estimated_figures_carry_a_tilde() -> None:
     assert money({"cost": 1.75, "estimatedCost": 0}) == "$1.75"
 
 
-def test_local_estimate_note() -> None:
-    assert local_estimate_note(0.031) == (
-        "includes $0.031 of Cursor priced from local files, not Cursor's bill"
-    )
+@pytest.mark.parametrize(("usd", "text"), GOLDEN["localEstimateNote"])
+def test_local_estimate_note(usd: float, text: str) -> None:
+    assert local_estimate_note(usd) == text
 
 
 def test_relative_times() -> None:

@@ -307,3 +307,58 @@ def test_a_synced_month_of_the_sample_profile_adds_up(
     assert sum(c["id"].startswith("cloud-") for c in convs) == len(
         {i["conversationId"] for i in items if i.get("conversationId", "").startswith("cloud-")}
     )
+
+
+def test_no_project_cost_is_the_imported_and_other_machines_part(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`noProjectCost` (docs/figures.md) is the ground truth's imported and other-machine events;
+    the sync covers the day, so no local estimate is left in it."""
+    _sync([_event(*e) for e, _ in EVENTS])
+    totals = _report(capsys, db)["totals"]
+    cents = sum(e[2] for e, (_, p, _) in EVENTS if p in (IMPORTED, OTHER))
+    assert cents == 364
+    assert totals["noProjectCost"] == pytest.approx(cents / 100)
+    assert totals["noProjectEstimatedCost"] == 0
+
+
+def test_status_says_what_is_in_no_project_beside_the_top_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(tmp_path / "home"))
+    midnight = local_midnight_ms(today())
+    t0 = midnight + (now_ms() - midnight) // 2  # today, before now
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        _bubbles(p, "c-mine", t0, "gpt-5", t0 + 2 * S)
+        _bubbles(p, "c-loose", t0 + 60 * S, "gpt-5", t0 + 62 * S)  # no workspace: no project
+        p.workspace("w1", folder="file:///home/me/mine", composers=["c-mine"])
+    argv = ["status", "--format", "json", "--cursor-db", str(p.db_path)]
+
+    def status() -> dict[str, Any]:
+        assert main(argv) == 0
+        got: dict[str, Any] = json.loads(capsys.readouterr().out)
+        return got
+
+    # Local estimates only: the top project and the rest are both estimated, and add up.
+    local = status()
+    top, day = local["topProject"], local["today"]
+    assert top["name"] == "mine" and top["cost"] > 0 and day["noProjectCost"] > 0
+    assert top["estimatedCost"] == pytest.approx(top["cost"])
+    assert day["noProjectEstimatedCost"] == pytest.approx(day["noProjectCost"])
+    assert top["cost"] + day["noProjectCost"] == pytest.approx(day["cost"])
+    # Synced (the sync covers today, so its events replace the estimates): 20 cents by id in
+    # "mine", 300 cents of another machine, 50 cents that match no turn ("Cursor (imported)").
+    events = [
+        _event(t0 + S, "gpt-5", 20, "c-mine"),
+        _event(t0 + 30 * S, "gpt-5", 300, "bc-cloud-1"),
+        _event(t0 + 600 * S, "gpt-5", 50, None),
+    ]
+    parsed = parse_events(events)
+    details = {e.row.hash: e.detail for e in parsed}
+    apply_sync([e.row for e in parsed], "0123456789abcdef", midnight, now_ms(), details=details)
+    synced = status()
+    top, day = synced["topProject"], synced["today"]
+    assert (top["name"], top["cost"], top["estimatedCost"]) == ("mine", pytest.approx(0.2), 0)
+    assert (day["noProjectCost"], day["noProjectEstimatedCost"]) == (pytest.approx(3.5), 0)
+    assert synced["month"]["noProjectCost"] >= day["noProjectCost"]

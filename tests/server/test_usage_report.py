@@ -46,6 +46,9 @@ def test_report_totals_match_hand_computed_figures(
     assert totals["cost"] == pytest.approx(COST_A + COST_B)
     assert totals["estimatedCost"] == pytest.approx(COST_A + COST_B)
     assert totals["billedCost"] == 0
+    # B and C have no workspace: "(no project)", all of it estimated; A is alpha's.
+    assert totals["noProjectCost"] == pytest.approx(COST_B)
+    assert totals["noProjectEstimatedCost"] == pytest.approx(COST_B)
     assert [(d["date"], d["calls"]) for d in report["days"]] == [(d1, 2), (d2, 3)]
     assert report["days"][0]["cost"] == pytest.approx(COST_A)
     models = {m["model"]: m for m in report["models"]}
@@ -80,7 +83,7 @@ def test_report_shape_follows_the_spec(
         "cost", "estimatedCost", "billedCost", "calls", "sessions", "inputTokens",
         "outputTokens", "cacheReadTokens", "cacheWriteTokens", "notCharged", "listPriceCost",
     }  # fmt: skip
-    assert set(report["totals"]) == totals_keys
+    assert set(report["totals"]) == totals_keys | {"noProjectCost", "noProjectEstimatedCost"}
     assert set(report["period"]) == {"label", "from", "to", "timezone"}
     assert all(set(p) == totals_keys | {"id", "name"} for p in report["providers"])
     assert all(set(m) == totals_keys | {"model", "name", "provider"} for m in report["models"])
@@ -112,7 +115,10 @@ def test_status_shape_and_month_figures(
     assert status["unreadable"] == {"count": 0, "reasons": {}}
     assert status["warnings"] == []
     assert status["schema"] == "codeburn.status/1" and status["state"] == "ok"
-    zero = {"cost": 0, "estimatedCost": 0, "billedCost": 0, "listPriceCost": 0, "calls": 0}
+    zero = {
+        "cost": 0, "estimatedCost": 0, "billedCost": 0, "listPriceCost": 0, "calls": 0,
+        "noProjectCost": 0, "noProjectEstimatedCost": 0,
+    }  # fmt: skip
     assert status["today"] == zero
     month = today().isoformat()[:7]  # the local month (generatedAt is UTC)
     if d1[:7] == month:  # A (d1) and B (d2) are both this month
@@ -125,14 +131,23 @@ def test_status_shape_and_month_figures(
             "estimatedCost": pytest.approx(COST_B),
         }
         assert status["localEstimateNote"] == (
-            "includes $0.031 of Cursor priced from local files, not Cursor's bill"
+            "~$0.031 of the estimate is from Cursor's local files"
+            " — sync or import for exact figures"
         )
-        # B and C have no workspace: no project of this machine; A's folder names it.
+        # B and C have no workspace: no project of this machine, said apart; A's folder names it.
         top = status["topProject"]
-        assert top == {**top, "project": "-home-me-alpha", "cost": pytest.approx(COST_A)}
+        assert top == {
+            **top,
+            "project": "-home-me-alpha",
+            "cost": pytest.approx(COST_A),
+            "estimatedCost": pytest.approx(COST_A),
+        }
         assert top["name"] == "alpha" and top["path"] == "/home/me/alpha"
+        assert status["month"]["noProjectCost"] == pytest.approx(COST_B)
+        assert status["month"]["noProjectEstimatedCost"] == pytest.approx(COST_B)
     elif d2[:7] == month:  # the 3rd: only B and C (d2)
         assert status["topProject"] is None
+        assert status["month"]["noProjectCost"] == pytest.approx(COST_B)
         assert status["month"]["calls"] == 3
         assert status["month"]["cost"] == pytest.approx(COST_B)
         assert status["topModels"][0]["name"] == "Sonnet 4.6"
@@ -263,7 +278,7 @@ def test_text_report_marks_estimates_and_notes_local_dollars(
     assert main(["report", "--cursor-db", str(db), "--from", d1, "--to", d2]) == 0
     out = capsys.readouterr().out
     assert "~$0.031" in out and "~$0.030" in out  # total and Sonnet 4.6, both estimated
-    assert "includes $0.031 of Cursor priced from local files, not Cursor's bill" in out
+    assert "~$0.031 of the estimate is from Cursor's local files" in out
     assert "mystery-model-x" in out
 
 

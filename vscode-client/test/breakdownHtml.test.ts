@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { chartDays, costCards, daysBetween, monthEnd, renderBreakdown, renderBreakdownError } from "../src/view/breakdownHtml";
+import {
+  chartDays,
+  costCards,
+  daysBetween,
+  monthEnd,
+  renderBreakdown,
+  renderBreakdownError,
+  SERIES_COLOURS,
+} from "../src/view/breakdownHtml";
 import type { ReportPayload } from "../src/view/types";
 import { conversation, report, totals } from "./fixtures";
 
@@ -112,7 +120,8 @@ test("tables by model and by project, notes, escaping", () => {
   assert.ok(!html.includes("<script>alert(1)</script>"));
   assert.ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
   assert.match(html, /Imported from a CSV export: 2026-10-31 to 2026-11-15/);
-  assert.match(html, /Includes \$4\.00 of Cursor priced from local files/);
+  // The same words as the tooltip and the CLI: a part of the estimate, with its `~`.
+  assert.match(html, /<li>~\$4\.00 of the estimate is from Cursor&#39;s local files — sync or import for exact figures\.<\/li>/);
   assert.match(html, /Unpriced model mystery-1/);
   assert.match(html, /2 bubbles skipped/);
   assert.match(html, /class="notice">Cursor database busy, retrying/);
@@ -137,7 +146,7 @@ test("strict CSP: nothing remote, only nonce-tagged style and script", () => {
 function conversationRows(html: string): string[][] {
   const table = /<h2>Top conversations<\/h2>\n<table><thead><tr>(.*?)<\/tr><\/thead><tbody>\n(.*?)\n<\/tbody><\/table>/s.exec(html);
   assert.ok(table, "a Top conversations table");
-  assert.equal(table[1], "<th>Title</th><th>Project</th><th>Cost</th><th>Calls</th>");
+  assert.equal(table[1], '<th>Title</th><th>Project</th><th class="num">Cost</th><th class="num">Calls</th>');
   return table[2].split("\n").map((row) => [...row.matchAll(/<td(?: class="num")?>(.*?)<\/td>/g)].map((m) => m[1]));
 }
 
@@ -254,4 +263,89 @@ test("diagnostics (facts of the read, not warnings) stay off the page; warnings 
   );
   assert.match(html, /scan budget/);
   assert.ok(!html.includes("tool-call rows"));
+});
+
+test("numeric headers are right-aligned over their right-aligned figures", () => {
+  const html = renderBreakdown(report(), { nonce: "n" });
+  const heads = [...html.matchAll(/<thead><tr>(.*?)<\/tr><\/thead>/g)].map((m) =>
+    [...m[1].matchAll(/<th( class="num")?>([^<]*)<\/th>/g)].map((h) => `${h[2]}${h[1] ? ":num" : ""}`),
+  );
+  assert.deepEqual(heads, [
+    ["Model", "Provider", "Calls:num", "Input:num", "Output:num", "Cache:num", "Cost:num", "Estimated:num"],
+    ["Project", "Calls:num", "Sessions:num", "Tokens:num", "Cost:num", "Estimated:num"],
+    ["Title", "Project", "Cost:num", "Calls:num"],
+  ]);
+  // Each row's cells: the same columns right-aligned as its header.
+  for (const table of html.match(/<table>.*?<\/table>/gs) ?? []) {
+    const head = [...(/<thead>(.*?)<\/thead>/s.exec(table)?.[1] ?? "").matchAll(/<th( class="num")?>/g)].map((m) => Boolean(m[1]));
+    for (const row of table.match(/<tr><td.*?<\/tr>/g) ?? []) {
+      assert.deepEqual([...row.matchAll(/<td( class="num")?>/g)].map((m) => Boolean(m[1])), head);
+    }
+  }
+  assert.match(html, /th\.num, td\.num \{ text-align: right;/);
+});
+
+/** WCAG 2 relative luminance of an opaque `#rrggbb`. */
+function luminance(hex: string): number {
+  const channel = (i: number) => {
+    const c = parseInt(hex.slice(1 + 2 * i, 3 + 2 * i), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
+}
+
+/** WCAG 2 contrast ratio of two opaque colours (1 to 21). */
+function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** `#rrggbbaa` drawn over an opaque background. */
+function over(hex: string, background: string): string {
+  const alpha = parseInt(hex.slice(7, 9), 16) / 255;
+  const mix = (i: number) => {
+    const fg = parseInt(hex.slice(1 + 2 * i, 3 + 2 * i), 16);
+    const bg = parseInt(background.slice(1 + 2 * i, 3 + 2 * i), 16);
+    return Math.round(fg * alpha + bg * (1 - alpha)).toString(16).padStart(2, "0");
+  };
+  return `#${mix(0)}${mix(1)}${mix(2)}`;
+}
+
+// The editor backgrounds (the webview's body) of VS Code's built-in themes of each kind:
+// Dark Modern, Dark+/Dark (Visual Studio), 2026 Dark, and the #202020 measured in code-server;
+// Light Modern/Light+/2026 Light and the light side panels; the high-contrast themes.
+const BACKGROUNDS: Record<keyof typeof SERIES_COLOURS, string[]> = {
+  "vscode-dark": ["#1F1F1F", "#1E1E1E", "#121314", "#202020", "#252526"],
+  "vscode-light": ["#FFFFFF", "#F8F8F8", "#F3F3F3"],
+  "vscode-high-contrast": ["#000000"],
+  "vscode-high-contrast-light": ["#FFFFFF"],
+};
+
+test("contrast: the ratio is WCAG's, and the theme's own charts.orange failed it", () => {
+  assert.equal(contrast("#000000", "#FFFFFF").toFixed(1), "21.0");
+  assert.equal(contrast("#777777", "#777777"), 1);
+  // What the estimated bars were on the dark theme: charts.orange = the find-match highlight.
+  assert.equal(over("#EA5C0055", "#202020"), "#633415"); // rgb(99,52,21); measured: rgb(97,50,20)
+  assert.ok(contrast(over("#EA5C0055", "#202020"), "#202020") < 2);
+});
+
+test("chart series stand out 3:1 against every theme's background, and the page uses them", () => {
+  const html = renderBreakdown(report(), { nonce: "n" });
+  for (const [kind, colours] of Object.entries(SERIES_COLOURS) as Array<[keyof typeof SERIES_COLOURS, { exact: string; estimated: string }]>) {
+    for (const background of BACKGROUNDS[kind]) {
+      for (const [series, colour] of Object.entries(colours)) {
+        const ratio = contrast(colour, background);
+        assert.ok(ratio >= 3, `${kind} ${series} ${colour} on ${background}: ${ratio.toFixed(2)}:1`);
+      }
+    }
+    const rule = new RegExp(`body\\.${kind} \\{ --series-exact: ${colours.exact}; --series-estimated: ${colours.estimated}; \\}`);
+    assert.match(html, rule, kind);
+  }
+  // A high-contrast light body has both high-contrast classes: its own rule must come last.
+  assert.ok(html.indexOf("body.vscode-high-contrast-light {") > html.indexOf("body.vscode-high-contrast {"));
+  // Bars and legend swatches take the series colours, never the theme's translucent charts.orange.
+  assert.match(html, /\.chart \.exact \{ fill: var\(--series-exact\); \}/);
+  assert.match(html, /\.chart \.estimated \{ fill: var\(--series-estimated\); \}/);
+  assert.match(html, /\.swatch\.estimated \{ background: var\(--series-estimated\); \}/);
+  assert.doesNotMatch(html, /--vscode-charts-(orange|blue)/);
 });

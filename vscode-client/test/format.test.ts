@@ -10,6 +10,7 @@ import {
   formatRelative,
   formatTokens,
   localDay,
+  localEstimateNote,
   plural,
   splitText,
 } from "../src/view/format";
@@ -38,6 +39,13 @@ test("tokens follow the shared golden file", () => {
     assert.equal(formatTokens(value), text, `formatTokens(${value})`);
   }
   assert.equal(formatTokens(Number.NaN), golden.tokensNotFinite);
+});
+
+test("the local-estimate note follows the shared golden file (the server's localEstimateNote)", () => {
+  assert.ok(golden.localEstimateNote.length >= 3);
+  for (const [usd, text] of golden.localEstimateNote as Array<[number, string]>) {
+    assert.equal(localEstimateNote(usd), text, `localEstimateNote(${usd})`);
+  }
 });
 
 test("an estimated figure gets a tilde", () => {

@@ -62,8 +62,15 @@ test("unavailable data never shows as $0 and says where it looked", () => {
   const v = view({ state: { kind: "status", status: noData } });
   assert.equal(v.text, "$(flame) CodeBurn: no Cursor data");
   assert.ok(!v.text.includes("$0"));
-  assert.equal(v.background, "warning");
-  assert.match(v.tooltip, /state\\\.vscdb/);
+  // No Cursor here is a normal state: the normal colour, and the tooltip says where CodeBurn
+  // looked (the server's path) and which setting points it at a database elsewhere.
+  assert.equal(v.background, undefined);
+  assert.match(v.tooltip, /No Cursor database at \/home\/me\/\\\.config\/Cursor\/User\/globalStorage\/state\\\.vscdb/);
+  assert.doesNotMatch(v.tooltip, /editorWarning|\$\(warning\)/);
+  assert.match(
+    v.tooltip,
+    /set \[`codeburn\.cursor\.databasePath`\]\(command:codeburn\.openSettings\?%5B%22codeburn\.cursor\.databasePath%22%5D\) to that `state\.vscdb`/,
+  );
   assert.doesNotMatch(v.tooltip, /\$0/);
   assert.match(v.tooltip, /\[Import CSV\]/);
   for (const [state, background] of [["db-unrecognized", "error"], ["error", "error"]] as const) {
@@ -102,7 +109,7 @@ test("starting, missing Python and a stopped server each say so and link to the 
 test("the tooltip has the periods, the estimated parts, the top models, the note and the links", () => {
   const s = status({
     today: { cost: 4.56, estimatedCost: 1.2, calls: 12 },
-    localEstimateNote: "includes $1.20 of Cursor priced from local files, not Cursor's bill",
+    localEstimateNote: "~$1.20 of the estimate is from Cursor's local files — sync or import for exact figures",
   });
   const md = view({ state: { kind: "status", status: s } }).tooltip;
   assert.match(
@@ -112,7 +119,7 @@ test("the tooltip has the periods, the estimated parts, the top models, the note
   assert.match(md, /This month: \*\*\$123\*\* \(all exact tokens at list price\) · 340 calls/);
   assert.match(md, /- Sonnet 4\\\.5 \\\(Thinking\\\) — \$80\.12 · 120 calls/);
   assert.match(md, /- GPT\\-5 — \$20\.00 · 1 call$/m);
-  assert.match(md, /not Cursor's bill/);
+  assert.match(md, /_\\~\$1\\\.20 of the estimate is from Cursor's local files — sync or import for exact figures_/);
   for (const link of ["Sync now", "Import CSV", "Show breakdown", "Settings"]) {
     assert.match(md, new RegExp(`\\[${link}\\]\\(command:codeburn\\.`));
   }
@@ -229,8 +236,36 @@ test("the tooltip splits today and the month into parts that add up, and says al
 test("the tooltip names this month's top project by its name, never its slug", () => {
   const top = { project: "-home-me-work-api", name: "work/api", path: "/home/me/work/api", cost: 42 };
   const v = view({ state: { kind: "status", status: status({ topProject: top }) } });
-  assert.match(v.tooltip, /Top project this month: work\/api — \$42\.00/);
+  assert.match(v.tooltip, /^Top project this month: work\/api — \$42\.00$/m);
   assert.doesNotMatch(v.tooltip, /-home-me-work-api/);
   const none = view({ state: { kind: "status", status: status({ topProject: null }) } });
   assert.doesNotMatch(none.tooltip, /Top project/);
+});
+
+test("the top project line says what is in no project when that is more, with ~ where estimated", () => {
+  // The issue's month: web-app ~$0.210 of ~$13.94, ~$13.38 imported or of other machines.
+  const month = { cost: 13.94, estimatedCost: 1.2, calls: 90, noProjectCost: 13.38, noProjectEstimatedCost: 0.99 };
+  const top = { project: "-home-me-web-app", name: "web-app", path: "/home/me/web-app", cost: 0.21, estimatedCost: 0.21 };
+  const md = view({ state: { kind: "status", status: status({ month, topProject: top }) } }).tooltip;
+  assert.match(md, /^Top project this month: web\\-app — ~\$0\.210 · ~\$13\.38 not tied to a project$/m);
+  // Exact figures keep no ~; a small part in no project is not said.
+  const exact = { ...month, noProjectEstimatedCost: 0 };
+  const exactTop = { ...top, cost: 5, estimatedCost: 0 };
+  assert.match(
+    view({ state: { kind: "status", status: status({ month: exact, topProject: { ...top, estimatedCost: 0 } }) } }).tooltip,
+    /^Top project this month: web\\-app — \$0\.210 · \$13\.38 not tied to a project$/m,
+  );
+  const small = { ...exact, noProjectCost: 2 };
+  assert.match(
+    view({ state: { kind: "status", status: status({ month: small, topProject: exactTop }) } }).tooltip,
+    /^Top project this month: web\\-app — \$5\.00$/m,
+  );
+  // Nothing in a project at all: said, not left out.
+  assert.match(
+    view({ state: { kind: "status", status: status({ month, topProject: null }) } }).tooltip,
+    /^Top project this month: none — ~\$13\.38 not tied to a project$/m,
+  );
+  // An older server (no noProjectCost, no estimatedCost): the line as before.
+  const older = { project: "p", name: "api", path: null, cost: 3 };
+  assert.match(view({ state: { kind: "status", status: status({ topProject: older }) } }).tooltip, /^Top project this month: api — \$3\.00$/m);
 });

@@ -245,8 +245,12 @@ export function registerCommands(
     "codeburn.showLogs": async () => controller.log.show(),
     "codeburn.restartServer": () => controller.restart(),
     "codeburn.selectPython": () => selectPython(controller),
-    "codeburn.openSettings": async () =>
-      vscode.commands.executeCommand("workbench.action.openSettings", `@ext:${context.extension.id}`),
+    // A tooltip link may name one of CodeBurn's settings to open at; anything else opens them all.
+    "codeburn.openSettings": async (setting?: unknown) =>
+      vscode.commands.executeCommand(
+        "workbench.action.openSettings",
+        typeof setting === "string" && /^codeburn\.[\w.]+$/.test(setting) ? setting : `@ext:${context.extension.id}`,
+      ),
   };
   for (const [id, run] of Object.entries(commands)) {
     context.subscriptions.push(vscode.commands.registerCommand(id, run));

@@ -12,6 +12,7 @@ import {
   formatFigure,
   formatMoney,
   formatTokens,
+  localEstimateNote,
   plural,
   SPLIT_LABELS,
   splitMoney,
@@ -68,6 +69,30 @@ export function monthEnd(day: string): string {
 export function chartDays(report: ReportPayload): string[] {
   const { label, from, to } = report.period;
   return daysBetween(from, label === "month" ? monthEnd(from) : to);
+}
+
+/**
+ * The chart's two series for each kind of theme (the class VS Code puts on the webview's body),
+ * each at least 3:1 against the editor backgrounds of that kind (WCAG's non-text contrast;
+ * test/breakdownHtml.test.ts computes the ratios). Not the theme's `charts.orange`: VS Code
+ * derives it from the find-match highlight, a translucent #EA5C0055 that gives about 1.5:1 on the
+ * dark theme. A high-contrast light body carries both high-contrast classes; its rule comes last.
+ */
+export const SERIES_COLOURS = {
+  "vscode-dark": { exact: "#3794FF", estimated: "#D18616" },
+  "vscode-light": { exact: "#005FB8", estimated: "#B35C00" },
+  "vscode-high-contrast": { exact: "#75BEFF", estimated: "#FFA94D" },
+  "vscode-high-contrast-light": { exact: "#0F4A85", estimated: "#8A4600" },
+} as const;
+
+/** The series colours as CSS variables: the dark theme's by default, then one rule per kind. */
+function seriesStyle(): string {
+  const vars = (c: { exact: string; estimated: string }) =>
+    `--series-exact: ${c.exact}; --series-estimated: ${c.estimated};`;
+  return [
+    `body { ${vars(SERIES_COLOURS["vscode-dark"])} }`,
+    ...Object.entries(SERIES_COLOURS).map(([kind, colours]) => `body.${kind} { ${vars(colours)} }`),
+  ].join("\n");
 }
 
 // Fixed sizes in CSS pixels: the SVG is drawn 1:1 (never scaled to the panel), so a bar is BAR
@@ -182,7 +207,8 @@ function table(headers: string[], rows: string[][], empty: string, textColumns =
   if (rows.length === 0) {
     return `<p class="empty">${h(empty)}</p>`;
   }
-  const head = headers.map((x) => `<th>${h(x)}</th>`).join("");
+  // A figure's header sits over its figures: right-aligned like them.
+  const head = headers.map((x, i) => `<th${i >= textColumns ? ' class="num"' : ""}>${h(x)}</th>`).join("");
   const body = rows
     .map((r) => `<tr>${r.map((cell, i) => `<td${i >= textColumns ? ' class="num"' : ""}>${cell}</td>`).join("")}</tr>`)
     .join("\n");
@@ -206,6 +232,7 @@ function modelsTable(report: ReportPayload): string {
     ["Model", "Provider", "Calls", "Input", "Output", "Cache", "Cost", "Estimated"],
     rows,
     "No model usage in this period.",
+    2,
   );
 }
 
@@ -262,10 +289,7 @@ function notes(report: ReportPayload): string {
     items.push(`${how}: ${h(range.start.slice(0, 10))} to ${h(range.end.slice(0, 10))}`);
   }
   if (report.coverage.localEstimateCost > 0) {
-    items.push(
-      `Includes ${formatMoney(report.coverage.localEstimateCost)} of Cursor priced from local ` +
-        "files, not Cursor's bill.",
-    );
+    items.push(`${h(localEstimateNote(report.coverage.localEstimateCost))}.`);
   }
   for (const u of report.unpricedModels) {
     items.push(`Unpriced model ${h(u.model)}: ${plural(u.calls, "call")}, ${formatTokens(u.tokens)} tokens counted at $0.`);
@@ -287,19 +311,20 @@ h2 { font-size: 1.1em; margin-top: 1.6em; }
 .totals small { display: block; }
 .chart-scroll { overflow-x: auto; }
 .chart { display: block; }
-.chart .exact { fill: var(--vscode-charts-blue, #3794ff); }
-.chart .estimated { fill: var(--vscode-charts-orange, #d18616); }
+${seriesStyle()}
+.chart .exact { fill: var(--series-exact); }
+.chart .estimated { fill: var(--series-estimated); }
 .chart .hit { fill: transparent; }
 .chart .day:hover .hit { fill: var(--vscode-list-hoverBackground, rgba(128,128,128,0.15)); }
 .chart text { fill: var(--vscode-descriptionForeground); font-size: ${FONT}px; }
 .chart .later .hit { fill: var(--vscode-editorWidget-background, rgba(128,128,128,0.06)); }
 .chart .base { stroke: var(--vscode-panel-border, #8884); }
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; }
-.swatch.exact { background: var(--vscode-charts-blue, #3794ff); }
-.swatch.estimated { background: var(--vscode-charts-orange, #d18616); }
+.swatch.exact { background: var(--series-exact); }
+.swatch.estimated { background: var(--series-estimated); }
 table { border-collapse: collapse; min-width: 60%; }
 th, td { padding: 4px 10px; border-bottom: 1px solid var(--vscode-panel-border, #8884); text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .notice { padding: 8px 12px; border-left: 3px solid var(--vscode-editorWarning-foreground); }
 .picker { margin-left: 12px; }
 select { color: var(--vscode-dropdown-foreground); background: var(--vscode-dropdown-background);

@@ -240,6 +240,16 @@ export function splitText(cost: number, billed: number, listPrice: number, estim
   return shown.map((i) => `${texts[i]} ${SPLIT_LABELS[i]}`).join(" + ");
 }
 
+/**
+ * The note under a total while local Cursor dollars remain: the part of the estimate that Cursor's
+ * local files gave and a sync or an import replaces, said as a part of the estimate (with its
+ * `~`), never as a second amount. The server's `localEstimateNote` (Python `local_estimate_note`)
+ * says the same words; tests/golden/formatting.json pins both.
+ */
+export function localEstimateNote(usd: number): string {
+  return `${formatFigure(usd, 1)} of the estimate is from Cursor's local files — sync or import for exact figures`;
+}
+
 /** The parts of a totals object; `listPriceCost` from an older server is what the others leave. */
 export function costParts(row: {
   cost: number;

@@ -75,6 +75,11 @@ const PYTHON_LINKS =
   "[Pick Python…](command:codeburn.selectPython) · " +
   `[How to install](${PYTHON_DOWNLOAD_URL}) · ${TROUBLE_LINKS}`;
 
+/** The setting that points CodeBurn at a Cursor database elsewhere (SPEC §10). */
+export const DATABASE_SETTING = "codeburn.cursor.databasePath";
+/** Opens the Settings UI at one setting: `codeburn.openSettings` takes the setting's id. */
+const DATABASE_SETTING_LINK = `command:codeburn.openSettings?${encodeURIComponent(JSON.stringify([DATABASE_SETTING]))}`;
+
 const ICON = "$(flame)";
 const SPIN = "$(sync~spin)";
 
@@ -187,8 +192,47 @@ export function unreadableLine(status: StatusPayload): string | undefined {
   );
 }
 
+/**
+ * What was looked for and how to point CodeBurn at a database, in the normal colour: the server's
+ * message names the path it looked at (SPEC §8 `no-data`).
+ */
+export function noDataLines(status: StatusPayload): string[] {
+  const looked = status.message ?? "No Cursor data found";
+  return [
+    escapeMarkdown(looked),
+    "",
+    "That is where CodeBurn looks for Cursor's database (`state.vscdb`). If Cursor keeps it " +
+      "elsewhere, set " +
+      `[\`${DATABASE_SETTING}\`](${DATABASE_SETTING_LINK}) to that \`state.vscdb\`; ` +
+      "or import a usage CSV from cursor.com.",
+    "",
+  ];
+}
+
+/**
+ * `Top project this month: web-app — ~$0.210 · $13.38 not tied to a project`: the spend in no
+ * folder's project (imported, other machines and cloud agents, no project) is said beside the top
+ * project whenever it is more than the top project's, so that the top project is never read as
+ * most of the month; `~` on whichever figure is estimated.
+ */
+export function topProjectLine(status: StatusPayload): string | undefined {
+  const top = status.topProject ?? null;
+  const rest = status.month.noProjectCost ?? 0;
+  const restText = `${formatFigure(rest, status.month.noProjectEstimatedCost ?? 0)} not tied to a project`;
+  if (top === null) {
+    return rest > 0 ? `Top project this month: none — ${restText}` : undefined;
+  }
+  const head = `Top project this month: ${escapeMarkdown(top.name)} — ${formatFigure(top.cost, top.estimatedCost ?? 0)}`;
+  return rest > top.cost ? `${head} · ${restText}` : head;
+}
+
+/**
+ * Data states without figures. No Cursor data is a normal state (no Cursor on this machine, or
+ * another database path), not a fault: the normal colour, and the tooltip says where CodeBurn
+ * looked and how to point it elsewhere.
+ */
 const UNAVAILABLE: Record<string, { label: string; background: Background }> = {
-  "no-data": { label: "no Cursor data", background: "warning" },
+  "no-data": { label: "no Cursor data", background: undefined },
   "db-unrecognized": { label: "Cursor data not recognized", background: "error" },
   error: { label: "can't read Cursor data", background: "error" },
 };
@@ -198,7 +242,9 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
   if (status.state === "db-locked") {
     lines.push(warningText(status.message ?? "Cursor database busy, retrying"), "");
   }
-  if (status.state in UNAVAILABLE) {
+  if (status.state === "no-data") {
+    lines.push(...noDataLines(status));
+  } else if (status.state in UNAVAILABLE) {
     lines.push(warningText(status.message ?? UNAVAILABLE[status.state].label), "");
   }
   // No data means zeros that mean nothing: the message above says what is missing instead.
@@ -214,8 +260,9 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
     }
     lines.push("");
   }
-  if (status.topProject) {
-    lines.push(`Top project this month: ${escapeMarkdown(status.topProject.name)} — ${formatMoney(status.topProject.cost)}`, "");
+  const project = topProjectLine(status);
+  if (project) {
+    lines.push(project, "");
   }
   const extra = [
     unreadableLine(status),

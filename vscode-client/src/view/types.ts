@@ -13,6 +13,12 @@ export interface PeriodFigures {
   billedCost?: number;
   listPriceCost?: number;
   calls: number;
+  /**
+   * The part of `cost` in no folder's project ("Cursor (imported)", other machines and cloud
+   * agents, "(no project)"), and its estimated part; absent from older servers.
+   */
+  noProjectCost?: number;
+  noProjectEstimatedCost?: number;
 }
 
 export interface TopModel {
@@ -46,8 +52,11 @@ export interface StatusPayload {
   month: PeriodFigures;
   localEstimateNote: string | null;
   topModels: TopModel[];
-  /** This month's costliest project (`name` is what is shown); null without usage, absent from older servers. */
-  topProject?: { project: string; name: string; path: string | null; cost: number } | null;
+  /**
+   * This month's costliest project (`name` is what is shown; `estimatedCost` absent from older
+   * servers); null without usage, absent from older servers.
+   */
+  topProject?: { project: string; name: string; path: string | null; cost: number; estimatedCost?: number } | null;
   budget: { daily: number | null; monthly: number | null; level: BudgetLevel };
   /** §7 summary; its shape is read defensively (see quota.ts). */
   quota: unknown;
@@ -66,6 +75,9 @@ export interface Totals {
   cost: number;
   estimatedCost: number;
   billedCost: number;
+  /** Report totals only: the part in no folder's project, and its estimated part (absent from older servers). */
+  noProjectCost?: number;
+  noProjectEstimatedCost?: number;
   /** Exact tokens priced at list rates: billedCost + listPriceCost + estimatedCost = cost (absent from older servers). */
   listPriceCost?: number;
   calls: number;
