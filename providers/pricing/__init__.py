@@ -1,10 +1,10 @@
-"""Model prices (a bundled LiteLLM snapshot + SPEC §3) and the one display-name function."""
+"""Model prices (a bundled LiteLLM snapshot + SPEC §3) and display names by rule."""
 
+from codeburn.providers.pricing.display import display_name
 from codeburn.providers.pricing.prices import (
     base_model,
     canonical_model,
     cost_of,
-    display_name,
     rates_for,
 )
 

@@ -89,19 +89,9 @@ _SUFFIXES: Final = frozenset(
     {"high", "low", "medium", "xhigh", "extra", "minimal", "thinking", "fast", "max", "1m"}
 )
 # Cloud-provider spellings of a model (User API Key rows): `us.anthropic.claude-opus-4-6-v1`.
-_CLOUD_PREFIX: Final = re.compile(r"^(?:[a-z]{2,6}\.)?(?:anthropic|openai|google|xai)\.")
-_CLOUD_VERSION: Final = re.compile(r"(?:-\d{8})?-v\d+(?::\d+)?$")
+CLOUD_PREFIX: Final = re.compile(r"^(?:[a-z]{2,6}\.)?(?:anthropic|openai|google|xai)\.")
+CLOUD_VERSION: Final = re.compile(r"(?:-\d{8})?-v\d+(?::\d+)?$")
 _CLAUDE_FAMILIES: Final = frozenset({"sonnet", "opus", "haiku"})
-
-_DISPLAY_NAMES: Final = {
-    "cursor-auto": "Cursor (auto)",
-    "claude-4.5-sonnet-thinking": "Sonnet 4.5 (Thinking)",
-    "claude-4.6-sonnet": "Sonnet 4.6",
-    "claude-4.5-opus-high-thinking": "Opus 4.5 (Thinking)",
-    "composer-1": "Composer 1",
-    "gpt-5": "GPT-5",
-    "grok-code-fast-1": "Grok Code Fast",
-}
 
 _MEMO_LIMIT: Final = 10_000
 _memo: dict[str, Rates | None] = {}
@@ -160,8 +150,8 @@ def catalogue_provenance() -> dict[str, Any]:
 def _canonical(model: str) -> str:
     """Cursor's spelling -> the catalogue's: drop provider/`cursor-` prefixes, reorder Claude."""
     name = model.rsplit("/", 1)[-1]
-    if _CLOUD_PREFIX.match(name):
-        name = _CLOUD_VERSION.sub("", _CLOUD_PREFIX.sub("", name))
+    if CLOUD_PREFIX.match(name):
+        name = CLOUD_VERSION.sub("", CLOUD_PREFIX.sub("", name))
     if name.startswith("cursor-") and name not in _TABLE_PER_MILLION:
         name = name.removeprefix("cursor-")
     name = _ALIASES.get(name, name)
@@ -272,8 +262,3 @@ def base_model(model: str) -> str:
         return AUTO_MODEL
     name = _canonical(_ALIASES.get(lowered, lowered))
     return _candidates(name)[-1]
-
-
-def display_name(model: str) -> str:
-    """The label SPEC §3 gives a Cursor model; other names unchanged."""
-    return _DISPLAY_NAMES.get(model, model)

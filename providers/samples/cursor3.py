@@ -41,6 +41,7 @@ from codeburn.providers.samples.home_writer import (
     user,
 )
 from codeburn.providers.samples.profile_writer import JournalMode, ProfileWriter
+from codeburn.providers.samples.titles import sample_title
 
 # How each IDE conversation is stored, in a cycle of 20 (one encrypted in 20).
 KINDS: Final = (
@@ -207,11 +208,13 @@ def _ide_conversation(
     model = rng.choice(MODELS)
     folder, located, uri = _where(sample, index)
     meter = sum(len(t.user) + sum(map(len, t.results)) for t in turns) // 3
+    title = sample_title(spec.seed, "ide", index)  # in the header and composerData, as Cursor
     composer: dict[str, Any] = {
         "created_ms": start,
         "updated_ms": updated,
         "model": "default" if index % 5 == 4 else model,
         **{k: v for k, v in located.items() if k != "workspace_id"},
+        "extra": {"name": title},
     }
     if "workspace_id" in located:
         composer["workspace_id"] = located["workspace_id"]
@@ -251,7 +254,7 @@ def _ide_conversation(
         folder=located.get("folder"),
         created_ms=start,
         updated_ms=updated,
-        name=" ".join(turns[0].user.split()[:4]),
+        name=title,
     )
     if index % 8 == 6 or not ide.columns:
         return header  # listed in ItemTable's headers only (Cursor 3.0–3.15)
@@ -288,6 +291,7 @@ def _cli(sample: _Cursor3Sample, home: AgentHomeWriter, info: Cursor3Info) -> No
         home.cli_session(
             cid, specs, prompts=_prompts(turns, model), created_ms=start, model=model,
             workspace=folder, used_tokens=0 if i % 2 else len(turns) * 900,
+            name=sample_title(spec.seed, "cli", i),
         )  # fmt: skip
         if i % 2 == 0:  # its transcript too: store.db wins
             home.transcript(cid, _transcript(turns), slug=slug(folder), flat=True)

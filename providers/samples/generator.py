@@ -18,8 +18,10 @@ from typing import Final
 
 from codeburn.providers.localtime import iso_utc, now_ms
 from codeburn.providers.samples.profile_writer import JournalMode, ProfileWriter
+from codeburn.providers.samples.titles import sample_title
 
-GENERATOR_VERSION: Final = 4  # 3: the Cursor 3.x profile; 4: its shared blobs written once
+# 3: the Cursor 3.x profile; 4: its shared blobs written once; 5: conversation titles
+GENERATOR_VERSION: Final = 5
 MODELS: Final = (
     "claude-4.5-sonnet-thinking",
     "claude-4.6-sonnet",
@@ -147,7 +149,8 @@ class _Sample:
         self.workspace_members.setdefault(workspace, []).append(composer)
         project = PROJECTS[workspace % len(PROJECTS)]
         count = _between(rng, spec.bubbles)
-        meta = f'"composerId":"{composer}","createdAt":{start}'
+        title = sample_title(spec.seed, "bubbles", index)  # composerData `name`, as Cursor's
+        meta = f'"composerId":"{composer}","name":"{title}","createdAt":{start}'
         seq = 0
         yield start, index, seq, f"composerData:{composer}", f'{{"_v":10,{meta}}}'
         ts, meter = start, 0

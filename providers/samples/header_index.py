@@ -23,6 +23,7 @@ from codeburn.providers.samples.cursor3 import (
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.samples.generator import MODELS
 from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.providers.samples.titles import sample_title
 
 
 @dataclass(slots=True)
@@ -108,7 +109,8 @@ def _root_conversation(
         model=model,
         version=18,
     )
-    return Header(cid, created_ms=start, updated_ms=updated, name=f"root {index}"), len(turns)
+    name = sample_title(sample.spec.seed, "roots", index)
+    return Header(cid, created_ms=start, updated_ms=updated, name=name), len(turns)
 
 
 def _blob_count(writer: ProfileWriter) -> int:

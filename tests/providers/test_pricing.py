@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.pricing import prices as pricing
-from codeburn.providers.pricing.prices import Rates, cost_of, display_name, rates_for
+from codeburn.providers.pricing.prices import Rates, cost_of, rates_for
 
 ROOT = Path(__file__).resolve().parents[2]
 REFRESH = ROOT / "scripts" / "refresh-prices"
@@ -244,24 +244,6 @@ def test_cursor_small_is_priced_at_zero() -> None:
 def test_resolution_is_memoised() -> None:
     first = rates_for("claude-4.6-sonnet-high-thinking")
     assert rates_for("claude-4.6-sonnet-high-thinking") is first
-
-
-@pytest.mark.parametrize(
-    ("model", "label"),
-    [
-        ("cursor-auto", "Cursor (auto)"),
-        ("claude-4.5-sonnet-thinking", "Sonnet 4.5 (Thinking)"),
-        ("claude-4.6-sonnet", "Sonnet 4.6"),
-        ("claude-4.5-opus-high-thinking", "Opus 4.5 (Thinking)"),
-        ("composer-1", "Composer 1"),
-        ("gpt-5", "GPT-5"),
-        ("grok-code-fast-1", "Grok Code Fast"),
-        ("gpt-4.1", "gpt-4.1"),
-        ("some-new-model", "some-new-model"),
-    ],
-)
-def test_display_names(model: str, label: str) -> None:
-    assert display_name(model) == label
 
 
 def test_snapshot_has_provenance_and_sane_rates() -> None:

@@ -66,11 +66,11 @@ def test_by_conversation_lists_the_reports_conversations_with_their_names(
     assert "Sessions" not in out and "Total" not in out  # no other table
     day = DAY.isoformat()
     assert _table(out) == [
-        ["bc-cloud", "Other machines and clou…", "Cursor", "claude-4.5-sonnet", "$3.00", "1", day],
-        ["Fix login", "alpha", "Cursor", "claude-4.5-sonnet, Sonnet…", "$1.30", "2", day],
+        ["bc-cloud", "Other machines and clou…", "Cursor", "Sonnet 4.5", "$3.00", "1", day],
+        ["Fix login", "alpha", "Cursor", "Sonnet 4.5, Sonnet 4.5 (T…", "$1.30", "2", day],
         ["Add tests", "gamma", "Cursor Agent", "GPT-5", "$0.900", "2", day],
         ["Refactor", "beta", "Cursor", "GPT-5", "$0.400", "1", day],
-        ["tx-1", "-home-me-zeta", "Cursor Agent", "GPT-5", "$0.150", "1", day],
+        ["tx-1", "zeta", "Cursor Agent", "GPT-5", "$0.150", "1", day],  # a transcript's slug
     ]
     # In the report's order, which the JSON gives (its ids: the untitled rows' first column).
     ids = [c["id"] for c in report["conversations"]]

@@ -15,7 +15,8 @@ from codeburn.providers.ide import workspaces
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.cli.main import WRITERS_LOCK, main
-from codeburn.server.service.projects import NO_PROJECT, ProjectNames, folder_names
+from codeburn.server.service.projects import NO_PROJECT, ProjectNames, folder_names, slug_name
+from tests.real_cursor import copy_sample, report
 from tests.usage_fixtures import at, days_ago, isolated_env
 
 # Under a folder of their own: the process-wide slug → folder memo is shared by the suite.
@@ -38,16 +39,37 @@ def test_folder_names_take_as_much_parent_path_as_tells_them_apart() -> None:
         remote: "web-app (ssh-remote+box)",
     }
     assert folder_names(["C:\\Users\\me\\app", "/"]) == {"C:\\Users\\me\\app": "app", "/": "/"}
+    # A top-level folder is named like any other, unless another folder ends with it.
+    assert folder_names(["/root", "/home/me/app"]) == {"/root": "root", "/home/me/app": "app"}
+    assert folder_names(["/app", "/home/me/app"]) == {"/app": "/app", "/home/me/app": "me/app"}
 
 
-def test_unknown_folder_shows_the_slug_and_no_workspace_shows_no_project() -> None:
+@pytest.mark.parametrize(
+    ("slug", "name"),
+    [
+        ("-home-liam", "liam"),  # a home folder: its own name
+        ("-root", "root"),
+        ("-home-dev-web-app", "web-app"),  # without the home prefix
+        ("-Users-ann-code-api", "code-api"),
+        ("-C-Users-ann-app", "app"),
+        ("-root-srv", "srv"),
+        ("-srv-app", "srv-app"),  # no home: the slug without its leading `-`
+        ("-rooted-x", "rooted-x"),
+    ],
+)
+def test_a_folder_known_only_by_its_slug_is_named_from_it(slug: str, name: str) -> None:
+    assert slug_name(slug) == name
+    assert ProjectNames({}).fields(slug) == {"project": slug, "name": name, "path": None}
+
+
+def test_unknown_folder_is_named_from_its_slug_and_no_workspace_shows_no_project() -> None:
     names = ProjectNames({"-home-me-app": "/home/me/app"})
     assert names.fields("-home-me-app") == {
         "project": "-home-me-app",
         "name": "app",
         "path": "/home/me/app",
     }
-    assert names.fields("-gone-app") == {"project": "-gone-app", "name": "-gone-app", "path": None}
+    assert names.fields("-gone-app") == {"project": "-gone-app", "name": "gone-app", "path": None}
     assert names.fields("cursor") == {"project": "cursor", "name": NO_PROJECT, "path": None}
     assert names.name("Cursor (imported)") == "Cursor (imported)"
 
@@ -125,13 +147,13 @@ def test_sealed_days_keep_their_folders_without_any_read(
     assert _rows(sealed_only) == _rows(first) == EXPECTED
 
 
-def test_sealed_day_without_a_known_folder_shows_its_slug(
+def test_sealed_day_without_a_known_folder_is_named_from_its_slug(
     four_projects: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    """A daily file written before folders were kept: the slug, and `path: null`."""
+    """A daily file written before folders were kept: a name read from the slug, `path: null`."""
     _report(capsys, four_projects)
     wait_for_writers(tmp_path / "cache" / WRITERS_LOCK)  # as the next command does
     file = daily_path(tmp_path / "cache")
@@ -141,7 +163,12 @@ def test_sealed_day_without_a_known_folder_shows_its_slug(
     file.write_text(json.dumps(raw))
     monkeypatch.setattr(workspaces, "_NAMED", {})
     rows = _rows(_report(capsys, four_projects, "--to", days_ago(1).isoformat()))
-    assert rows == {slug: (slug if slug != "cursor" else NO_PROJECT, None) for slug in EXPECTED}
+    assert rows == {
+        "-srv-names-test-work-api": ("srv-names-test-work-api", None),
+        "-srv-names-test-oss-api": ("srv-names-test-oss-api", None),
+        "-srv-names-test-web-app": ("srv-names-test-web-app", None),
+        "cursor": (NO_PROJECT, None),
+    }
 
 
 def test_todays_figures_from_the_results_cache_keep_their_folders(
@@ -178,3 +205,19 @@ def test_status_names_this_months_top_project(
         "path": WEB_APP,
     }
     assert top["cost"] > 0
+
+
+def test_real_transcripts_and_cli_stores_show_folder_names(tmp_path: Path) -> None:
+    """Real files (tests/data/real-cursor): legacy transcripts under `projects/home-liam/`,
+    whose folder no reader knows, and Cursor Agent CLI stores whose system prompt names
+    `/root` (the md5 of `/root` names their `chats/` folder)."""
+    home = copy_sample("t01", tmp_path / "t") / "home" / ".cursor"
+    out, _ = report("t01", tmp_path / "t", home=home)
+    assert [(p["project"], p["name"], p["path"]) for p in out["projects"]] == [
+        ("-home-liam", "liam", None)
+    ]
+    home = copy_sample("c01", tmp_path / "c") / "home" / ".cursor"
+    out, _ = report("c01", tmp_path / "c", home=home)
+    assert [(p["project"], p["name"], p["path"]) for p in out["projects"]] == [
+        ("-root", "root", "/root")
+    ]
