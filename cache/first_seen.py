@@ -1,4 +1,4 @@
-"""When each agent-stream request was first seen, per database (SPEC §2.5)."""
+"""When each agent-stream request was first seen, per database (docs/local-data.md)."""
 
 from __future__ import annotations
 

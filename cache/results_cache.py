@@ -1,4 +1,4 @@
-"""The parsed calls of one database, keyed on its identity (SPEC §4)."""
+"""The parsed calls of one database, keyed on its identity (docs/caches.md#results-cache)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What this machine knows of each local conversation, for attributing exact events (SPEC §2.7).
+"""What this machine knows of each local conversation, for attributing exact events
+(docs/attribution.md).
 
 A `LocalConversation` is one conversation id with its project, title, provider, the models its
 calls were priced under and its turns: the spans from a user message's recorded time to its

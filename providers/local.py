@@ -99,7 +99,7 @@ class LocalRead:
     calls: list[Call] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unreadable: dict[str, int] = field(default_factory=dict)
-    diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (SPEC §11)
+    diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (docs/cli.md)
     busy: bool = False  # a locked CLI store: nothing may be cached or sealed
     no_data: str | None = None
     # every local conversation by id: project, title, provider, models, recorded turns
@@ -155,7 +155,7 @@ def local_notices(result: ReadResult | None, unreadable: dict[str, int]) -> list
 
 def local_diagnostics(result: ReadResult | None, skipped_gauges: int = 0) -> list[str]:
     """Facts of a local read that are not problems (skipped rows and meters, inferred dates),
-    for the report/status `diagnostics` (SPEC §11: `--verbose` and the log)."""
+    for the report/status `diagnostics` (docs/cli.md: `--verbose` and the log)."""
     notes: list[str] = []
     skipped_gauges += result.skipped_gauges if result is not None else 0
     if skipped_gauges:

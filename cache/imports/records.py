@@ -412,7 +412,7 @@ class ImportSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class ImportSummary:
-    """The result of an import or a sync; `to_json()` is SPEC §5's summary."""
+    """The result of an import or a sync; `to_json()` is docs/import.md#summary."""
 
     changed: bool
     added: int

@@ -1,4 +1,5 @@
-"""Rebuilding agent requests from Cursor's untimed `agentKv:blob:*` stream (SPEC §2.6)."""
+"""Rebuilding agent requests from Cursor's untimed `agentKv:blob:*` stream
+(docs/local-data.md#agent-stream)."""
 
 from __future__ import annotations
 
@@ -117,7 +118,7 @@ class StreamRequest:
     model: str | None = None
     tools: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
-    served: str | None = None  # the latest model named inside a content block (SPEC §2.5)
+    served: str | None = None  # the latest model named inside a content block (docs/local-data.md)
 
     @property
     def input_tokens(self) -> int:
@@ -269,7 +270,7 @@ class StreamWalker:
         return request
 
     def _apply(self, record: Record) -> None:
-        """One record (the hot loop of the walk, see SPEC §2.6)."""
+        """One record (the hot loop of the walk, see docs/local-data.md#agent-stream)."""
         role, chars, request_id, model, tools, _created, served = record
         if request_id is not None:
             self._open(request_id)

@@ -2,7 +2,7 @@
 
 Written by the IDE agent and by the Cursor Agent CLI. A transcript has no ids, models, usage or
 timestamps: each turn only says how much was said, which is estimated like the agent stream
-(SPEC §2.5 chars ÷ 4). A user message opens a turn; `turn_ended` closes it.
+(chars ÷ 4, docs/local-data.md#calls-emitted). A user message opens a turn; `turn_ended` closes it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Composers of builds 0.44–0.45: messages inline in the global database's
-`composerData.conversation[]`, with no bubble rows (SPEC §2.2).
+`composerData.conversation[]`, with no bubble rows (docs/local-data.md#window-and-scan-budget).
 
 Each message is bubble-shaped (`type` 1 user / 2 assistant, `bubbleId`, `text`, `tokenCount`,
 `timingInfo.clientRpcSendTime`); they are read as bubble rows of the same shape as

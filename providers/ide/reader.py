@@ -1,4 +1,4 @@
-"""Cursor's global database → calls, with an incremental refresh (SPEC §2).
+"""Cursor's global database → calls, with an incremental refresh (docs/local-data.md).
 
 A full parse scans bubbles newest-first in ROWID pages, stops at the floor and honours the
 scan budget. Later reads of the same database look only at rows above the last seen ROWID,
@@ -140,8 +140,8 @@ class ReadResult:
     unreadable: dict[str, int] = field(default_factory=dict)
     unreadable_ids: dict[str, str] = field(default_factory=dict)
     skipped_gauges: int = 0  # conversations whose meter is above the gauge bound
-    inferred_dates: int = 0  # messages dated from their conversation's times (SPEC §2.2)
-    # conversation id → its recorded turns and its name (attribution, SPEC §2.7)
+    inferred_dates: int = 0  # messages dated from their conversation's times (docs/local-data.md)
+    # conversation id → its recorded turns and its name (docs/attribution.md)
     turns: dict[str, tuple[Turn, ...]] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
     # `calls` in parts, each the same list object while its conversation is unchanged
@@ -753,7 +753,8 @@ class CursorReader:
         state.skipped_gauge = False
         name = meta[3] if meta is not None and len(meta) > 3 else None
         state.title = name if isinstance(name, str) and name else None
-        # Inferred dates are no turn times (SPEC §2.7): such a conversation matches by id only.
+        # Inferred dates are no turn times (docs/attribution.md): such a conversation matches by
+        # id only.
         state.turns = () if state.inferred else bubble_turns(bubbles)
         if not bubbles:
             state.calls = []

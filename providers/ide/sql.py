@@ -39,7 +39,8 @@ def _lang(i: int) -> str:
 
 
 # A bubble without `createdAt` (builds <= 1.5.5, 0.50.x) is dated by its
-# `timingInfo.clientRpcSendTime` (epoch ms), as an ISO string like `createdAt`'s (SPEC §2.2).
+# `timingInfo.clientRpcSendTime` (epoch ms), as an ISO string like `createdAt`'s
+# (docs/local-data.md#window-and-scan-budget).
 _RPC_MS = "json_extract(value, '$.timingInfo.clientRpcSendTime')"
 BUBBLE_COLUMNS: Final = f"""
     rowid, '{CALL_KEY_PREFIX}' || key,

@@ -1,4 +1,5 @@
-"""Model prices (a bundled LiteLLM snapshot + SPEC §3) and the one display-name function."""
+"""Model prices (a bundled LiteLLM snapshot + docs/pricing.md's table) and the one display-name
+function."""
 
 from codeburn.providers.pricing.prices import (
     base_model,

@@ -65,7 +65,7 @@ def _writable(text: str) -> str:
 
 
 def ago(iso: Any) -> str:
-    """`just now`, `12 min ago`, `3 h ago`, `2 days ago` (SPEC §8.1 wording)."""
+    """`just now`, `12 min ago`, `3 h ago`, `2 days ago` (docs/report-json.md#cursorsync-block)."""
     ms = parse_iso_ms(iso) if isinstance(iso, str) else None
     if ms is None:
         return "at an unknown time"

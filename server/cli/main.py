@@ -1,4 +1,4 @@
-"""The `codeburn` command line: the same engine the editor uses (SPEC §11)."""
+"""The `codeburn` command line: the same engine the editor uses (docs/cli.md)."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def _common(parser: argparse.ArgumentParser, *, period: bool) -> None:
         "--format",
         choices=("text", "json"),
         default="text",
-        help="text for people (default) or the JSON object of SPEC §8, e.g. --format json",
+        help="text for people (default) or the JSON of docs/report-json.md, e.g. --format json",
     )
     parser.add_argument(
         "--cursor-db",
@@ -282,7 +282,8 @@ def _usable_db_path(path: Path, where: str) -> Path:
 
 def explicit_db(args: argparse.Namespace) -> None:
     """An explicit `--cursor-db` that does not exist is a mistake to say (exit 1); the default
-    place, `CODEBURN_CURSOR_DB` and the editor setting give `no-data` instead (SPEC §8)."""
+    place, `CODEBURN_CURSOR_DB` and the editor setting give `no-data` instead
+    (docs/report-json.md#status)."""
     given = (args.cursor_db or "").strip()
     if not given:
         return

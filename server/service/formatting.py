@@ -71,7 +71,8 @@ def local_estimate_note(usd: float) -> str:
     return f"includes {format_money(usd)} of Cursor priced from local files, not Cursor's bill"
 
 
-# The three parts of a cost (SPEC §8: billed + list price + estimated = cost), in this order.
+# The three parts of a cost (docs/report-json.md: billed + list price + estimated = cost), in
+# this order.
 SPLIT_LABELS: Final = (
     ("billed", "billed by Cursor"),
     ("listPrice", "exact tokens at list price"),

@@ -28,7 +28,7 @@ DRAFT_IDS: Final = frozenset({"empty-state-draft"})
 _NO_FOLDER: Final = re.compile(r"^(empty-window|\d{13})$")
 _WORKSPACE_ID: Final = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")  # a folder name, never a path
 
-# composerData fields, each guarded by the WHERE clause's json_valid (SPEC §2.1).
+# composerData fields, each guarded by the WHERE clause's json_valid (docs/local-data.md#schema).
 _DATA_FIELDS: Final = (
     "$._v", "$.createdAt", "$.lastUpdatedAt", "$.promptTokenBreakdown.totalUsedTokens",
     "$.contextTokensUsed", "$.modelConfig.modelName", "$.workspaceIdentifier.uri.external",
