@@ -192,7 +192,7 @@ class Slice:
     conversations: dict[str, ConversationSums] = field(default_factory=dict)
     attribution: dict[str, list[Any]] = field(default_factory=dict)
     # The sums as a sealed day stored them, made into objects only when a report asks (a status
-    # never does; decoding every sealed day's conversations cost a warm status ~13 ms).
+    # never does, and decoding every sealed day's conversations would slow a warm status).
     stored_conversations: dict[str, Any] | None = None
 
     def conversation_sums(self) -> dict[str, ConversationSums]:

@@ -124,7 +124,7 @@ class StoredEvent:
 
 
 class PackedEvents(Sequence[StoredEvent]):
-    """Stored events held compactly (~120 bytes each instead of ~600 as objects): numbers in
+    """Stored events held compactly (a fraction of their size as objects): numbers in
     arrays, repeated cells as indexes into one table, the identity as 16 bytes, and the Date cell
     only when it is not the event's own ISO time. An event is made again when it is read."""
 

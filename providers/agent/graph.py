@@ -212,7 +212,7 @@ def _plain_step(data: bytes) -> StepPart | None:
         return None
     if data.isascii():
         chars = text_len
-    else:  # decoded from a view: ~4 KB a step are not copied first (a cold parse: ~100 MB)
+    else:  # decoded from a view: a step's bytes are not copied first (copies add up in a parse)
         chars = len(str(memoryview(data)[text_at:end], "utf-8", "replace"))
     return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
 
@@ -313,9 +313,9 @@ class GraphTurn:
     end_ms: int | None = None  # the turn's last recorded message time (docs/attribution.md)
 
     def __reduce__(self) -> tuple[type[GraphTurn], tuple[Any, ...]]:
-        """Pickled as the tuple of its fields: a cold CLI report gets ~5,000 turns from the
-        forked transcripts reader, and the dataclass default (`fields()` per turn) took
-        twice as long on each side (16 → 8 ms to unpickle, 15 → 4 ms to pickle)."""
+        """Pickled as the tuple of its fields: a cold CLI report gets thousands of turns from
+        the forked transcripts reader, and the dataclass default (`fields()` per turn) is
+        slower on both sides."""
         return GraphTurn, _turn_fields(self)
 
 

@@ -173,8 +173,8 @@ def tool_calls(content: Any) -> list[tuple[str, str | None]]:
 # (role, characters of `content` (content_chars), providerOptions.cursor.requestId,
 # providerOptions.cursor.modelName, the tool calls of an assistant message, its createdAt in
 # epoch ms, the served model named inside its content blocks). A plain tuple: a NamedTuple
-# costs a Python call to make and ~10 µs more to
-# pickle and unpickle (a cold parse sends ~56,000 of them from its second process).
+# costs a Python call to make and more to pickle and unpickle (a cold parse sends tens of
+# thousands of them from its second process).
 ToolCalls = tuple[tuple[str, str | None], ...]  # (tool name, shell command) of each call
 Record = tuple[str | None, int, str | None, str | None, ToolCalls, int | None, str | None]
 
@@ -228,7 +228,7 @@ class StreamWalker:
     def __getstate__(self) -> tuple[Any, ...]:
         """Pickled with its requests as columns (a cold CLI parse gets its walk back from a
         forked child): pickled one by one, each request's fields came as a dict of their own,
-        all held until the end (~4 MB of a cold report's peak at 12k requests)."""
+        all held until the end, which raised a cold report's peak memory."""
         requests = self.requests.values()
         columns = tuple([getattr(r, name) for r in requests] for name in _REQUEST_FIELDS)
         return (

@@ -93,7 +93,7 @@ class BubbleScan:
     kept: int = 0
     budget_hit: bool = False
 
-    def add(self, rows: Iterable[tuple[Any, ...]]) -> tuple[int, int]:  # noqa: PLR0915 - the per-row loop of a parse, inlined (measured)
+    def add(self, rows: Iterable[tuple[Any, ...]]) -> tuple[int, int]:  # noqa: PLR0915 - the per-row loop of a parse, inlined for speed
         """Take rows; returns (kept, dated before the floor) of this batch."""
         kept = before = 0
         floor_iso = self.floor_iso

@@ -2,8 +2,8 @@
 lines, and the status as a pipe gets it.
 
 A script polling `codeburn status` into a status bar gets plain lines, one a fact, unwrapped;
-`text` prints the same lines with Rich's styles on a terminal. Rich's import is ~40 ms of a
-warm status's ~0.3 s, so a pipe's status does without it.
+`text` prints the same lines with Rich's styles on a terminal. Rich's import is a large share
+of a warm status, so a pipe's status does without it.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def _version() -> str:
 
 class _VersionAction(argparse.Action):
     """`--version`, with the version looked up only when asked for: reading the package's
-    metadata costs every other command ~20 ms (once per subcommand's parser)."""
+    metadata would slow every other command (once per subcommand's parser)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
         super().__init__(
@@ -451,8 +451,7 @@ def main(argv: Sequence[str] | None = None, *, ends_process: bool = False) -> in
             return 0
         if ends_process and args.command != "serve":
             # No cyclic GC in a command that ends here: re-enabled after reading the caches,
-            # its first collection walked every object they held to find nothing (~18 ms of
-            # a warm status at 300k messages).
+            # its first collection walks every object they hold to find nothing.
             gc.disable()
         from codeburn.cache import cache_dir  # noqa: PLC0415
         from codeburn.providers import detached_after, wait_for_writers  # noqa: PLC0415
@@ -483,7 +482,7 @@ def main(argv: Sequence[str] | None = None, *, ends_process: bool = False) -> in
 def run() -> NoReturn:
     """The `codeburn` process: `main`, then an end that frees nothing (`os._exit` once stdout
     and stderr are flushed). Freeing a cold report's calls and the interpreter's own teardown
-    cost ~60 ms at 100k messages, most of it copying the pages the cache writer's fork shares.
+    take time, most of it copying the pages the cache writer's fork shares.
     With a thread still running, the usual end (which waits for it)."""
     code = main(ends_process=True)
     if threading.active_count() > 1:

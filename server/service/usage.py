@@ -269,7 +269,7 @@ class UsageService:
         """Slices for every day in [first, last]: sealed days from the cache, others derived.
 
         Without cyclic GC: a refresh builds short-lived lists of every call (and caches' JSON)
-        next to a long-lived reader, and the collections it set off cost it 20-80 ms.
+        next to a long-lived reader, and the collections it would set off find little to free.
         """
         with self._lock, gc_paused(freeze=True):
             collected = self._collect(first, last, cached_only)
