@@ -1,4 +1,5 @@
-"""Parsed agent transcripts and CLI stores, per file and keyed on its size + mtime (SPEC §4).
+"""Parsed agent transcripts and CLI stores, per file and keyed on its size + mtime
+(docs/caches.md#per-file-caches).
 
 One file for one Cursor home: `{"version", "home", "entries": {path: entry}}`. The entries are
 the reader's own JSON form; a file that is missing, corrupt or for another home is a miss and

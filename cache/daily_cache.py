@@ -1,4 +1,4 @@
-"""Sealed days: per local day and provider, everything a report needs (SPEC §4).
+"""Sealed days: per local day and provider, everything a report needs (docs/caches.md#daily-cache).
 
 Version 2: Cursor 3.x conversations are read (issue 8), so days sealed by a version 1 reader may
 hold wrong figures. A v1 file is migrated once: its sealed days before the 6-month floor are kept

@@ -168,8 +168,8 @@ def json_with(obj: dict[str, Any], name: str, member: str) -> str:
 
 class EncodedItems:
     """The JSON text of each item a cache file holds, kept per item object between writes: a
-    long-lived service rewrites the file at each refresh, mostly with the same items (~10 ms of
-    encoding each time). Items must never be modified once written."""
+    long-lived service rewrites the file at each refresh, mostly with the same items, whose
+    text is kept rather than encoded again. Items must never be modified once written."""
 
     def __init__(self, encode: Callable[[Any], Any] | None = None) -> None:
         self._encode = encode
@@ -305,7 +305,7 @@ def locked(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     if folder_problem(path.parent) is not None:
         yield
         return
-    # Imported here: filelock costs ~30 ms to import, and a CLI command takes its locks
+    # Imported here: filelock is slow to import, and a CLI command takes its locks
     # after its output (the writer forked then), if at all.
     from filelock import FileLock, Timeout  # noqa: PLC0415
 

@@ -1,4 +1,4 @@
-"""When each agent-stream request was first seen, per database (SPEC §2.5)."""
+"""When each agent-stream request was first seen, per database (docs/local-data.md)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def save_first_seen(cache_dir: Path, db_path: str, seen: dict[str, int]) -> None
     """Merge; an earlier first-seen time always wins so a record never moves to a new day."""
     path = _path(cache_dir)
     with locked(path):
-        # What this process last read or wrote, while the file is that one (~1.5 ms to parse
-        # again at each refresh of a long-lived service): copied, never changed in place.
+        # What this process last read or wrote, while the file is that one (so a long-lived
+        # service does not parse it again at each refresh): copied, never changed in place.
         data = _files.read(path, loads_json)
         data = dict(data) if isinstance(data, dict) else {}
         entry = data.get(db_path)

@@ -1,4 +1,4 @@
-"""The parsed calls of one database, keyed on its identity (SPEC §4)."""
+"""The parsed calls of one database, keyed on its identity (docs/caches.md#results-cache)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _conversation_row(item: Any) -> Any:
 
 
 # A long-lived service writes the file at each refresh, mostly with the same conversation
-# objects (`ConversationMemo`): ~2,000 of them cost ~8 ms to encode again each time.
+# objects (`ConversationMemo`): their text is kept rather than encoded again each time.
 _CONVERSATION_TEXTS: Final = EncodedItems(_conversation_row)
 
 
@@ -66,7 +66,7 @@ def _is_row(row: Any) -> bool:
 
 class StoredConversations(Mapping[str, LocalConversation]):
     """The cached local conversations, each made into an object when it is looked up (a warm
-    status looks up a few, or none: decoding a thousand cost it ~8 ms)."""
+    status looks up a few, or none, so it decodes only those)."""
 
     def __init__(self, rows: list[Any]) -> None:
         if not isinstance(rows, list) or not all(_is_row(r) for r in rows):
@@ -182,7 +182,7 @@ def save_results(cache_dir: Path, results: CachedResults) -> None:
     path = results_path(cache_dir)
     with locked(path):
         # No fsync: the calls of one read, read again when the file is lost or torn (a
-        # long-lived service writes it at every refresh: ~2 ms of a ~60 ms one).
+        # long-lived service writes it at every refresh, where an fsync is a real cost).
         if not write_cache_text(path, results.dumps(), durable=False):
             return
         _results.remember(path, results)

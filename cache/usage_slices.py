@@ -79,7 +79,7 @@ class Totals:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The SPEC §8 totals object."""
+        """The totals object of docs/report-json.md#report."""
         return {
             "cost": self.cost,
             "estimatedCost": self.estimated_cost,
@@ -130,7 +130,7 @@ class Totals:
 
 @dataclass(slots=True)
 class ConversationSums:
-    """One conversation's usage in a slice (the conversations view, SPEC §4)."""
+    """One conversation's usage in a slice (the conversations view, docs/caches.md#daily-cache)."""
 
     title: str | None
     project: str
@@ -187,11 +187,12 @@ class Slice:
     projects: dict[str, Totals] = field(default_factory=dict)
     unpriced: dict[str, list[int]] = field(default_factory=dict)  # model → [calls, tokens]
     local_cost: float = 0.0  # locally estimated Cursor dollars that no import covers
-    # conversation id → its sums; attribution kind (SPEC §8) → [calls, cost] of exact events
+    # conversation id → its sums; attribution kind (docs/attribution.md) → [calls, cost] of
+    # exact events
     conversations: dict[str, ConversationSums] = field(default_factory=dict)
     attribution: dict[str, list[Any]] = field(default_factory=dict)
     # The sums as a sealed day stored them, made into objects only when a report asks (a status
-    # never does; decoding every sealed day's conversations cost a warm status ~13 ms).
+    # never does, and decoding every sealed day's conversations would slow a warm status).
     stored_conversations: dict[str, Any] | None = None
 
     def conversation_sums(self) -> dict[str, ConversationSums]:

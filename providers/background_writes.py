@@ -1,7 +1,7 @@
 """Rebuildable cache files a long-lived process writes after its answer, on a thread of their own.
 
 A refresh of the language server rewrote the results cache and the agent files before its
-status went out (~5-8 ms of a ~35 ms refresh at 100k messages). Nothing in that answer reads
+status went out (a noticeable share of the refresh). Nothing in that answer reads
 them: they are for the next process (a CLI command, the next start). Each piece of work has a
 name; work queued under a name replaces the queued work of that name that has not started
 (the newest figures are the only ones worth writing). One thread runs them in turn.

@@ -29,7 +29,7 @@ _NUMBERS: Final = (int, float)
 
 
 # Not frozen (but hashable): a frozen dataclass's __init__ goes through object.__setattr__ and
-# costs ~6x more, and a parse builds one Call per message. Treat instances as immutable.
+# costs several times more, and a parse builds one Call per message. Treat instances as immutable.
 @dataclass(slots=True, unsafe_hash=True)
 class Call:
     """One priced usage record: a request, or one estimate standing for one."""
@@ -87,8 +87,7 @@ class Call:
         """Inverse of `to_row`; raises on a malformed row (callers treat that as a cache miss).
 
         Types checked, not converted: a warm status makes every call of the day from the
-        results cache, and keyword arguments through `str()`/`int()` took twice as long
-        (50 -> 26 ms for 6,800 calls)."""
+        results cache, and keyword arguments through `str()`/`int()` are slower."""
         (
             key,
             provider,

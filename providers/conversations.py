@@ -1,4 +1,5 @@
-"""What this machine knows of each local conversation, for attributing exact events (SPEC §2.7).
+"""What this machine knows of each local conversation, for attributing exact events
+(docs/attribution.md).
 
 A `LocalConversation` is one conversation id with its project, title, provider, the models its
 calls were priced under and its turns: the spans from a user message's recorded time to its
@@ -87,8 +88,8 @@ def local_conversations(
 
 class ConversationMemo:
     """`local_conversations` of a read's parts, each conversation made again only when what it
-    is made of changed (a refresh made all 2,000 again: ~15 ms, and new objects every cache
-    and encoding after it had to look at again)."""
+    is made of changed (otherwise a refresh makes them all again, and new objects every cache
+    and encoding after it has to look at again)."""
 
     def __init__(self) -> None:
         self._made: dict[str, tuple[Run, tuple[Turn, ...], str | None, LocalConversation]] = {}

@@ -1,4 +1,4 @@
-"""The context meter's plausibility bound (SPEC §2.4).
+"""The context meter's plausibility bound (docs/local-data.md#input-source).
 
 `totalUsedTokens` / `contextTokensUsed` of composerData and a conversation graph's
 `used_tokens` are a gauge of the context size, and context windows are at most 2 M tokens: a

@@ -1,8 +1,8 @@
 """A package's surface imported on first use (PEP 562).
 
 A warm status answers from our caches: importing every reader of Cursor's files (the agent
-graph, the 3.x layout, the export parsers) before it cost ~0.1 s of its ~0.4 s on a slow
-machine. A package's `__init__` names its surface for the type checker under `TYPE_CHECKING`
+graph, the 3.x layout, the export parsers) before it would be a large share of its time.
+A package's `__init__` names its surface for the type checker under `TYPE_CHECKING`
 and gives `lazy_surface` where each name lives; tests/test_layout.py holds the two equal.
 """
 

@@ -77,7 +77,7 @@ class _MemoFile:
 
 class _AgentMemoFile:
     """The store's agent memo as the agent reader's `MemoFile`: written by a process nobody
-    waits for where this one may fork (the CLI), else here (~5 ms for 300 transcripts)."""
+    waits for where this one may fork (the CLI), else here."""
 
     def __init__(self, store: LocalStore) -> None:
         self.store = store
@@ -99,7 +99,7 @@ class LocalRead:
     calls: list[Call] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unreadable: dict[str, int] = field(default_factory=dict)
-    diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (SPEC §11)
+    diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (docs/cli.md)
     busy: bool = False  # a locked CLI store: nothing may be cached or sealed
     no_data: str | None = None
     # every local conversation by id: project, title, provider, models, recorded turns
@@ -155,7 +155,7 @@ def local_notices(result: ReadResult | None, unreadable: dict[str, int]) -> list
 
 def local_diagnostics(result: ReadResult | None, skipped_gauges: int = 0) -> list[str]:
     """Facts of a local read that are not problems (skipped rows and meters, inferred dates),
-    for the report/status `diagnostics` (SPEC §11: `--verbose` and the log)."""
+    for the report/status `diagnostics` (docs/cli.md: `--verbose` and the log)."""
     notes: list[str] = []
     skipped_gauges += result.skipped_gauges if result is not None else 0
     if skipped_gauges:
@@ -263,7 +263,7 @@ class LocalReader:
         result: ReadResult | None = None
         missing = ""
         # The reader before the fork: the child then has the modules it imports (the agent
-        # formats), instead of importing them again (~20 ms of CPU beside the parse).
+        # formats), instead of importing them again beside the parse.
         reader = self._reader_for(floor_ms, held.get(self.db_key)) if db_exists else None
         beside = self.agent.read_beside(snapshot) if db_exists else None
         try:
@@ -331,8 +331,8 @@ class LocalReader:
 
 class QueuedFirstSeen:
     """The store's first-seen times, with the saves a CLI command queued for its writer
-    (`later`: the lock, the read and the fsync cost ~20 ms before the output at 100k
-    messages): until the writer saves them, `load` adds them to the file's."""
+    (`later`: the lock, the read and the fsync would delay the output): until the writer
+    saves them, `load` adds them to the file's."""
 
     def __init__(self, store: LocalStore) -> None:
         self.store = store
@@ -406,7 +406,7 @@ class AgentSide:
         fork (the CLI), to run while the caller reads the IDE database; None otherwise (the
         language server reads in process). The child's reader state is not kept: a later
         read starts from the per-file state the child saved, in process (a long-lived service
-        that forked at each refresh paid ~0.2 s to fork and unpickle everything again)."""
+        that forked at each refresh would fork and unpickle everything again)."""
         if self._reader is not None or self._forked or not can_fork():
             return None
         self._forked = True
@@ -442,14 +442,14 @@ class AgentSide:
 
 class ReadBeside:
     """`AgentSide.read` in a forked child; its answer also spares the next read in process
-    decoding again every file the child decoded (~40 ms on the bench profile)."""
+    decoding again every file the child decoded."""
 
     def __init__(self, side: AgentSide, snapshot: AgentSnapshot) -> None:
         # Lower priority: its answer is wanted only once the database is read, and the
-        # database's two processes are the ones the read waits for. Nice 10 (~1/10 of a
-        # core's share where they compete) lets it finish about when the caller wants it on
-        # two cores; nice 19 starved it until both had ended, and the caller then waited
-        # (bench/README.md, eleventh round).
+        # database's two processes are the ones the read waits for. Nice 10 (a small share of
+        # a core where they compete) lets it finish about when the caller wants it on two
+        # cores; nice 19 starves it until both have ended, and the caller then waits
+        # (bench/README.md).
         self._aside = Aside(lambda: _read_saving_later(side, snapshot), nice=BESIDE_NICE)
         self._side, self._snapshot = side, snapshot
 
@@ -473,9 +473,9 @@ _Saves = list[tuple[str, bytes]]  # (LocalStore method, its pickled arguments), 
 
 class _SavesForParent:
     """The `LocalStore` of a forked reader: loads read the store, saves are kept for the
-    parent, whose writer does them after its output (`later`). In the child they cost the
-    transcripts' process ~20-40 ms (importing filelock, encoding and writing the files) while
-    the caller waited for it; pickled here, they are one bytes object each to send."""
+    parent, whose writer does them after its output (`later`). In the child they would delay
+    the transcripts' process (importing filelock, encoding and writing the files) while
+    the caller waits for it; pickled here, they are one bytes object each to send."""
 
     def __init__(self, store: LocalStore) -> None:
         self._store = store

@@ -5,7 +5,8 @@ bubbles of one composer, a decoded root's calls, a transcript's), and a long-liv
 hands the same list object again while that conversation did not change. Facts of a part —
 its time span, its runs of one session, its sessions and projects — are worked out once per
 list object, so a refresh after one appended conversation costs that conversation, not every
-call again (~100k calls: a pass over them cost a refresh 3-15 ms each). Parts must never be
+call again (a large read has ~100k calls, and every pass over them adds to a refresh). Parts
+must never be
 modified once read.
 """
 

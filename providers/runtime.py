@@ -54,7 +54,7 @@ def gc_paused(*, freeze: bool = False) -> Iterator[None]:
     `freeze`: where a parse froze its state already (`freeze_state`, undone by the next full
     parse), what survived the block is frozen too. A long-lived service's refresh leaves tens
     of thousands of new long-lived objects, and the first collection after it walked them
-    all to find nothing (3-7 ms a refresh on the Cursor 3.x profile); a cycle that died in
+    all to find nothing; a cycle that died in
     the block waits for that next full parse's collection."""
     enabled = gc.isenabled()
     gc.disable()
@@ -84,7 +84,7 @@ def release_free_memory() -> bool:
     """Give the C heap's free pages back to the system (glibc's `malloc_trim`); False where
     there is none (macOS, Windows, musl). A parse frees most of what it built, but the heap
     keeps those pages: a long-lived server's resident memory would stay at its parse's peak
-    (~10 MB above what it holds on a 100k-message database). It takes about a millisecond."""
+    (well above what it holds). Trimming is cheap."""
     trim = _malloc_trim()
     if trim is None:
         return False
@@ -161,7 +161,7 @@ def _finish(block: _Deferred, hold: Path | None) -> None:
 
     try:
         # (forked once: the command's process ends next, so the writer is nobody's for long;
-        # the second fork of a large process cost its exit ~35 ms more)
+        # a second fork of a large process would slow its exit)
         if not _fork_detached(write, orphan=False):  # a thread started since: done here
             write()
     finally:

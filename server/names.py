@@ -1,4 +1,4 @@
-"""Every name on the wire between the language server and its clients, once (SPEC §9).
+"""Every name on the wire between the language server and its clients, once (docs/lsp.md).
 
 No pygls here: the bootstrap answers `initialize` from these before pygls is imported. The
 extension's `vscode-client/src/protocol.ts` holds the same values; tests/server/test_names.py
@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Final
 
 STATUS_METHOD: Final = "codeburn/status"
-"""Server → client notification: the §8 status object, whenever it changes."""
+"""Server → client notification: the status object (docs/report-json.md), whenever it changes."""
 SETTINGS_SECTION: Final = "codeburn"
-"""The settings section the server pulls with `workspace/configuration` (SPEC §10)."""
+"""The settings section the server pulls with `workspace/configuration` (docs/editor.md)."""
 SERVER_MODULE: Final = "codeburn.server"
 """What the extension runs (`python -P -m codeburn.server`) to start the server over stdio."""
 STATUS_SCHEMA: Final = "codeburn.status/1"
@@ -21,7 +21,7 @@ REPORT_SCHEMA: Final = "codeburn.report/1"
 """`schema` of the report object (the report command, `codeburn report --format json`)."""
 
 IMPORT_CSV: Final = "codeburn.server.importCursorCsv"
-"""Import a usage export: `[{"path", "from"?, "to"?, "user"?}]` → the §5 import summary."""
+"""Import a usage export: `[{"path", "from"?, "to"?, "user"?}]` → docs/import.md#summary."""
 REMOVE_IMPORT: Final = "codeburn.server.removeCursorImport"
 """Forget imported and synced usage → `{"removed", "ranges"}`."""
 SYNC_CURSOR: Final = "codeburn.server.syncCursor"
@@ -29,7 +29,7 @@ SYNC_CURSOR: Final = "codeburn.server.syncCursor"
 REFRESH: Final = "codeburn.server.refresh"
 """Read again now → the status object."""
 REPORT: Final = "codeburn.server.report"
-"""`[{"period"?, "from"?, "to"?, "provider"?}]` → the §8 report object."""
+"""`[{"period"?, "from"?, "to"?, "provider"?}]` → the report object."""
 SET_CURSOR_SYNC: Final = "codeburn.server.setCursorSync"
 """`[{"enabled": bool}]` writes `cursorSync` in config.json; `[]` only reads it."""
 

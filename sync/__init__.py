@@ -1,7 +1,7 @@
 """cursor.com: login token → cookie, the usage-export sync, plan quota.
 
 Names are loaded on first use (PEP 562): a status that needs no sync must not import httpx
-(~50 ms), which the quota and the sync client pull in.
+(slow to import), which the quota and the sync client pull in.
 """
 
 from __future__ import annotations

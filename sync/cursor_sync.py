@@ -175,7 +175,7 @@ def first_window_start(now: int) -> int:
 
 
 def sync_window(account: str, state: SyncState, now: int) -> Window:
-    """The export window for `account` (SPEC §6, Window and Accounts)."""
+    """The export window for `account` (docs/cursor-sync.md#window, #accounts-and-sources)."""
     marks = [store_bridge.newest_synced_ms(account), state.through.get(account)]
     # A mark after now comes from a future-dated row stored before such rows were refused.
     known = [min(mark, now) for mark in marks if mark is not None]

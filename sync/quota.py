@@ -1,4 +1,4 @@
-"""Plan quota from cursor.com's usage summary (SPEC §7), fetched at most every 5 minutes.
+"""Plan quota from cursor.com's usage summary (docs/quota.md), fetched at most every 5 minutes.
 
 The JSON object this module returns is `status.quota`; docs/quota.md describes it. A shape we
 cannot read is "quota unavailable", never 0 %.

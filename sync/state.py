@@ -41,7 +41,8 @@ class SyncState:
     source: Source | None = None  # which cursor.com answer served the last success
 
     def to_json(self) -> dict[str, Any]:
-        """The file's exact fields (SPEC §6): ISO times, the account hash, never a secret."""
+        """The file's exact fields (docs/cursor-sync.md#state): ISO times, the account hash,
+        never a secret."""
         return {
             "lastAttemptAt": _iso(self.last_attempt_ms),
             "nextAttemptAt": _iso(self.next_attempt_ms),

@@ -1,4 +1,5 @@
-"""The `cursorSync` block of reports and status (SPEC §8.1), computed without any network call."""
+"""The `cursorSync` block of reports and status (docs/report-json.md#cursorsync-block),
+computed without any network call."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def _ever_synced(state: SyncState) -> bool:
 
 
 def cursor_sync_block(db_path: Path, *, now_ms: int | None = None) -> dict[str, Any] | None:
-    """§8.1: off → no-login → error → ok / syncing-never; None when signed out and never synced."""
+    """docs/report-json.md#cursorsync-block: off → no-login → error → ok / syncing-never; None
+    when signed out and never synced."""
     now = clock_ms() if now_ms is None else now_ms
     state = load_state()
     raw = read_access_token(db_path)

@@ -184,7 +184,7 @@ def iso_local(day: date, hour: int = 12, minute: int = 0, second: int = 0, ms: i
 
 
 def spec_rows(day1: date) -> list[ExportRow]:
-    """SPEC §5's five rows on three consecutive local days starting `day1`."""
+    """docs/import.md's five rows on three consecutive local days starting `day1`."""
     day2, day3 = day1 + timedelta(days=1), day1 + timedelta(days=2)
     return [
         ExportRow(

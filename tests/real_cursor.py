@@ -73,7 +73,7 @@ def report(
         "CODEBURN_CURSOR_SYNC": "0",
         "CODEBURN_CURSOR_HOME": str(home if home is not None else tmp_path / "no-cursor-home"),
         # No IDE database: named by the variable, which keeps `no-data` (an explicit
-        # --cursor-db that does not exist is an error, SPEC §11).
+        # --cursor-db that does not exist is an error, docs/cli.md).
         "CODEBURN_CURSOR_DB": str(db or tmp_path / "none.vscdb"),
     }
     argv = [sys.executable, "-m", "codeburn.server.cli", "report", "--format", "json"]

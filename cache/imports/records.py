@@ -124,7 +124,7 @@ class StoredEvent:
 
 
 class PackedEvents(Sequence[StoredEvent]):
-    """Stored events held compactly (~120 bytes each instead of ~600 as objects): numbers in
+    """Stored events held compactly (a fraction of their size as objects): numbers in
     arrays, repeated cells as indexes into one table, the identity as 16 bytes, and the Date cell
     only when it is not the event's own ISO time. An event is made again when it is read."""
 
@@ -412,7 +412,7 @@ class ImportSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class ImportSummary:
-    """The result of an import or a sync; `to_json()` is SPEC §5's summary."""
+    """The result of an import or a sync; `to_json()` is docs/import.md#summary."""
 
     changed: bool
     added: int

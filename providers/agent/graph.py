@@ -212,7 +212,7 @@ def _plain_step(data: bytes) -> StepPart | None:
         return None
     if data.isascii():
         chars = text_len
-    else:  # decoded from a view: ~4 KB a step are not copied first (a cold parse: ~100 MB)
+    else:  # decoded from a view: a step's bytes are not copied first (copies add up in a parse)
         chars = len(str(memoryview(data)[text_at:end], "utf-8", "replace"))
     return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
 
@@ -310,12 +310,12 @@ class GraphTurn:
     tools: tuple[str, ...]
     commands: tuple[str, ...]
     served: str | None = None  # the model named inside the turn's content blocks (it wins)
-    end_ms: int | None = None  # the turn's last recorded message time (attribution, §2.7)
+    end_ms: int | None = None  # the turn's last recorded message time (docs/attribution.md)
 
     def __reduce__(self) -> tuple[type[GraphTurn], tuple[Any, ...]]:
-        """Pickled as the tuple of its fields: a cold CLI report gets ~5,000 turns from the
-        forked transcripts reader, and the dataclass default (`fields()` per turn) took
-        twice as long on each side (16 → 8 ms to unpickle, 15 → 4 ms to pickle)."""
+        """Pickled as the tuple of its fields: a cold CLI report gets thousands of turns from
+        the forked transcripts reader, and the dataclass default (`fields()` per turn) is
+        slower on both sides."""
         return GraphTurn, _turn_fields(self)
 
 
@@ -765,8 +765,9 @@ def graph_calls(
     """Calls of a decoded conversation: one per turn (`<key_prefix><id>:<i>`), plus at most one
     meter record (`<key_prefix><id>:input`).
 
-    Like SPEC §2.4 the input source is chosen once: the meter (`graph.used_tokens`, else
-    `meter_tokens` from composerData) credits input once, dated at the conversation's start;
+    As in docs/local-data.md#input-source the input source is chosen once: the meter
+    (`graph.used_tokens`, else `meter_tokens` from composerData) credits input once, dated at
+    the conversation's start;
     without a meter each turn's input is `ceil((user + context chars) / 4)`. Output is
     `ceil(assistant chars / 4)` per turn. Undatable turns are left out.
     """

@@ -81,11 +81,12 @@ def fields(buf: bytes) -> Iterator[Field]:
         yield number, wire, value
 
 
-def parse(buf: bytes) -> dict[int, list[Value]]:  # noqa: PLR0915 - the wire loop, inlined (measured)
+def parse(buf: bytes) -> dict[int, list[Value]]:  # noqa: PLR0915 - the wire loop, inlined for speed
     """Field number → its values in wire order (the whole message is checked first).
 
-    The loop of `fields`, inlined: graphs parse ~100k messages, a generator per message and a
-    tuple per field cost a third of the decoding."""
+    The loop of `fields`, inlined for speed (graphs parse ~100k messages, and a generator per
+    message and a tuple per field are a large share of decoding); property-tested equal to
+    `fields` field by field (tests/providers/test_protobuf_wire.py)."""
     out: dict[int, list[Value]] = {}
     pos, size = 0, len(buf)
     while pos < size:

@@ -1,4 +1,5 @@
-"""Rebuilding agent requests from Cursor's untimed `agentKv:blob:*` stream (SPEC §2.6)."""
+"""Rebuilding agent requests from Cursor's untimed `agentKv:blob:*` stream
+(docs/local-data.md#agent-stream)."""
 
 from __future__ import annotations
 
@@ -117,7 +118,7 @@ class StreamRequest:
     model: str | None = None
     tools: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
-    served: str | None = None  # the latest model named inside a content block (SPEC §2.5)
+    served: str | None = None  # the latest model named inside a content block (docs/local-data.md)
 
     @property
     def input_tokens(self) -> int:
@@ -172,8 +173,8 @@ def tool_calls(content: Any) -> list[tuple[str, str | None]]:
 # (role, characters of `content` (content_chars), providerOptions.cursor.requestId,
 # providerOptions.cursor.modelName, the tool calls of an assistant message, its createdAt in
 # epoch ms, the served model named inside its content blocks). A plain tuple: a NamedTuple
-# costs a Python call to make and ~10 µs more to
-# pickle and unpickle (a cold parse sends ~56,000 of them from its second process).
+# costs a Python call to make and more to pickle and unpickle (a cold parse sends tens of
+# thousands of them from its second process).
 ToolCalls = tuple[tuple[str, str | None], ...]  # (tool name, shell command) of each call
 Record = tuple[str | None, int, str | None, str | None, ToolCalls, int | None, str | None]
 
@@ -227,7 +228,7 @@ class StreamWalker:
     def __getstate__(self) -> tuple[Any, ...]:
         """Pickled with its requests as columns (a cold CLI parse gets its walk back from a
         forked child): pickled one by one, each request's fields came as a dict of their own,
-        all held until the end (~4 MB of a cold report's peak at 12k requests)."""
+        all held until the end, which raised a cold report's peak memory."""
         requests = self.requests.values()
         columns = tuple([getattr(r, name) for r in requests] for name in _REQUEST_FIELDS)
         return (
@@ -269,7 +270,7 @@ class StreamWalker:
         return request
 
     def _apply(self, record: Record) -> None:
-        """One record (the hot loop of the walk, see SPEC §2.6)."""
+        """One record (the hot loop of the walk, see docs/local-data.md#agent-stream)."""
         role, chars, request_id, model, tools, _created, served = record
         if request_id is not None:
             self._open(request_id)

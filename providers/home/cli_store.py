@@ -39,9 +39,9 @@ _WORKSPACE_LINE: Final = re.compile(
 _PROMPTS_LOOKED_AT: Final = 8  # the system prompt opens the history
 STORE_NAME: Final = "store.db"
 META_KEY: Final = "0"
-# A store up to this size is read whole: its graph reaches nearly every blob, and ~3,600
-# lookups of one statement each cost the 3.x profile's 20 stores 0.12 CPU s (read whole:
-# 0.06 s); a larger one is not held in memory at once.
+# A store up to this size is read whole: its graph reaches nearly every blob, and one
+# statement per lookup costs more than reading it all; a larger one is not held in memory
+# at once.
 WHOLE_STORE_BYTES: Final = 16 * 1024 * 1024
 
 

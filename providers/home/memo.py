@@ -5,7 +5,7 @@ A transcript's turns are a function of its bytes alone (and of being `.txt` or `
 bytes, and what it says stays true for the same bytes wherever the file is and whenever it
 was written: no identity (size, mtime, inode) to trust, no file "written just now" to read
 again, and a home whose agent-files cache was dropped (a version bump of it) or whose folder
-moved hashes its files (~35 ms for 40 MB) instead of parsing them again (~300 ms).
+moved hashes its files instead of parsing them again, which costs far more.
 
 The hash is taken of the very bytes that are parsed, in one read, so a key never names turns
 of other bytes. The memo depends only on how transcripts are parsed: `MEMO_VERSION` changes

@@ -44,7 +44,7 @@ def _ident(path: Path, *, wal: bool = False) -> Ident | None:
             side = os.stat(str(path) + "-wal")
         except OSError:
             side = None
-        if side is not None and side.st_size:  # an empty WAL is no WAL (SPEC §4)
+        if side is not None and side.st_size:  # an empty WAL is no WAL (docs/caches.md)
             ident += [side.st_mtime_ns, side.st_size]
     return ident
 

@@ -2,7 +2,7 @@
 
 Written by the IDE agent and by the Cursor Agent CLI. A transcript has no ids, models, usage or
 timestamps: each turn only says how much was said, which is estimated like the agent stream
-(SPEC §2.5 chars ÷ 4). A user message opens a turn; `turn_ended` closes it.
+(chars ÷ 4, docs/local-data.md#calls-emitted). A user message opens a turn; `turn_ended` closes it.
 """
 
 from __future__ import annotations
@@ -46,9 +46,10 @@ class TranscriptFile:
 
 class _Listings:
     """Folder listings and transcript files of one look at a Cursor home, reusing the last
-    look's (a refresh listed ~200 folders again: ~10 ms). A listing is reused while its folder's
-    mtime is unchanged, and only once that mtime was SETTLED_NS older than the listing: an entry
-    added after the listing then moves the mtime (timestamps are never coarser than that)."""
+    look's (so a refresh does not list every folder again). A listing is reused while its
+    folder's mtime is unchanged, and only once that mtime was SETTLED_NS older than the
+    listing: an entry added after the listing then moves the mtime (timestamps are never
+    coarser than that)."""
 
     def __init__(self, before: _Listings | None) -> None:
         self._before = before
@@ -97,7 +98,7 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-# Folders and names as strings until a transcript is found: pathlib cost a refresh ~15 ms.
+# Folders and names as strings until a transcript is found: pathlib objects slow a refresh.
 def _candidates(look: _Listings, slug: str, root: str) -> Iterator[TranscriptFile]:
     for entry in look.entries(root):
         name, suffix = os.path.splitext(entry.name)

@@ -1,4 +1,4 @@
-"""One conversation's bubbles → priced calls (SPEC §2.4–2.5)."""
+"""One conversation's bubbles → priced calls (docs/local-data.md#input-source, #calls-emitted)."""
 
 from __future__ import annotations
 
@@ -177,7 +177,8 @@ def _bubble_calls(conv: Conversation, fallback: str, text_source: bool) -> list[
 
 
 def _served_bubbles(conv: Conversation) -> list[Bubble]:
-    """The bubbles with the model that served them where a local file names it (SPEC §2.5):
+    """The bubbles with the model that served them where a local file names it
+    (docs/local-data.md#calls-emitted):
     the model inside the content blocks of the joined request a bubble belongs to (the latest
     request id seen in ROWID order), else the `-fast` variant of a bubble's selected model when
     the composer's model config selects it with the `fast` parameter."""

@@ -1,5 +1,5 @@
 """Composers of builds 0.44–0.45: messages inline in the global database's
-`composerData.conversation[]`, with no bubble rows (SPEC §2.2).
+`composerData.conversation[]`, with no bubble rows (docs/local-data.md#window-and-scan-budget).
 
 Each message is bubble-shaped (`type` 1 user / 2 assistant, `bubbleId`, `text`, `tokenCount`,
 `timingInfo.clientRpcSendTime`); they are read as bubble rows of the same shape as
@@ -18,9 +18,8 @@ from codeburn.providers.ide.paths import DB_NAME, default_db_path
 
 # Inline messages have no ROWID of their own: one above any real ROWID, in message order
 # (composerData ROWID, then index). The query orders by that number, which is the order of
-# (ROWID, index) for fewer than 2**20 messages a composer: ordering by `c.rowid` made SQLite
-# scan the whole table in ROWID order instead of the composerData key range (0.12 s at 100k
-# messages, 0.33 s at 300k, against 0.007 s).
+# (ROWID, index) for fewer than 2**20 messages a composer: ordering by `c.rowid` makes SQLite
+# scan the whole table in ROWID order instead of the composerData key range.
 ROWID_BASE: Final = 1 << 50
 _PER_COMPOSER: Final = 1 << 20
 NO_DATE: Final = "no date"

@@ -1,4 +1,5 @@
-"""Where Cursor keeps its global database and workspace mappings (SPEC §1)."""
+"""Where Cursor keeps its global database and workspace mappings
+(docs/local-data.md#where-cursors-data-lives)."""
 
 from __future__ import annotations
 

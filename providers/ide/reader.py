@@ -1,4 +1,4 @@
-"""Cursor's global database → calls, with an incremental refresh (SPEC §2).
+"""Cursor's global database → calls, with an incremental refresh (docs/local-data.md).
 
 A full parse scans bubbles newest-first in ROWID pages, stops at the floor and honours the
 scan budget. Later reads of the same database look only at rows above the last seen ROWID,
@@ -94,7 +94,8 @@ from codeburn.providers.runtime import (
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError, open_readonly, translate_error
 
 PAGE_ROWS: Final = 2_000
-# Agent rows worth a second process (forking and sending the result back cost ~50 ms).
+# Agent rows worth a second process (below it, forking and sending the result back cost
+# more than they save).
 WALK_ASIDE_ROWS: Final = 20_000
 # Bubbles under 1/4 of the rows (Cursor 3.x): pages ask for them by ROWID (see bubble_batches).
 SPARSE_BUBBLES: Final = 4
@@ -140,8 +141,8 @@ class ReadResult:
     unreadable: dict[str, int] = field(default_factory=dict)
     unreadable_ids: dict[str, str] = field(default_factory=dict)
     skipped_gauges: int = 0  # conversations whose meter is above the gauge bound
-    inferred_dates: int = 0  # messages dated from their conversation's times (SPEC §2.2)
-    # conversation id → its recorded turns and its name (attribution, SPEC §2.7)
+    inferred_dates: int = 0  # messages dated from their conversation's times (docs/local-data.md)
+    # conversation id → its recorded turns and its name (docs/attribution.md)
     turns: dict[str, tuple[Turn, ...]] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
     # `calls` in parts, each the same list object while its conversation is unchanged
@@ -206,18 +207,18 @@ class CursorReader:
         self._inline = False
         self._roots_known: bool | None = None  # this full parse's `_roots`
         # this full parse's (or refresh's) `layout3_present`: without the index it reads
-        # every composerData row to say so (~5 ms at 100k messages), asked up to three times
+        # every composerData row to say so, and it is asked up to three times
         self._index_known: bool | None = None
         # No header of either kind and no root up to the last row read: a refresh looks for
-        # a root again only when a composerData row is among its new rows (~7 ms at 100k
-        # messages, 40 at 300k; a root written into an old row in place waits for the next
+        # a root again only when a composerData row is among its new rows (looking costs more
+        # as the table grows; a root written into an old row in place waits for the next
         # full parse, as such rows do in the 3.x pass)
         self._rootless = False
         # root id → (its graph, the graph's turns) of the last `turns`
         self._root_turns: dict[str, tuple[Graph, tuple[Turn, ...]]] = {}
         # recent conversation → (its rows' digest, the cutoff, its fallback model) when it
         # was last read (`_rewritten_in_place`); a dict of its own: a slot more in every
-        # ConvState raised a cold report's peak RSS by ~12 MB at 100k messages (measured)
+        # ConvState would raise a cold report's peak RSS
         self._seen_as: dict[str, tuple[bytes, int | None, str | None]] = {}
 
     # -- public -----------------------------------------------------------------------------
@@ -360,7 +361,7 @@ class CursorReader:
         many = self._agent_count >= WALK_ASIDE_ROWS and can_fork()
         one_pass = self._one_blob_pass(conn)
         # With a memo the JSON rows are mostly remembered: the second process scans bubbles only.
-        # Forked before the memo is decoded (~0.1 s at 50k messages): its ROWIDs come sooner.
+        # Forked before the memo is decoded (not quick): its ROWIDs come sooner.
         stored = self._memo_file.load() if one_pass and self._memo_file is not None else None
         kept = memo_head_ok(stored, str(self.db_path))
         cold = _ColdSide(self, records=not kept) if many and one_pass else None
@@ -484,7 +485,7 @@ class CursorReader:
         def save() -> None:
             memo_file.save(memo_bytes(kept, db_key))
 
-        # Encoding and writing it (~0.13 s at 50k messages) is nothing the read waits for.
+        # Encoding and writing it is nothing the read waits for.
         if not (memo_file.background and detached(save)):
             save()
 
@@ -494,7 +495,7 @@ class CursorReader:
         roots reach most blobs. A database of bubbles with the 3.x index and no root (a 3.x
         user whose history is still bubbles) pays nothing for the index beyond the composer
         rows; with a few roots they are looked up by key while the stream is walked aside, as
-        in a database of older builds (the one pass cost such a profile ~35 %: issue 19)."""
+        in a database of older builds (the one pass is slower for such a profile)."""
         return self._sparse() and self._roots(conn)
 
     def _roots(self, conn: sqlite3.Connection) -> bool:
@@ -565,7 +566,7 @@ class CursorReader:
     ) -> dict[str, tuple[Any, ...]]:
         """`read` (`sql.composer_meta` at `META_PLACES`, `sql.composer_times` at
         `TIMES_PLACES`) of these conversations: as the 3.x pass parsed their rows (each
-        composerData row read once: ~13 ms a full parse at 2,000 conversations), else here."""
+        composerData row read once), else here."""
         found, missing = self._l3.composer_fields(composer_ids, places)
         if missing:
             found.update(read(conn, missing))
@@ -753,7 +754,8 @@ class CursorReader:
         state.skipped_gauge = False
         name = meta[3] if meta is not None and len(meta) > 3 else None
         state.title = name if isinstance(name, str) and name else None
-        # Inferred dates are no turn times (SPEC §2.7): such a conversation matches by id only.
+        # Inferred dates are no turn times (docs/attribution.md): such a conversation matches by
+        # id only.
         state.turns = () if state.inferred else bubble_turns(bubbles)
         if not bubbles:
             state.calls = []
@@ -805,7 +807,7 @@ class CursorReader:
     def _rebuild_stream_calls(self, conn: sqlite3.Connection) -> None:
         """Requests that join no bubble of the database stand on their own, dated first-seen.
 
-        Set operations pick them out of every request (a refresh looked at ~12k one by one),
+        Set operations pick them out of every request (not one by one, at every refresh),
         in the requests' order; a call whose request and date did not change is kept."""
         mtime = self._db_mtime_ms()
         requests, first_seen = self._walker.requests, self.first_seen
@@ -927,8 +929,8 @@ class CursorReader:
     def _rewritten_in_place(self, digests: dict[str, bytes]) -> list[str]:
         """The recent conversations whose rows changed since they were last read: Cursor
         rewrites a message in place (the same ROWID) as it streams, so new ROWIDs do not show
-        it. An unchanged one is not read again (~0.6 ms each: the conversations of the last
-        15 minutes, at every refresh)."""
+        it. An unchanged one is not read again (the conversations of the last 15 minutes are
+        checked at every refresh)."""
         out: list[str] = []
         models, before = self._l3.models, self._seen_as
         marks: dict[str, tuple[bytes, int | None, str | None]] = {}

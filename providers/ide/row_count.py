@@ -1,9 +1,9 @@
 """A refresh's count of the table's rows, taken on a thread of its own while the refresh reads.
 
 A refresh tells that no row at or below the last ROWID it read went away by counting the table
-(`SELECT count(*)`, SQLite walks the key index: 6-8 ms at 100k messages, the largest single
-cost of a refresh). SQLite runs the statement without the GIL, so a second connection counts on
-the other core while the refresh reads the conversation index on its own.
+(`SELECT count(*)`, SQLite walks the key index: the largest single cost of a refresh). SQLite
+runs the statement without the GIL, so a second connection counts on the other core while the
+refresh reads the conversation index on its own.
 
 The two connections must agree on what they count. The count is started once the refresh's
 read transaction has its snapshot, so the count's snapshot is that one or a later one. A later

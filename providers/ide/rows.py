@@ -1,4 +1,5 @@
-"""Bubble rows → kept messages per conversation: the per-row loop of a parse (SPEC §2.2–2.3).
+"""Bubble rows → kept messages per conversation: the per-row loop of a parse
+(docs/local-data.md#window-and-scan-budget, #conversation-id).
 
 Kept apart from the reader's state machine; everything here is per-row work or plain data.
 """
@@ -68,7 +69,7 @@ class ConvState:
     newest_ms: int = 0
     undated: int = 0
     skipped_gauge: bool = False  # its meter is above the gauge bound
-    inferred: int = 0  # kept bubbles dated from the conversation's times (SPEC §2.2)
+    inferred: int = 0  # kept bubbles dated from the conversation's times (docs/local-data.md)
     turns: tuple[Turn, ...] = ()  # recorded turns (none when any date was inferred)
     title: str | None = None  # composerData.name
 
@@ -92,7 +93,7 @@ class BubbleScan:
     kept: int = 0
     budget_hit: bool = False
 
-    def add(self, rows: Iterable[tuple[Any, ...]]) -> tuple[int, int]:  # noqa: PLR0915 - the per-row loop of a parse, inlined (measured)
+    def add(self, rows: Iterable[tuple[Any, ...]]) -> tuple[int, int]:  # noqa: PLR0915 - the per-row loop of a parse, inlined for speed
         """Take rows; returns (kept, dated before the floor) of this batch."""
         kept = before = 0
         floor_iso = self.floor_iso
@@ -177,9 +178,9 @@ class BubbleScan:
 
     def date_undated(self, times: dict[str, tuple[Any, Any]]) -> None:
         """Date each conversation's undated bubbles from its composerData times: spread evenly
-        from `createdAt` to `lastUpdatedAt` in ROWID order, else all at `createdAt` (SPEC
-        §2.2); they are then kept like dated ones (floor, budget). A conversation without a
-        usable `createdAt` keeps them undated."""
+        from `createdAt` to `lastUpdatedAt` in ROWID order, else all at `createdAt`
+        (docs/local-data.md#window-and-scan-budget); they are then kept like dated ones (floor,
+        budget). A conversation without a usable `createdAt` keeps them undated."""
         floor_ms = parse_iso_ms(self.floor_iso) or 0
         for composer, rows in self.pending.items():
             created, updated = times.get(composer, (None, None))

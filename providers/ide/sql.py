@@ -39,7 +39,8 @@ def _lang(i: int) -> str:
 
 
 # A bubble without `createdAt` (builds <= 1.5.5, 0.50.x) is dated by its
-# `timingInfo.clientRpcSendTime` (epoch ms), as an ISO string like `createdAt`'s (SPEC §2.2).
+# `timingInfo.clientRpcSendTime` (epoch ms), as an ISO string like `createdAt`'s
+# (docs/local-data.md#window-and-scan-budget).
 _RPC_MS = "json_extract(value, '$.timingInfo.clientRpcSendTime')"
 BUBBLE_COLUMNS: Final = f"""
     rowid, '{CALL_KEY_PREFIX}' || key,
@@ -235,7 +236,7 @@ def conversation_bubbles(conn: sqlite3.Connection, composer_id: str) -> list[Bub
 def conversation_digest(conn: sqlite3.Connection, composer_id: str) -> bytes:
     """A digest of one conversation's rows as stored: its bubbles' ROWIDs and values and its
     composerData value, nothing decoded (the same digest: no row of it was rewritten in place,
-    and none came or went). Reading the values costs ~2/3 of reading the conversation."""
+    and none came or went). Reading the values is most of what reading the conversation costs."""
     digest = hashlib.blake2b(digest_size=16)
     prefix = f"{BUBBLE_LO}{composer_id}"
     rows = conn.execute(
@@ -369,7 +370,7 @@ def newest_rowid(conn: sqlite3.Connection) -> int:
 def family_counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
     """(bubbles, agent blobs, every row) in the table, in the caller's read transaction. The
     key index is walked for the smaller family only: the larger is the table's count less
-    the rest (a Cursor 3.x database's 120k agent rows cost ~10-25 ms to walk)."""
+    the rest (a Cursor 3.x database's agent rows are many and slow to walk)."""
     outside = int(
         conn.execute(
             "SELECT (SELECT count(*) FROM cursorDiskKV WHERE key IS NULL)"

@@ -63,8 +63,8 @@ def walk_whole(
 
 def by_rowid(agent_rows: int, total_rows: int) -> bool:
     """Whether a whole walk reads its rows by ROWID: agent rows under `BY_ROWID_SHARE` of the
-    table (measured at 100k bubbles, agent rows 0.36 of the table: 0.165 → 0.142 s; in the
-    Cursor 3.x profile, 0.68 of it: 0.23 → 0.33 s)."""
+    table: below that share reading by ROWID is faster than by key, above it slower (the
+    measurements: bench/README.md)."""
     return agent_rows < total_rows * BY_ROWID_SHARE
 
 

@@ -1,4 +1,5 @@
-"""Which project each conversation belongs to, from Cursor's workspaceStorage (SPEC §2.7)."""
+"""Which project each conversation belongs to, from Cursor's workspaceStorage
+(docs/local-data.md#projects)."""
 
 from __future__ import annotations
 

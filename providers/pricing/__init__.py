@@ -1,4 +1,4 @@
-"""Model prices (a bundled LiteLLM snapshot + SPEC §3) and display names by rule."""
+"""Model prices (a bundled LiteLLM snapshot + docs/pricing.md's table) and display names by rule."""
 
 from codeburn.providers.pricing.display import display_name
 from codeburn.providers.pricing.prices import (

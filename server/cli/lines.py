@@ -2,8 +2,8 @@
 lines, and the status as a pipe gets it.
 
 A script polling `codeburn status` into a status bar gets plain lines, one a fact, unwrapped;
-`text` prints the same lines with Rich's styles on a terminal. Rich's import is ~40 ms of a
-warm status's ~0.3 s, so a pipe's status does without it.
+`text` prints the same lines with Rich's styles on a terminal. Rich's import is a large share
+of a warm status, so a pipe's status does without it.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _writable(text: str) -> str:
 
 
 def ago(iso: Any) -> str:
-    """`just now`, `12 min ago`, `3 h ago`, `2 days ago` (SPEC §8.1 wording)."""
+    """`just now`, `12 min ago`, `3 h ago`, `2 days ago` (docs/report-json.md#cursorsync-block)."""
     ms = parse_iso_ms(iso) if isinstance(iso, str) else None
     if ms is None:
         return "at an unknown time"

@@ -1,4 +1,4 @@
-"""The `codeburn` command line: the same engine the editor uses (SPEC §11)."""
+"""The `codeburn` command line: the same engine the editor uses (docs/cli.md)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def _version() -> str:
 
 class _VersionAction(argparse.Action):
     """`--version`, with the version looked up only when asked for: reading the package's
-    metadata costs every other command ~20 ms (once per subcommand's parser)."""
+    metadata would slow every other command (once per subcommand's parser)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
         super().__init__(
@@ -75,7 +75,7 @@ def _common(parser: argparse.ArgumentParser, *, period: bool) -> None:
         "--format",
         choices=("text", "json"),
         default="text",
-        help="text for people (default) or the JSON object of SPEC §8, e.g. --format json",
+        help="text for people (default) or the JSON of docs/report-json.md, e.g. --format json",
     )
     parser.add_argument(
         "--cursor-db",
@@ -282,7 +282,8 @@ def _usable_db_path(path: Path, where: str) -> Path:
 
 def explicit_db(args: argparse.Namespace) -> None:
     """An explicit `--cursor-db` that does not exist is a mistake to say (exit 1); the default
-    place, `CODEBURN_CURSOR_DB` and the editor setting give `no-data` instead (SPEC §8)."""
+    place, `CODEBURN_CURSOR_DB` and the editor setting give `no-data` instead
+    (docs/report-json.md#status)."""
     given = (args.cursor_db or "").strip()
     if not given:
         return
@@ -450,8 +451,7 @@ def main(argv: Sequence[str] | None = None, *, ends_process: bool = False) -> in
             return 0
         if ends_process and args.command != "serve":
             # No cyclic GC in a command that ends here: re-enabled after reading the caches,
-            # its first collection walked every object they held to find nothing (~18 ms of
-            # a warm status at 300k messages).
+            # its first collection walks every object they hold to find nothing.
             gc.disable()
         from codeburn.cache import cache_dir  # noqa: PLC0415
         from codeburn.providers import detached_after, wait_for_writers  # noqa: PLC0415
@@ -482,7 +482,7 @@ def main(argv: Sequence[str] | None = None, *, ends_process: bool = False) -> in
 def run() -> NoReturn:
     """The `codeburn` process: `main`, then an end that frees nothing (`os._exit` once stdout
     and stderr are flushed). Freeing a cold report's calls and the interpreter's own teardown
-    cost ~60 ms at 100k messages, most of it copying the pages the cache writer's fork shares.
+    take time, most of it copying the pages the cache writer's fork shares.
     With a thread still running, the usual end (which waits for it)."""
     code = main(ends_process=True)
     if threading.active_count() > 1:

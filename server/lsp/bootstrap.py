@@ -1,10 +1,9 @@
 """Answer `initialize` and send cached figures before pygls is imported.
 
-Importing pygls and lsprotocol costs about a second of CPU on these machines, longer than the
-whole cached status. So the stdio server first reads `initialize` itself, answers it with the
-capabilities pygls would advertise, waits for `initialized`, sends `codeburn/status` from the
-caches, and only then imports pygls, replaying both messages to it and swallowing its duplicate
-answer to `initialize`.
+Importing pygls and lsprotocol takes longer than the whole cached status. So the stdio server
+first reads `initialize` itself, answers it with the capabilities pygls would advertise, waits
+for `initialized`, sends `codeburn/status` from the caches, and only then imports pygls,
+replaying both messages to it and swallowing its duplicate answer to `initialize`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`workspace/executeCommand` handlers (SPEC §9): arguments, the work, errors a person can act on.
+"""`workspace/executeCommand` handlers (docs/lsp.md#commands): arguments, the work, errors a
+person can act on.
 
 Every handler takes `*args` so that `arguments: []` (what the editor sends) is accepted; the
 first argument, when present, is an options object (or, as a shorthand, a string).
@@ -151,8 +152,9 @@ def csv_path(value: str) -> Path:
 
 
 async def import_cursor_csv(ls: CommandHost, *args: Any) -> dict[str, Any]:
-    """[{"path", "from"?, "to"?, "user"?}] → the §5 import summary, or `{"chooseUser": [...]}`
-    when a team export holds several people and the signed-in one is not among them."""
+    """[{"path", "from"?, "to"?, "user"?}] → the import summary (docs/import.md#summary), or
+    `{"chooseUser": [...]}` when a team export holds several people and the signed-in one is not
+    among them."""
     opts = options(IMPORT_CSV, args, shorthand="path")
     raw = text_option(opts, "path", IMPORT_CSV)
     if raw is None:
@@ -204,7 +206,7 @@ async def refresh(ls: CommandHost, *args: Any) -> dict[str, Any]:
 
 
 async def report(ls: CommandHost, *args: Any) -> dict[str, Any]:
-    """[{"period"?, "from"?, "to"?, "provider"?}] → the §8 report object."""
+    """[{"period"?, "from"?, "to"?, "provider"?}] → the report object (docs/report-json.md)."""
     opts = options(REPORT, args, shorthand="period")
     name = text_option(opts, "period", REPORT)
     start, end = text_option(opts, "from", REPORT), text_option(opts, "to", REPORT)
@@ -256,6 +258,6 @@ HANDLERS: Final[dict[str, Callable[..., Awaitable[dict[str, Any]]]]] = {
 
 
 def register_commands(server: LanguageServer) -> None:
-    """Attach every SPEC §9 command to `server`."""
+    """Attach every docs/lsp.md#commands command to `server`."""
     for name, handler in HANDLERS.items():
         server.command(name)(handler)

@@ -1,6 +1,7 @@
 """The CodeBurn language server (pygls 2.x): `codeburn/status` notifications and commands.
 
-SPEC §9. One long-lived `UsageService` per database; every blocking call runs on a worker thread.
+docs/lsp.md. One long-lived `UsageService` per database; every blocking call runs on a worker
+thread.
 Startup: settings → cached figures at once → the real read → a cursor.com pass → a timer that
 re-reads only when the database, WAL, workspaces or import store changed.
 """
@@ -85,7 +86,7 @@ class CodeBurnServer(LanguageServer):
     # -- plumbing ---------------------------------------------------------------------------
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """Failures outside a request go to the log (SPEC §9), never to `window/showMessage`."""
+        """Failures outside a request go to the log (docs/lsp.md), never to `window/showMessage`."""
         if source is FeatureRequestError:
             return  # the request's error reply says it
         unparsable = isinstance(error, ValueError | RecursionError)
@@ -213,7 +214,7 @@ class CodeBurnServer(LanguageServer):
 
     def _log_diagnostics(self, status: dict[str, Any]) -> None:
         """Facts of the local read (skipped rows, inferred dates) go to the log, once each time
-        they change; they are not warnings for the status item (SPEC §11)."""
+        they change; they are not warnings for the status item (docs/cli.md)."""
         notes = [str(n) for n in status.get("diagnostics") or []]
         if notes != self._logged_diagnostics:
             self._logged_diagnostics = notes

@@ -1,4 +1,4 @@
-"""The editor settings of the `codeburn` section (SPEC §10), typed, with defaults.
+"""The editor settings of the `codeburn` section (docs/editor.md#settings), typed, with defaults.
 
 Clients send the section nested (`{"budget": {"daily": 5}}`, what VS Code returns) or with dotted
 keys (`{"budget.daily": 5}`); both are accepted. A bad value falls back to its default and yields a

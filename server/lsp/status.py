@@ -1,5 +1,6 @@
-"""What the language server adds around the §8 status object: the `env` block, the change test,
-a stand-in for a failed read, and budget crossings (one message per crossing per period)."""
+"""What the language server adds around the status object (docs/report-json.md): the `env`
+block, the change test, a stand-in for a failed read, and budget crossings (one message per
+crossing per period)."""
 
 from __future__ import annotations
 

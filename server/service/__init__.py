@@ -1,4 +1,4 @@
-"""The usage service: local + imported figures → days → the §8 report and status objects."""
+"""The usage service: local + imported figures → days → the report and status objects."""
 
 from codeburn.server.service.formatting import (
     format_money,

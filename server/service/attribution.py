@@ -1,4 +1,4 @@
-"""Exact (imported or synced) events → the local conversation they belong to (SPEC §2.7).
+"""Exact (imported or synced) events → the local conversation they belong to (docs/attribution.md).
 
 In order: (a) the event's `conversationId` is a local conversation's id → that conversation;
 (b) no id: the event's time falls inside one local turn (recorded times, user message − 2 s to
@@ -42,7 +42,8 @@ _base: Final = lru_cache(maxsize=4096)(base_model)
 
 
 def agreement(event_model: str, turn_model: str) -> int:
-    """0 when the two models disagree (SPEC §2.7: one priced base model, or either is auto)."""
+    """0 when the two models disagree (docs/attribution.md: one priced base model, or either is
+    auto)."""
     a, b = _base(event_model), _base(turn_model)
     if AUTO in (a, b):
         return EITHER_AUTO
@@ -121,7 +122,7 @@ class Attributor:
                 yield Attributed(_as_of(call, conv), BY_TIME, conv)
 
     def _other_namespace(self, with_ids: list[tuple[int, str]]) -> bool:
-        """SPEC §2.7's guard: ids were given, local conversations exist over their period,
+        """docs/attribution.md's guard: ids were given, local conversations exist over their period,
         and not one id is a local conversation's."""
         if not with_ids or any(cid in self.conversations for _, cid in with_ids):
             return False
@@ -142,7 +143,7 @@ def _as_of(call: Call, conv: LocalConversation) -> Call:
 
 
 def _relabel(call: Call, project: str, provider: str, session: str) -> Call:
-    """`replace(call, …)` at a quarter of its cost (an account syncs ~100k events a month)."""
+    """`replace(call, …)`, inlined for speed (an account syncs ~100k events a month)."""
     c = call
     return Call(
         c.key, provider, c.model, project, session, c.timestamp_ms, c.input_tokens,

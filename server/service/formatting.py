@@ -77,7 +77,8 @@ def local_estimate_note(usd: float) -> str:
     )
 
 
-# The three parts of a cost (SPEC §8: billed + list price + estimated = cost), in this order.
+# The three parts of a cost (docs/report-json.md: billed + list price + estimated = cost), in
+# this order.
 SPLIT_LABELS: Final = (
     ("billed", "billed by Cursor"),
     ("listPrice", "exact tokens at list price"),

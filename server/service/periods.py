@@ -1,4 +1,4 @@
-"""Report periods in local days (SPEC §8)."""
+"""Report periods in local days (docs/report-json.md#periods)."""
 
 from __future__ import annotations
 

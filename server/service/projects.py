@@ -1,5 +1,6 @@
-"""Project names people read (SPEC §2.7): the folder's name, with as much parent path as needed
-to tell two apart (`work/api`, `oss/api`), and "(no project)" for conversations without one.
+"""Project names people read (docs/local-data.md#projects): the folder's name, with as much
+parent path as needed to tell two apart (`work/api`, `oss/api`), and "(no project)" for
+conversations without one.
 
 The project slug (`-home-dev-web-app`) stays the stable id; the folder comes from the readers'
 slug → path map, because the slug cannot tell `/` from `-`. A slug whose folder is not known (a

@@ -1,4 +1,4 @@
-"""The report and status objects of SPEC §8, built from day slices."""
+"""The report and status objects of docs/report-json.md, built from day slices."""
 
 from __future__ import annotations
 
@@ -128,7 +128,8 @@ def _coverage(snapshot: ImportSnapshot | None, period: Period, local_cost: float
 
 
 def attribution_block(merged: DaySlices) -> dict[str, Any]:
-    """How the period's exact Cursor events were attributed (SPEC §8): calls and cost each."""
+    """How the period's exact Cursor events were attributed (docs/report-json.md): calls and
+    cost each."""
     out: dict[str, Any] = {kind: {"calls": 0, "cost": 0.0} for kind in KINDS}
     for part in merged.values():
         for kind, (calls, cost) in part.attribution.items():

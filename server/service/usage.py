@@ -78,13 +78,13 @@ class NoCachedFigures(Exception):
 
 @dataclass(slots=True)
 class LocalState:
-    """How the last read of Cursor's database went (SPEC §8 `state`)."""
+    """How the last read of Cursor's database went (docs/report-json.md#status, `state`)."""
 
     state: str = "ok"
     message: str | None = None
     warnings: list[str] = field(default_factory=list)
     unreadable: dict[str, int] = field(default_factory=dict)
-    diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (SPEC §11)
+    diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (docs/cli.md)
     # the local conversations exact events are attributed to; None: not known (not read)
     conversations: Mapping[str, LocalConversation] | None = None
     paths: dict[str, str] = field(default_factory=dict)  # project slug → its folder
@@ -269,7 +269,7 @@ class UsageService:
         """Slices for every day in [first, last]: sealed days from the cache, others derived.
 
         Without cyclic GC: a refresh builds short-lived lists of every call (and caches' JSON)
-        next to a long-lived reader, and the collections it set off cost it 20-80 ms.
+        next to a long-lived reader, and the collections it would set off find little to free.
         """
         with self._lock, gc_paused(freeze=True):
             collected = self._collect(first, last, cached_only)
@@ -436,7 +436,7 @@ class UsageService:
     # -- answers ----------------------------------------------------------------------------
 
     def report(self, period: Period, *, provider: str = "all", sync: bool = True) -> dict[str, Any]:
-        """The SPEC §8 report object for a period."""
+        """The report object (docs/report-json.md) for a period."""
         if sync and providers_for(provider) & SYNCED_PROVIDERS:
             self.sync_if_due()
         collected = self.collect(period.start, period.end)
@@ -463,7 +463,7 @@ class UsageService:
         sync: bool = True,
         cached_only: bool = False,
     ) -> dict[str, Any] | None:
-        """The SPEC §8 status object (today and this month).
+        """The status object (docs/report-json.md) (today and this month).
 
         `cached_only` answers from the caches without parsing (a starting editor's first figures);
         None when nothing is cached for this database yet.

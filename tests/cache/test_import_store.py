@@ -82,7 +82,7 @@ def _doc(store: Path) -> dict:  # type: ignore[type-arg]
     return json.loads(store.read_bytes())
 
 
-# --- the SPEC §5 scenario ------------------------------------------------------------------------
+# --- the docs/import.md scenario -------------------------------------------------------------
 
 
 def test_spec_import_scenario(tmp_path: Path, store: Path, day1: date) -> None:

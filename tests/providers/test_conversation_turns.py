@@ -1,4 +1,5 @@
-"""What the readers tell attribution about each conversation: recorded turns, titles (SPEC §2.7)."""
+"""What the readers tell attribution about each conversation: recorded turns, titles
+(docs/attribution.md)."""
 
 from __future__ import annotations
 

@@ -406,7 +406,7 @@ def test_without_an_index_or_a_root_the_database_is_an_older_builds(tmp_path: Pa
         w.blobs({"b1": json.dumps(json_message("user", "hi", request_id="req-1")).encode()})
         w.composer("c-2x", version=10, state="~")
     result = read(p.db_path)
-    # The JSON blob is read as the agent stream of SPEC §2.6, as before Cursor 3.
+    # The JSON blob is read as the agent stream of docs/local-data.md, as before Cursor 3.
     assert {c.key for c in result.calls} == {"cursor:agentKv:req-1"}
     assert result.conversations == {} and result.metas == {}
 

@@ -1,4 +1,4 @@
-"""Where Cursor's database is looked for (SPEC §1)."""
+"""Where Cursor's database is looked for (docs/local-data.md)."""
 
 from __future__ import annotations
 

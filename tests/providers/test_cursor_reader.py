@@ -1,4 +1,4 @@
-"""The reader against real SQLite files: SPEC §2 rules with hand-computed numbers."""
+"""The reader against real SQLite files: docs/local-data.md rules with hand-computed numbers."""
 
 from __future__ import annotations
 

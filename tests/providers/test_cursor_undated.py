@@ -1,4 +1,5 @@
-"""Bubbles of builds <= 1.5.5 and 0.50.x carry no `createdAt` (real files, SPEC §2.2): dated by
+"""Bubbles of builds <= 1.5.5 and 0.50.x carry no `createdAt` (real files, docs/local-data.md):
+dated by
 `timingInfo.clientRpcSendTime`, else spread between the conversation's createdAt and
 lastUpdatedAt and marked inferred; only a bubble with none of these is skipped. The fixtures
 have the shape of those builds' rows (bubbles with real `tokenCount`s, composerData with
@@ -45,7 +46,7 @@ def test_undated_bubbles_are_dated_from_rpc_time_or_spread_between_the_conversat
     times = {c.key.removeprefix("cursor:bubble:"): c.timestamp_ms for c in result.calls}
     # b1 by its clientRpcSendTime; b2–b4 (ROWID order) spread evenly from T0 to T1.
     assert times == {k1: T0 + 60_000, k2: T0, k3: T0 + 900_000, k4: T1}
-    # Source bubbleTokens (SPEC §2.4): the real counts, as they are.
+    # Source bubbleTokens (docs/local-data.md#input-source): the real counts, as they are.
     assert sum(c.input_tokens for c in result.calls) == 300
     assert sum(c.output_tokens for c in result.calls) == 120
     assert (result.inferred_dates, result.skipped_undated) == (3, 1)
@@ -83,7 +84,8 @@ def test_inline_conversations_of_0_44_are_read_by_the_same_rules(tmp_path: Path)
         db = p.db_path
     result = read(db)
     calls = {c.key: (c.timestamp_ms, c.input_tokens, c.output_tokens) for c in result.calls}
-    # Source text (SPEC §2.4): user text ÷ 4 per message, assistant text ÷ 4; u1 dated by its
+    # Source text (docs/local-data.md#input-source): user text ÷ 4 per message, assistant text
+    # ÷ 4; u1 dated by its
     # clientRpcSendTime, a1 and u2 spread from createdAt (T0) to lastUpdatedAt (T1).
     assert calls == {
         "cursor:bubble:bubbleId:inl:u1": (T0 + 1000, 10, 0),

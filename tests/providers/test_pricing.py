@@ -1,4 +1,4 @@
-"""Pricing: the SPEC §3 table over the bundled LiteLLM snapshot, suffixes, display names."""
+"""Pricing: docs/pricing.md's table over the bundled LiteLLM snapshot, suffixes, display names."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from codeburn.providers.pricing.prices import Rates, cost_of, rates_for
 ROOT = Path(__file__).resolve().parents[2]
 REFRESH = ROOT / "scripts" / "refresh-prices"
 
-# SPEC §3, USD per million tokens: input, output, cache write, cache read (None = "—").
+# docs/pricing.md's table, USD per million tokens: input, output, cache write, cache read
+# (None = "—").
 SONNET = (3, 15, 3.75, 0.30)
 OPUS = (5, 25, 6.25, 0.50)
 GPT5 = (1.25, 10, None, 0.125)
@@ -69,7 +70,7 @@ SPEC_TABLE: list[tuple[str, tuple[float, float, float | None, float | None]]] = 
 
 
 def expected(row: tuple[float, float, float | None, float | None]) -> Rates:
-    """Per-token rates from a per-million row, with the SPEC's cache defaults."""
+    """Per-token rates from a per-million row, with docs/pricing.md's cache defaults."""
     inp, out, write, read = row
     return Rates(
         input=inp / 1e6,
@@ -225,7 +226,7 @@ def test_distinct_catalogue_model_keeps_its_own_price() -> None:
 
 
 def test_table_wins_over_the_catalogue() -> None:
-    # The snapshot has its own grok-code-fast-1 rates; the SPEC table's must be used.
+    # The snapshot has its own grok-code-fast-1 rates; docs/pricing.md's must be used.
     raw = snapshot()["models"]["grok-code-fast-1"]
     assert raw[:2] != [0.20 / 1e6, 1.50 / 1e6]
     assert_rates(rates_for("grok-code-fast-1"), expected((0.20, 1.50, None, 0.02)))

@@ -33,7 +33,7 @@ def test_p01_prices_the_served_model_composer_2_5_fast(tmp_path: Path) -> None:
     # say providerOptions.cursor.modelName = composer-2.5-fast (bubbles and modelConfig
     # select composer-2.5, with the parameter {id: fast, value: "true"}).
     assert [(m["model"], m["calls"]) for m in out["models"]] == [("composer-2.5-fast", 9)]
-    # SPEC §3: composer-2.5-fast is $3 input / $15 output per million tokens.
+    # docs/pricing.md: composer-2.5-fast is $3 input / $15 output per million tokens.
     assert totals["cost"] == pytest.approx(36224 * 3e-6 + 1014 * 15e-6)
     assert [p["project"] for p in out["projects"]] == ["-home-johnas-.config-hypr"]
     assert [d["date"] for d in out["days"]] == ["2026-06-18"]
@@ -74,7 +74,7 @@ def test_c01_counts_what_the_model_read_from_its_tool_results(tmp_path: Path) ->
     out, _ = report("c01", tmp_path, "--provider", "cursor-agent", home=home)
     totals = out["totals"]
     chars = _c01_chars()
-    # SPEC §2.4: input = ceil((user + context chars) / 4) per turn, context = system + tool
+    # docs/local-data.md: input = ceil((user + context chars) / 4) per turn, context = system + tool
     # results; output = ceil(assistant chars / 4) per turn. Rounding up per turn adds less
     # than one token per call to the whole-store figure.
     low_in = sum(math.ceil((c["system"] + c["user"] + c["tool"]) / 4) for c in chars.values())

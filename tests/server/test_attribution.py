@@ -1,4 +1,5 @@
-"""Attribution of exact events to local conversations (SPEC §2.7), on hand-made conversations."""
+"""Attribution of exact events to local conversations (docs/attribution.md), on hand-made
+conversations."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Sync from the command line against a loopback cursor.com (SPEC §6, §8.1, §11)."""
+"""Sync from the command line against a loopback cursor.com (docs/cursor-sync.md,
+report-json.md, cli.md)."""
 
 from __future__ import annotations
 

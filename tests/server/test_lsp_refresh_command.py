@@ -1,4 +1,4 @@
-"""The refresh command reads after it came (SPEC §9: `codeburn.server.refresh`)."""
+"""The refresh command reads after it came (docs/lsp.md: `codeburn.server.refresh`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Project names people read (issue 17 item 5, SPEC §2.7): folder names told apart by their
+"""Project names people read (issue 17 item 5, docs/local-data.md): folder names told apart by their
 parents, "(no project)" for no workspace; the slug stays the JSON's `project`."""
 
 from __future__ import annotations

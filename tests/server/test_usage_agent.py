@@ -86,7 +86,7 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
 @pytest.fixture
 def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
     found = Machine(tmp_path, monkeypatch)
-    # No IDE database: named by CODEBURN_CURSOR_DB, which keeps `no-data` (SPEC §8; an
+    # No IDE database: named by CODEBURN_CURSOR_DB, which keeps `no-data` (docs/report-json.md; an
     # explicit --cursor-db that does not exist is an error).
     monkeypatch.setenv("CODEBURN_CURSOR_DB", str(found.db))
     return found

@@ -1,4 +1,5 @@
-"""Synced events attributed to local conversations end to end (issue 17 part 2, SPEC §2.7, §8).
+"""Synced events attributed to local conversations end to end (issue 17 part 2,
+docs/attribution.md).
 
 One Cursor profile holds a conversation of bubbles (the older layout, named in composerData), a
 Cursor 3.x root-only conversation (named in its header) and two overlapping bubble conversations

@@ -15,7 +15,7 @@ from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local, spec_rows, write_export
 from tests.usage_fixtures import at, days_ago, isolated_env
 
-# SPEC §5 scenario on days d1..d3 (8..6 days ago), local Cursor bubbles on d1 and on d5.
+# docs/import.md scenario on days d1..d3 (8..6 days ago), local Cursor bubbles on d1 and on d5.
 
 
 def _report(capsys: pytest.CaptureFixture[str], db: Path, first: str, last: str) -> dict:

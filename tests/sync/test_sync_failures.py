@@ -1,4 +1,5 @@
-"""Every way cursor.com can fail: the SPEC backoff is set and the store stays byte-identical."""
+"""Every way cursor.com can fail: the backoff of docs/cursor-sync.md is set and the store stays
+byte-identical."""
 
 from __future__ import annotations
 

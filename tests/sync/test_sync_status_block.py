@@ -1,4 +1,4 @@
-"""The §8.1 cursorSync block: every state, computed without a request."""
+"""The cursorSync block (docs/report-json.md): every state, computed without a request."""
 
 from __future__ import annotations
 

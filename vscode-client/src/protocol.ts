@@ -1,5 +1,5 @@
 /**
- * Every name the extension and the language server must spell the same way (SPEC §9), once.
+ * Every name the extension and the language server must spell the same way (docs/lsp.md), once.
  * The server's copy is `server/names.py`; a Python test reads this file and holds the two equal.
  *
  * Kept simple to parse on purpose: `PROTOCOL` is a flat object literal, one `key: "value",` per
@@ -8,9 +8,9 @@
  */
 
 export const PROTOCOL = {
-  /** Notification (server → client) carrying the §8 status object. */
+  /** Notification (server → client) carrying the status object (docs/report-json.md). */
   statusMethod: "codeburn/status",
-  /** Settings section the server pulls with `workspace/configuration` (SPEC §10's settings). */
+  /** Settings section the server pulls with `workspace/configuration` (docs/editor.md#settings). */
   settingsSection: "codeburn",
   /** Module the extension runs (`python -P -m codeburn.server`) to start the server over stdio. */
   serverModule: "codeburn.server",
@@ -18,7 +18,7 @@ export const PROTOCOL = {
   statusSchema: "codeburn.status/1",
   /** `schema` of the report object (`codeburn.server.report`). */
   reportSchema: "codeburn.report/1",
-  /** Command: `[{"path", "from"?, "to"?, "user"?}]` → the §5 import summary (or `chooseUser`). */
+  /** Command: `[{"path", "from"?, "to"?, "user"?}]` → the import summary (or `chooseUser`). */
   importCursorCsv: "codeburn.server.importCursorCsv",
   /** Command: no arguments → `{"removed", "ranges"}`. */
   removeCursorImport: "codeburn.server.removeCursorImport",
@@ -26,7 +26,7 @@ export const PROTOCOL = {
   syncCursor: "codeburn.server.syncCursor",
   /** Command: no arguments → the status object (re-read now). */
   refresh: "codeburn.server.refresh",
-  /** Command: `[{"period"?, "from"?, "to"?}]` → the §8 report object. */
+  /** Command: `[{"period"?, "from"?, "to"?}]` → the report object. */
   report: "codeburn.server.report",
   /** Command: `[{"enabled": bool}]` → `{"enabled", "disabledByEnv"}`; writes `cursorSync` in config.json. */
   setCursorSync: "codeburn.server.setCursorSync",

@@ -1,4 +1,4 @@
-/** Status and report objects shaped like the server's (SPEC §8), for the unit tests. */
+/** Status and report objects shaped like the server's (docs/report-json.md), for the unit tests. */
 
 import type { ConversationRow, ReportPayload, StatusPayload, Totals } from "../src/view/types";
 
@@ -36,7 +36,7 @@ export function totals(cost: number, estimatedCost = 0, calls = 1): Totals {
   };
 }
 
-/** A conversation row of the report (SPEC §8 `conversations`). */
+/** A conversation row of the report (docs/report-json.md `conversations`). */
 export function conversation(id: string, title: string | null, project: string, t: Totals): ConversationRow {
   return {
     id,

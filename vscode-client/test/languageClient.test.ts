@@ -1,6 +1,6 @@
 /**
  * The real vscode-languageclient against small Python stand-ins for the server: it must never pop
- * up its own notifications (SPEC §10) — not when the server cannot start, not when it crashes and
+ * up its own notifications (docs/editor.md) — not when the server cannot start, not when it crashes and
  * is given up on, not when a setting changes while it is down.
  */
 import assert from "node:assert/strict";

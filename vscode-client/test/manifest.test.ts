@@ -1,4 +1,4 @@
-/** package.json against SPEC §10 (settings, commands, activation, engines, pins). */
+/** package.json against docs/editor.md (settings, commands, activation, engines, pins). */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -15,7 +15,7 @@ type Property = {
 
 const properties = manifest.contributes.configuration.properties as Record<string, Property>;
 
-test("settings with the SPEC's names, types, defaults, minimums and enums", () => {
+test("settings with docs/editor.md's names, types, defaults, minimums and enums", () => {
   const expected: Record<string, Partial<Property>> = {
     "codeburn.cursorSync.enabled": { type: "boolean", default: true },
     "codeburn.cursor.databasePath": { type: "string", default: "" },
@@ -35,7 +35,7 @@ test("settings with the SPEC's names, types, defaults, minimums and enums", () =
   assert.equal(manifest.contributes.configuration.title, "CodeBurn");
 });
 
-test("commands in category CodeBurn with the SPEC's titles, distinct from the server's", () => {
+test("commands in category CodeBurn with docs/editor.md's titles, distinct from the server's", () => {
   const titles = manifest.contributes.commands.map((c) => c.title);
   for (const title of [
     "Import Cursor CSV",

@@ -51,8 +51,7 @@ _PAGE_SQL: Final = (
 _VALUE: Final = "CAST(value AS BLOB)"
 # With the JSON rows decoded elsewhere, TEXT values (Cursor stores JSON as TEXT) are not
 # copied into this process at all: typeof() reads only the row header. Such a row's value is
-# 0 (any other is bytes, or NULL): a fourth column saying so cost the pass ~0.15 CPU s (cold
-# 3.x profile, 0.66 -> 0.48 s of SQL, 7 runs).
+# 0 (any other is bytes, or NULL): a fourth column saying so would cost the pass SQL time.
 _VALUE_UNLESS_TEXT: Final = "CASE typeof(value) WHEN 'text' THEN 0 ELSE CAST(value AS BLOB) END"
 
 
@@ -285,9 +284,9 @@ PackedRowids = tuple[str, bytes]
 
 def packed_blob_rowids(conn: sqlite3.Connection, upto: int) -> PackedRowids | dict[str, int]:
     """`blob_rowids` as two flat values — the ids joined by spaces, the ROWIDs as int64 — for
-    another process to send: building and pickling the dict of ~120,000 rows there cost the
-    3.x profile's second process ~0.15 s of the ~0.25 s its parent waited for it (the parent
-    builds the dict, `unpack_rowids`, in ~0.03 s). The dict itself when an id holds a space."""
+    another process to send: building and pickling the dict of ~120,000 rows there is most of
+    what its parent waits for, and the parent builds the dict (`unpack_rowids`) far faster.
+    The dict itself when an id holds a space."""
     keys, rowids = scan.fetch(conn, _PACKED_SQL, (upto,))[0]
     if keys is None:  # no blob row
         return "", b""
@@ -309,10 +308,10 @@ def unpack_rowids(packed: PackedRowids | dict[str, int]) -> dict[str, int]:
     return dict(zip(keys.split(" "), numbers, strict=True))
 
 
-# Only the TEXT rows, without their ids: the other rows and the ids were ~45 % of this
-# process's SQL (cold 3.x profile, 0.69 -> 0.44 CPU s a pass, 7 runs). Values come as str,
+# Only the TEXT rows, without their ids: the other rows and the ids are a large share of this
+# process's SQL. Values come as str,
 # decoded by the sqlite3 module (a page that holds text that is not UTF-8 is read again
-# decoding with replacement, `sql.fetch`): as bytes decoded here, the copy cost ~5 %.
+# decoding with replacement, `sql.fetch`): as bytes decoded here, the copy would cost more.
 _TEXT_PAGE_SQL: Final = (
     "SELECT rowid, value FROM cursorDiskKV"
     " WHERE rowid < ? AND +key >= 'agentKv:blob:' AND +key < 'agentKv:blob;'"
@@ -326,9 +325,8 @@ PackedRecords = tuple[bytes, list[tuple[Any, ...]]]
 
 def pack_records(records: JsonRecords) -> PackedRecords:
     """`json_records` as columns for another process to send, equal roles and model names
-    one object (a few names shared by ~56,000 records: each one pickled once). Pickling and
-    unpickling the ~56,000 (ROWID, record) tuples cost the 3.x profile 0.18 CPU s; columns
-    0.08 s."""
+    one object (a few names shared by ~56,000 records: each one pickled once). Columns pickle
+    and unpickle faster than the (ROWID, record) tuples."""
     if not records:
         return b"", []
     rowids, fields = zip(*records, strict=True)

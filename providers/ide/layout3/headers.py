@@ -28,7 +28,7 @@ DRAFT_IDS: Final = frozenset({"empty-state-draft"})
 _NO_FOLDER: Final = re.compile(r"^(empty-window|\d{13})$")
 _WORKSPACE_ID: Final = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")  # a folder name, never a path
 
-# composerData fields, each guarded by the WHERE clause's json_valid (SPEC §2.1).
+# composerData fields, each guarded by the WHERE clause's json_valid (docs/local-data.md#schema).
 _DATA_FIELDS: Final = (
     "$._v", "$.createdAt", "$.lastUpdatedAt", "$.promptTokenBreakdown.totalUsedTokens",
     "$.contextTokensUsed", "$.modelConfig.modelName", "$.workspaceIdentifier.uri.external",
@@ -117,8 +117,8 @@ class Composer:
 
 @dataclass(slots=True)
 class ComposerRows:
-    """What the last pass parsed, by the stored bytes it came from (parsing ~1k composerData
-    rows with json_extract cost a refresh ~60 ms; their raw bytes are read in ~9 ms)."""
+    """What the last pass parsed, by the stored bytes it came from (parsing composerData rows
+    with json_extract costs a refresh far more than reading their raw bytes)."""
 
     # The stored bytes are compared by their digest (`stored_digest`): what a long-lived
     # reader keeps is then ~50 bytes a row, not the row (~1.3 kB a composerData row).
@@ -129,8 +129,8 @@ class ComposerRows:
     # are header rows and ItemTable headers: they come first): unchanged ones are reused
     composers: dict[str, tuple[tuple[Any, ...], Composer, int]] = field(default_factory=dict)
     # the last pass's header rows, ItemTable headers, header sources by composer, composerData
-    # listing and result: a refresh whose reads match them returns that result (merging 2,000
-    # composers again and their metas cost ~15 ms of a ~75 ms refresh)
+    # listing and result: a refresh whose reads match them returns that result (merging every
+    # composer again with its meta is a large share of a refresh)
     last: _LastPass | None = None
     same: bool = False  # this pass returned the last one's result
 
@@ -269,8 +269,8 @@ def _parse_data(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple[
     for chunk in scan.in_chunks(rowids):
         for row in scan.fetch(conn, _in_rowids(_DATA_SQL, chunk), chunk):
             parsed[int(row[0])] = tuple(row)
-        # Only the rows that were not JSON are looked at again (json_valid parses each row:
-        # ~8 ms a full parse at 2,000 rows, when nearly every row is JSON).
+        # Only the rows that were not JSON are looked at again (json_valid parses each row,
+        # and nearly every row is JSON).
         rest = [rowid for rowid in chunk if rowid not in parsed]
         if rest:
             for (rowid,) in scan.fetch(conn, _in_rowids(_BAD_DATA_SQL, rest), rest):
@@ -575,8 +575,8 @@ def conversation_metas(
     """Project (issue 8 §4: header/composerData path → workspaceId's workspace.json →
     trackedGitRepos → workspace databases; subagents take their parent's), model and times.
     `before`: what a pass made with the same workspace storage and project map: a composer
-    that is the same object as then (and its parent) keeps its meta (a refresh made 2,000
-    metas again, ~5 ms)."""
+    that is the same object as then (and its parent) keeps its meta (so a refresh does not
+    make every meta again)."""
     was, own_was, made = before if before is not None else ({}, {}, {})
     memo: dict[str, str | None] = {}
     own: dict[str, str | None] = {}

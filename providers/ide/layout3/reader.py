@@ -67,7 +67,7 @@ ROOT_KEY_PREFIX: Final = "cursor:root:"
 class _Outcome:
     """What a pass made of one conversation without bubbles, and from what: the next pass
     replays it while the composer (the same object: its sources did not change) and its meta
-    are the same, and no blob it missed can arrive (a refresh looked at ~900 of them)."""
+    are the same, and no blob it missed can arrive (so a refresh need not look at each)."""
 
     comp: Composer
     meta: ConversationMeta
@@ -102,7 +102,7 @@ class Layout3:
     # decodes only roots that changed (blobs are content-addressed, so a root's bytes fix them)
     graphs: dict[str, tuple[str, Graph, frozenset[int]]] = field(default_factory=dict)
     # ... and the roots that could not be read although every blob was there, and the calls
-    # of each decoded root with what they were made from (a refresh rebuilt ~15k calls)
+    # of each decoded root with what they were made from (so a refresh keeps their calls)
     failed: dict[str, tuple[str, GraphUnreadable]] = field(default_factory=dict)
     root_calls: dict[str, tuple[tuple[Any, ...], list[Call], Graph]] = field(default_factory=dict)
     # the rows the composers were parsed from, and the candidates found without a bubble row
@@ -191,7 +191,7 @@ def _is_candidate(comp: Composer) -> bool:
 
 
 # Which of a list of conversation ids have a `bubbleId:` row: one statement per 500 ids, each
-# id one seek in the key index (a statement per id cost a full parse ~10 ms at 2,000 ids).
+# id one seek in the key index (a statement per id is slower).
 _WITH_BUBBLES_SQL: Final = (
     "SELECT v.column1 FROM (VALUES {}) AS v WHERE EXISTS (SELECT 1 FROM cursorDiskKV"
     f" WHERE key >= '{scan.BUBBLE_LO}' || v.column1 || ':'"
@@ -210,7 +210,7 @@ def _with_bubbles(conn: sqlite3.Connection, cids: list[str]) -> set[str]:
 
 class _BubbleProbe:
     """Which conversations have any `bubbleId:` row; the last pass's answer when their bubble
-    rows cannot have changed (a probe per conversation cost a refresh ~10 ms)."""
+    rows cannot have changed (so a refresh does not probe every conversation)."""
 
     def __init__(
         self, conn: sqlite3.Connection, previous: Layout3, probe: Collection[str] | None
@@ -298,7 +298,7 @@ class _RowParts(Parts, Protocol):
 
 class _Blobs:
     """Looks blobs up by hex id, remembering the ROWIDs it found; `prefetch` reads a level of
-    a graph in one query per 500 ids (one query per blob cost half of a 3.x parse)."""
+    a graph in one query per 500 ids (one query per blob is far slower)."""
 
     reads_ahead = True
 
@@ -519,7 +519,7 @@ class _Pass:
     def call_early(self, composers: dict[str, Composer]) -> None:
         """The calls of every graph the memo knows, made before its blobs are known to be
         stored: that needs the blob rows' ROWIDs, which another process reads meanwhile (a
-        start after a version bump waited ~0.2 s for them). `calls` takes them for a root
+        start after a version bump would otherwise wait for them). `calls` takes them for a root
         whose graph is the memo's; one whose blobs are not all stored is decoded anew."""
         for cid, graph in self.known.items():
             comp = composers[cid]
@@ -607,7 +607,7 @@ def read_layout3(
 
     Cursor 3.0 and later always keep a conversation index (the global ItemTable headers, then
     the composerHeaders table): without one the database is an older build's, and the pass
-    reads nothing (a database of 100k messages would pay ~0.1 s for its composerData rows).
+    reads nothing (reading an older build's composerData rows would buy nothing).
     `probe`: the conversations whose bubble rows may have changed since `previous` (None: any;
     a callable: asked once the composers are read, so that what it needs is found meanwhile).
     `rowids_aside`: with a memo, the blob rows' ROWIDs (`blob_rowids`) from another process.

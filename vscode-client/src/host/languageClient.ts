@@ -137,7 +137,7 @@ class LanguageClientConnection implements ServerConnection {
       initializationOptions: settings,
       initializationFailedHandler: () => false,
       // No `synchronize`: the server registers for workspace/didChangeConfiguration itself and
-      // pulls the section with workspace/configuration (SPEC §9).
+      // pulls the section with workspace/configuration (docs/lsp.md).
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       errorHandler: this.policy,
       stdioOptions: {

@@ -1,6 +1,6 @@
 /**
  * The Python extension's active interpreter (ms-python.python's public API), when it is
- * installed: one of the places interpreter discovery looks (SPEC §10).
+ * installed: one of the places interpreter discovery looks (docs/editor.md).
  */
 
 import * as vscode from "vscode";

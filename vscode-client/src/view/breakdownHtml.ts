@@ -20,7 +20,7 @@ import {
 } from "./format";
 import type { ConversationRow, ReportPayload, Totals } from "./types";
 
-/** The periods the page offers (server period names, SPEC §8 plus `lastmonth`). */
+/** The periods the page offers (server period names, docs/report-json.md#periods). */
 export const BREAKDOWN_PERIODS = [
   { period: "month", title: "This month" },
   { period: "lastmonth", title: "Last month" },

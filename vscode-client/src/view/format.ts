@@ -164,7 +164,7 @@ export function escapeHtml(text: string): string {
     .replace(/'/g, "&#39;");
 }
 
-/** The three parts of a cost (SPEC §8: billed + list price + estimated = cost), in this order. */
+/** The three parts of a cost (docs/report-json.md: billed + list price + estimated = cost), in this order. */
 export const SPLIT_LABELS = ["billed by Cursor", "exact tokens at list price", "estimated"] as const;
 
 function placesOf(text: string): number {

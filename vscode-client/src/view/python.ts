@@ -3,7 +3,7 @@
  * libraries first on `sys.path`). No `vscode` here: the Python extension's interpreter comes in as
  * a function, and tests use a fake PATH, a fake home and shim interpreters.
  *
- * Order (SPEC §10): the setting `codeburn.python.interpreter` (when set, it alone decides); the
+ * Order (docs/editor.md): the setting `codeburn.python.interpreter` (when set, it alone decides); the
  * Python extension's active interpreter; `python3.14`…`python3.11`, `python3`, `python` on PATH;
  * `py -3` on Windows; the usual install places. The first that runs and is ≥ 3.11 wins.
  */

@@ -1,5 +1,5 @@
 /**
- * Reads the status object's `quota` (SPEC §7, shape in docs/quota.md) defensively: anything that
+ * Reads the status object's `quota` (docs/quota.md) defensively: anything that
  * cannot be read becomes "quota unavailable", never a made-up 0 %. Also accepts the raw
  * cursor.com `usage-summary` shape. No `vscode` here.
  */

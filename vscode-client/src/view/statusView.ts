@@ -90,7 +90,7 @@ function warningText(text: string): string {
   );
 }
 
-/** The §8.1 sync line, or `undefined` when there is none (sync off or never signed in). */
+/** The sync line (docs/report-json.md#cursorsync-block), or `undefined` when there is none (sync off or never signed in). */
 export function syncLine(sync: CursorSyncBlock | null, now: Date): string | undefined {
   if (sync === null) {
     return undefined;

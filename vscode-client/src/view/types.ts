@@ -1,4 +1,4 @@
-/** Wire shapes from SPEC §5, §8 and §8.1 (what the language server sends). No `vscode` here. */
+/** Wire shapes from docs/import.md and docs/report-json.md (what the language server sends). No `vscode` here. */
 
 import type { PROTOCOL } from "../protocol";
 
@@ -9,7 +9,7 @@ export type SyncState = "ok" | "syncing-never" | "error" | "off" | "no-login";
 export interface PeriodFigures {
   cost: number;
   estimatedCost: number;
-  /** The parts of `cost` (SPEC §8): billed + list price + estimated = cost; absent from older servers. */
+  /** The parts of `cost` (docs/report-json.md): billed + list price + estimated = cost; absent from older servers. */
   billedCost?: number;
   listPriceCost?: number;
   calls: number;
@@ -58,7 +58,7 @@ export interface StatusPayload {
    */
   topProject?: { project: string; name: string; path: string | null; cost: number; estimatedCost?: number } | null;
   budget: { daily: number | null; monthly: number | null; level: BudgetLevel };
-  /** §7 summary; its shape is read defensively (see quota.ts). */
+  /** docs/quota.md's summary; its shape is read defensively (see quota.ts). */
   quota: unknown;
   cursorSync: CursorSyncBlock | null;
   /** Warnings of the local read (unreadable conversations, the scan budget…); absent from older servers. */
@@ -67,7 +67,7 @@ export interface StatusPayload {
   diagnostics?: string[];
   /** Conversations that exist but could not be read (a newer Cursor format); absent from older servers. */
   unreadable?: UnreadableBlock;
-  /** Beyond SPEC, optional: whether CODEBURN_CURSOR_SYNC=0 is set for the server. */
+  /** Beyond the documented shape, optional: whether CODEBURN_CURSOR_SYNC=0 is set for the server. */
   env?: { cursorSyncDisabledByEnv?: boolean };
 }
 
