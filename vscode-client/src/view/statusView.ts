@@ -75,7 +75,7 @@ const PYTHON_LINKS =
   "[Pick Python…](command:codeburn.selectPython) · " +
   `[How to install](${PYTHON_DOWNLOAD_URL}) · ${TROUBLE_LINKS}`;
 
-/** The setting that points CodeBurn at a Cursor database elsewhere (SPEC §10). */
+/** The setting that points CodeBurn at a Cursor database elsewhere (docs/editor.md). */
 export const DATABASE_SETTING = "codeburn.cursor.databasePath";
 /** Opens the Settings UI at one setting: `codeburn.openSettings` takes the setting's id. */
 const DATABASE_SETTING_LINK = `command:codeburn.openSettings?${encodeURIComponent(JSON.stringify([DATABASE_SETTING]))}`;
@@ -194,7 +194,7 @@ export function unreadableLine(status: StatusPayload): string | undefined {
 
 /**
  * What was looked for and how to point CodeBurn at a database, in the normal colour: the server's
- * message names the path it looked at (SPEC §8 `no-data`).
+ * message names the path it looked at (docs/report-json.md, `no-data`).
  */
 export function noDataLines(status: StatusPayload): string[] {
   const looked = status.message ?? "No Cursor data found";
