@@ -74,7 +74,7 @@ def test_a_meter_that_is_no_context_size_is_skipped_and_said(
     assert main(["report", "--period", "today", "--cursor-db", str(p.db_path)]) == 0
     out = capsys.readouterr().out
     assert "skipped 1 Cursor context meter" not in out  # a diagnostic: --verbose only
-    assert "Total ~$0.0003  1 calls" in out  # 100 tokens of user text as cursor-auto
+    assert "Total ~$0.0003  1 call, 1 session" in out  # 100 tokens of user text as cursor-auto
     assert main(["report", "--period", "today", "--verbose", "--cursor-db", str(p.db_path)]) == 0
     assert "· skipped 1 Cursor context meter above 10 M tokens" in capsys.readouterr().out
     import json  # noqa: PLC0415
