@@ -7,6 +7,7 @@ Rich markup or emoji codes, and with control characters shown as escapes (`\x1b`
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -50,8 +51,43 @@ def _cut(value: Any) -> Text:
 
 
 def _line(value: Any, style: str = "") -> Text:
-    """A line of prose: wrapped at spaces only, never inside a word or a path."""
-    return Text(plain(value), style=style, overflow="ignore")
+    return Text(plain(value), style=style)
+
+
+MARKS: Final = ("! ", "· ")  # a warning's and a diagnostic's
+_WORD = re.compile(r"\S+\s*")
+
+
+def break_offsets(text: str, width: int, indent: int = 0) -> list[int]:
+    """Where `text` breaks into lines of at most `width` cells: at spaces only, so that a
+    word longer than a line (a path) stays whole on a line of its own. Lines after the first
+    are `indent` cells narrower (they are indented as the first)."""
+    offsets: list[int] = []
+    start = 0
+    for word in _WORD.finditer(text):
+        limit = width - (indent if offsets else 0)
+        end = word.start() + len(word.group().rstrip())
+        if word.start() > start and cell_len(text[start:end]) > limit:
+            offsets.append(word.start())
+            start = word.start()
+    return offsets
+
+
+def say(out: Console, line: Text | str, style: str = "") -> None:
+    """One line of prose for people: wrapped at spaces to the console's width, never inside a
+    word or a path; continuation lines keep the first line's indent (under its text after a
+    `! ` or `· ` mark). A console that does not wrap (a pipe without `COLUMNS`) prints it
+    whole."""
+    text = _line(line, style) if isinstance(line, str) else line
+    if out.soft_wrap:
+        out.print(text, soft_wrap=True)
+        return
+    indent = text.plain[: len(text.plain) - len(text.plain.lstrip(" "))]
+    if text.plain.startswith(MARKS):
+        indent = "  "
+    for n, part in enumerate(text.divide(break_offsets(text.plain, out.width, len(indent)))):
+        part.rstrip()
+        out.print(Text(indent) + part if n else part, soft_wrap=True)
 
 
 PIPE_WIDTH: Final = 110  # a pipe without COLUMNS: today's lines, tables at full width
@@ -160,11 +196,11 @@ def _table(
     header: str,
     rows: list[dict[str, Any]],
     name_key: str,
-    width: int,
     limit: int = 12,
     provider: bool = False,
-) -> Table:
-    """`provider`: a Provider column after the name (model rows of several providers)."""
+) -> list[Column]:
+    """The columns of a provider, model or project table. `provider`: a Provider column after
+    the name (model rows of several providers)."""
     shown = rows[:limit]
     more = len(rows) - len(shown)
     names: list[Text | str] = [_cut(r[name_key]) for r in shown]
@@ -188,7 +224,17 @@ def _table(
         figures("Cache read", [format_tokens(r["cacheReadTokens"]) for r in shown]),
         figures("Cache write", [format_tokens(r["cacheWriteTokens"]) for r in shown]),
     ]
-    return fitted_table(columns, width)
+    return columns
+
+
+def _same_columns(tables: list[list[Column]], width: int) -> list[list[Column]]:
+    """The tables with the same figures shown in each: a column one of them gives way to
+    the console is left out of all, so that rows read alike from table to table."""
+    hidden: set[str] = set()
+    for columns in tables:
+        kept = {c.head for c, _w in fit_widths(columns, width)}
+        hidden.update(c.head for c in columns if c.head not in kept)
+    return [[c for c in cols if c.drop is None or c.head not in hidden] for cols in tables]
 
 
 def _local_date(iso: Any) -> str:
@@ -233,21 +279,21 @@ def _conversation_table(
 def _notices(out: Console, obj: dict[str, Any], verbose: bool) -> None:
     """Warnings always; diagnostics (facts of the local read, not problems) with `--verbose`."""
     for warning in obj.get("warnings") or []:
-        out.print(_line(f"! {warning}", "yellow"))
+        say(out, f"! {warning}", "yellow")
     if verbose:
         for note in obj.get("diagnostics") or []:
-            out.print(_line(f"· {note}", "dim"))
+            say(out, f"· {note}", "dim")
 
 
 def _head(out: Console, report: dict[str, Any], verbose: bool) -> None:
     period = report["period"]
     days = period_days(period["from"], period["to"])
     head = f" — {period_title(period['label'])} ({days}, {period['timezone']})"
-    out.print(Text.assemble(("CodeBurn", "bold"), plain(head)))
+    say(out, Text.assemble(("CodeBurn", "bold"), plain(head)))
     _notices(out, report, verbose)
     floor = window_floor(period["from"])
     if floor is not None and not (report["totals"]["calls"] == 0 and period["to"] < floor):
-        out.print(_line(window_line(floor), "dim"))
+        say(out, window_line(floor), "dim")
 
 
 def _width(out: Console) -> int:
@@ -261,7 +307,7 @@ def print_conversations(
     out = console or make_console()
     _head(out, report, verbose)
     if not report["conversations"]:
-        out.print(_line(f"No conversations in this period.{_why_empty(report)}"))
+        say(out, f"No conversations in this period.{_why_empty(report)}")
     else:
         out.print()
         out.print(_conversation_table(report, _width(out)))
@@ -284,61 +330,63 @@ def print_report(
     totals = report["totals"]
     _head(out, report, verbose)
     if totals["calls"] == 0:
-        out.print(_line(f"No usage in this period.{_why_empty(report)}"))
+        say(out, f"No usage in this period.{_why_empty(report)}")
         _print_sync(out, report.get("cursorSync"))
         return
-    out.print()
-    out.print(_table("Provider", report["providers"], "name", width))
-    out.print()
     several = len({m["provider"] for m in report["models"]}) > 1
-    out.print(_table("Model", report["models"], "name", width, provider=several))
-    out.print()
-    out.print(_table("Project", report["projects"], "name", width))
+    tables = [
+        _table("Provider", report["providers"], "name"),
+        _table("Model", report["models"], "name", provider=several),
+        _table("Project", report["projects"], "name"),
+    ]
+    for columns in _same_columns(tables, width):
+        out.print()
+        out.print(fitted_table(columns, width))
     if report.get("conversations"):
         out.print()
         out.print(_conversation_table(report, width, TOP_CONVERSATIONS, "Top conversations"))
     if report["unpricedModels"]:
         names = ", ".join(m["model"] for m in report["unpricedModels"])
-        out.print(_line(f"No price known for: {names} (counted at $0)", "yellow"))
+        say(out, f"No price known for: {names} (counted at $0)", "yellow")
     out.print()
     line = Text.assemble(
         (f"Total {money(totals)}", "bold"),
         f"  {counted(totals['calls'], 'call')}, {counted(totals['sessions'], 'session')}",
-        overflow="ignore",
     )
     if totals.get("notCharged"):
         line += f", {totals['notCharged']:,} not charged by Cursor ($0)"
     parts = split(totals)
     if parts.startswith("all "):
         line.append(f" ({parts})")
-    out.print(line)
+    say(out, line)
     if parts and not parts.startswith("all "):
-        out.print(_line(f"  = {parts}"))
+        say(out, f"  = {parts}")
     own_key = report.get("userApiKey") or {}
     if own_key.get("calls"):
-        out.print(
-            _line(
+        say(
+            out,
+            (
                 f"Not Cursor spend: {counted(own_key['calls'], 'call')} billed to your own API "
                 f"key (~{format_money(own_key['apiCost'])} at API rates)"
-            )
+            ),
         )
     local = report["coverage"]["localEstimateCost"]
     if local > 0:
-        out.print(_line(f"  {local_estimate_note(local)}", "dim"))
+        say(out, f"  {local_estimate_note(local)}", "dim")
     _print_sync(out, report.get("cursorSync"))
 
 
 def _print_sync(out: Console, block: dict[str, Any] | None) -> None:
     line = sync_line(block)
     if line:
-        out.print(_line(line, sync_style(block)))
+        say(out, line, sync_style(block))
 
 
 def print_prose(text: str, console: Console | None = None) -> None:
     """Lines for people, each wrapped at spaces only (see `make_console` for a pipe)."""
     out = console or make_console()
     for line in text.split("\n"):
-        out.print(_line(line))
+        say(out, line)
 
 
 def print_status(
@@ -347,4 +395,4 @@ def print_status(
     """`codeburn status` with Rich's styles (`lines.write_status` is a pipe's)."""
     out = console or make_console()
     for text, style in status_lines(status, verbose=verbose):
-        out.print(Text(text, style=style, overflow="ignore"))
+        say(out, Text(text, style=style))

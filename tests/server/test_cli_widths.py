@@ -127,6 +127,8 @@ def test_every_cost_of_the_real_export_is_whole_at_each_width(
     text = _run(real_export, "report", "--period", period, columns=columns)
     assert_costs_whole(text, report, columns)
     heads = tables(text)["Model"][0]
+    # the same figures in each table (one provider here: no Provider column in the model table)
+    assert tables(text)["Provider"][0][1:] == heads[1:] == tables(text)["Project"][0][1:]
     if columns >= 120:  # room for every column
         assert heads[1:] == [
             "Cost", "Calls", "Sessions", "Input", "Output", "Cache read", "Cache write"
