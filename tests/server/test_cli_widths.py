@@ -7,6 +7,7 @@ the same report's JSON figures, formatted. The demo's sample is checked the same
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -20,7 +21,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from codeburn.server.cli.lines import money
-from codeburn.server.cli.text import Column, fit_widths
+from codeburn.server.cli.text import Column, break_offsets, fit_widths
 
 CLI = "import sys; from codeburn.server.cli.main import main; sys.exit(main())"
 EXPORT = Path(__file__).parents[1] / "data" / "real-csv" / "01_w366813640_requests_col.csv"
@@ -240,3 +241,19 @@ def test_names_give_way_and_figures_never_do(width: int) -> None:
     dropped = [c.head for c in columns if c.head not in sizes]
     order = ["Sessions", "Cache write", "Provider", "Calls"]
     assert set(dropped) == set(order[: len(dropped)])  # in the drop order
+
+
+def test_prose_breaks_at_spaces_and_never_inside_a_path() -> None:
+    path = "/home/someone/.config/Cursor/User/globalStorage/state.vscdb;"
+    text = f"! No Cursor data found at {path} showing imported usage only"
+    lines = [text[a:b] for a, b in _spans(text, break_offsets(text, 30, 2))]
+    assert [line.rstrip() for line in lines] == [
+        "! No Cursor data found at", path, "showing imported usage only"
+    ]  # fmt: skip
+    assert break_offsets("short", 30) == []
+    assert break_offsets("", 30) == []
+
+
+def _spans(text: str, offsets: list[int]) -> list[tuple[int, int]]:
+    bounds = [0, *offsets, len(text)]
+    return list(itertools.pairwise(bounds))
