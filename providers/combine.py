@@ -73,6 +73,9 @@ class Combined:
     parts: list[list[Call]]  # every call, in parts (`providers.parts`), in order
     unreadable: dict[str, int]  # reason → conversations that exist but could not be read
     first_seen: dict[str, int]  # transcript turn (`<id>:<n>`) → when it was first seen
+    # transcripts read whose turns carry no time, by how they were dated: "conversation" (its
+    # start and last update) or "first-seen" (when the file was first seen), for `diagnostics`
+    inferred: dict[str, int] = field(default_factory=dict)
 
     @property
     def calls(self) -> list[Call]:
@@ -172,6 +175,7 @@ class _Combiner:
             self.taken.update(facts.sessions_keyed(BUBBLE_KEY_PREFIX))
             known.update(facts.projects)
         self.represented: set[str] = set()
+        self.inferred: Counter[str] = Counter()
         known.update(m.project for m in ide.metas.values() if m.project)
         known.update(p for s in agent.sessions.values() if (p := _session_project(s)))
         self.by_slug = {slug_key(p): p for p in sorted(known) if slug_key(p)}
@@ -236,6 +240,9 @@ class _Combiner:
             seen, mtime = self.first_seen, read.mtime_ms
             times = tuple(seen.setdefault(f"{cid}:{i}", mtime) for i in range(len(turns)))
             turns = self.memo.dated(cid, turns, times)
+            self.inferred["first-seen"] += 1
+        else:  # a transcript's lines carry no time: spread over its conversation's times
+            self.inferred["conversation"] += 1
         provider = CURSOR if ide else CURSOR_AGENT
         return self.memo.calls(
             agent_formats.Graph(
@@ -278,7 +285,9 @@ class _Combiner:
         replaced = {c for c in self.represented if reps.get(c) not in IDE_FULL} - self.taken
         ide_parts = [_without(f, replaced) for f in self.ide_parts]
         parts = [p for p in (*ide_parts, *parts) if p]
-        return Combined(parts, dict(sorted(unreadable.items())), self.first_seen)
+        return Combined(
+            parts, dict(sorted(unreadable.items())), self.first_seen, dict(self.inferred)
+        )
 
     def _ide_unreadable(self) -> Counter[str]:
         """The IDE's unreadable conversations by reason, less those read from an agent source."""

@@ -153,27 +153,53 @@ def local_notices(result: ReadResult | None, unreadable: dict[str, int]) -> list
     return notes
 
 
-def local_diagnostics(result: ReadResult | None, skipped_gauges: int = 0) -> list[str]:
+def local_diagnostics(
+    result: ReadResult | None,
+    skipped_gauges: int = 0,
+    transcripts: Mapping[str, int] | None = None,
+) -> list[str]:
     """Facts of a local read that are not problems (skipped rows and meters, inferred dates),
-    for the report/status `diagnostics` (docs/cli.md: `--verbose` and the log)."""
-    notes: list[str] = []
+    for the report/status `diagnostics` (docs/cli.md: `--verbose` and the log). `transcripts`:
+    transcripts dated by inference, by how (`Combined.inferred`)."""
+    notes = transcript_diagnostics(transcripts or {})
     skipped_gauges += result.skipped_gauges if result is not None else 0
     if skipped_gauges:
         notes.append(skipped_gauge_note(skipped_gauges))
     if result is None:
         return notes
-    if result.skipped_subcomposer:
+    if n := result.skipped_subcomposer:
+        rows = _plural(n, "row")
+        notes.append(f"skipped {n} Cursor tool-call {rows} that are not sessions")
+    if n := result.skipped_undated:
+        notes.append(f"skipped {n} Cursor {_plural(n, 'message')} without a usable date")
+    if n := result.inferred_dates:
         notes.append(
-            f"skipped {result.skipped_subcomposer} Cursor tool-call rows that are not sessions"
-        )
-    if result.skipped_undated:
-        notes.append(f"skipped {result.skipped_undated} Cursor messages without a usable date")
-    if result.inferred_dates:
-        notes.append(
-            f"dated {result.inferred_dates} Cursor messages of older builds from their"
+            f"dated {n} Cursor {_plural(n, 'message')} of older builds from their"
             " conversation's start and last update (they carry no time of their own)"
         )
     return notes
+
+
+def transcript_diagnostics(inferred: Mapping[str, int]) -> list[str]:
+    """Agent transcripts carry no time of their own: how the read dated them."""
+    notes = []
+    by_conversation = inferred.get("conversation", 0)
+    if by_conversation:
+        notes.append(
+            f"dated {by_conversation} agent {_plural(by_conversation, 'transcript')} from their "
+            "conversation's start and last update (transcripts carry no time of their own)"
+        )
+    by_file = inferred.get("first-seen", 0)
+    if by_file:
+        notes.append(
+            f"dated {by_file} agent {_plural(by_file, 'transcript')} from when CodeBurn first saw "
+            "the file (no conversation time is known for them; approximate)"
+        )
+    return notes
+
+
+def _plural(count: int, noun: str) -> str:
+    return noun if count == 1 else f"{noun}s"
 
 
 def conversations_of(
@@ -287,7 +313,7 @@ class LocalReader:
             result, agent, held.get(self.agent.first_seen_key), self._parts
         )
         notes = local_notices(result, combined.unreadable)
-        diagnostics = local_diagnostics(result, skipped_cli_gauges(agent))
+        diagnostics = local_diagnostics(result, skipped_cli_gauges(agent), combined.inferred)
         if result is None:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
         parts = self._parts.all(combined.parts)

@@ -66,14 +66,15 @@ def _sample_environment() -> Iterator[Path]:
 
 
 def month_line(report: dict[str, Any]) -> str:
-    """`This month (2026-12-01 – 2026-12-01): ~$1.89 · 121 calls (all estimated)`."""
+    """`This month (2026-12-01 – 2026-12-06): ~$1.89 · 121 calls (all estimated)`; one date on
+    the 1st."""
+    from codeburn.server.cli.lines import counted, money, period_days, with_split  # noqa: PLC0415
+
     period, totals = report["period"], report["totals"]
-    head = f"This month ({period['from']} – {period['to']})"
+    head = f"This month ({period_days(period['from'], period['to'])})"
     if totals["calls"] == 0:
         return f"{head}: no usage yet"
-    from codeburn.server.cli.lines import money, with_split  # noqa: PLC0415
-
-    return with_split(f"{head}: {money(totals)} · {totals['calls']:,} calls", totals)
+    return with_split(f"{head}: {money(totals)} · {counted(totals['calls'], 'call')}", totals)
 
 
 def _show(service: UsageService, budget: Budget) -> None:
@@ -82,7 +83,7 @@ def _show(service: UsageService, budget: Budget) -> None:
     now_day = today()
     print_report(service.report(named_period("30days", now_day), sync=False))
     print()
-    print(month_line(service.report(named_period("month", now_day), sync=False)))
+    say(month_line(service.report(named_period("month", now_day), sync=False)))
     print()
     status = service.status(budget=budget, sync=False)
     assert status is not None
@@ -92,14 +93,14 @@ def _show(service: UsageService, budget: Budget) -> None:
 def run_demo(*, sample: bool = False, cursor_db: str | None = None) -> int:
     db = resolve_db_path(cli=cursor_db)
     if db.is_file() and not sample:
-        print(f"Cursor data found at {db}\n")
+        say(f"Cursor data found at {db}\n")
         from codeburn.cache import budget_from_config  # noqa: PLC0415
 
         _show(UsageService(db), budget_from_config())
         return 0
     with _sample_environment() as folder:
         started = time.monotonic()
-        print(
+        say(
             f"No Cursor installation found{' (or --sample given)' if db.is_file() else ''}: "
             "sample data in both of Cursor's storage layouts.\n"
         )
@@ -110,8 +111,21 @@ def run_demo(*, sample: bool = False, cursor_db: str | None = None) -> int:
     return 0
 
 
+def say(text: str) -> None:
+    """Prose for people: wrapped at spaces to the console's width, never inside a word (a
+    pipe without `COLUMNS` keeps each line whole)."""
+    from codeburn.server.cli.text import print_prose  # noqa: PLC0415
+
+    print_prose(text)
+
+
 def _heading(text: str) -> None:
-    print(f"{text}\n{'=' * len(text)}")
+    """`text`, underlined as far as its longest line goes on the console."""
+    from codeburn.server.cli.text import make_console, print_prose  # noqa: PLC0415
+
+    out = make_console()
+    print_prose(text, out)
+    print("=" * min(len(text), out.width))
 
 
 def _bubbles_sample(folder: Path) -> None:
@@ -133,7 +147,7 @@ def _bubbles_sample(folder: Path) -> None:
     os.utime(export, ns=(now * 1_000_000, now * 1_000_000))  # written "now" by the demo's clock
     service.import_csv(export, start=first.isoformat(), end=last.isoformat())
     _heading("Sample 1 of 2 — Cursor ≤ 2.x layout: conversations stored as bubbles")
-    print(
+    say(
         f"{info.conversations} conversations, {info.bubbles:,} messages "
         f"in {len(info.sources)} input sources, plus a usage export of {rows} events for "
         f"{first} – {last} (exact figures).\n"
@@ -150,7 +164,7 @@ def _cursor3_sample(folder: Path) -> None:
     info = generate_cursor3_profile(folder / "Cursor3", home, Cursor3Spec())
     ide = sum(info.kinds.values())
     _heading("Sample 2 of 2 — Cursor 3.x layout: conversation graphs, transcripts and the CLI")
-    print(
+    say(
         f"{ide} IDE conversations in the 3.x layout (composerHeaders table, conversationState "
         f"roots, {info.blobs:,} agentKv blobs; {info.kinds.get('encrypted', 0)} encrypted), "
         f"{info.classic.conversations if info.classic else 0} older ones as bubbles, "

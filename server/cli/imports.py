@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from codeburn.cache import CoverageError, FolderUnusableError, ImportStoreError, LockTimeoutError
 from codeburn.providers import PROVIDER_NAMES, CsvFormatError, parse_iso_ms
 from codeburn.server.cli.errors import UserError
+from codeburn.server.cli.lines import counted
 from codeburn.server.service import dumps, plain
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ def _ranges(count: int) -> str:
 def summary_text(summary: dict[str, Any], what: str) -> str:
     coverage = summary.get("coverage") or {}
     lines = [
-        f"{what}: {summary['added']:,} new events, {summary['skipped']:,} already imported; "
-        f"{summary['total']:,} stored in total."
+        f"{what}: {counted(summary['added'], 'new event')}, {summary['skipped']:,} already "
+        f"imported; {summary['total']:,} stored in total."
     ]
     if coverage.get("start"):
         how = ", inferred from the first and last event" if coverage.get("inferred") else ""
@@ -46,11 +47,12 @@ def summary_text(summary: dict[str, Any], what: str) -> str:
     lines.append(f"Tokens in this {'sync' if window else 'file'}: {summary['tokens']:,}.")
     if summary.get("userApiKey"):
         lines.append(
-            f"{summary['userApiKey']:,} rows billed to your own API key: "
+            f"{counted(summary['userApiKey'], 'row')} billed to your own API key: "
             "listed apart, not counted as Cursor spend."
         )
     if summary.get("future"):
-        lines.append(f"{summary['future']:,} rows dated after tomorrow were refused.")
+        verb = "was" if summary["future"] == 1 else "were"
+        lines.append(f"{counted(summary['future'], 'row')} dated after tomorrow {verb} refused.")
     replaced = [PROVIDER_NAMES.get(p, p) for p in summary.get("replaced", [])]
     if replaced:
         lines.append(f"Exact figures replace local estimates of: {', '.join(replaced)}.")

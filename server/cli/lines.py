@@ -10,15 +10,50 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
-from codeburn.providers import NO_DATE, now_ms, parse_iso_ms
+from codeburn.providers import NO_DATE, now_ms, parse_iso_ms, six_month_floor, today
 from codeburn.server.service import format_money, split_text
 from codeburn.server.service import plain as inert
 
 UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
 # What makes Rich treat a stream that is no terminal as one (colours included).
 _FORCING_ENV = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 call`, `2,245 calls`: the noun agrees with the count."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
+def period_days(first: str, last: str) -> str:
+    """`2026-12-01 – 2026-12-06`, or one date for a one-day period."""
+    return first if first == last else f"{first} – {last}"
+
+
+# What a period shows before the floor of Cursor's local files (docs/reports.md).
+BEFORE_WINDOW: Final = "only imported or synced usage and the days CodeBurn saved earlier show"
+
+
+def window_floor(first: str) -> str | None:
+    """The floor of Cursor's local files (6 months back) when a period starting on `first`
+    reaches before it, else None."""
+    floor = six_month_floor(today()).isoformat()
+    return floor if first < floor else None
+
+
+def window_line(floor: str) -> str:
+    """The one line of a period that reaches before the floor of Cursor's local files."""
+    return f"Before {floor} (the 6-month window of Cursor's local files) {BEFORE_WINDOW}."
+
+
+def empty_before_window(floor: str) -> str:
+    """Why a period before the floor shows no usage, and what would show it."""
+    return (
+        f"It lies before {floor}, outside the 6-month window of Cursor's local files, where "
+        f"{BEFORE_WINDOW}; there are none. For these days, import Cursor's usage export: "
+        "codeburn import cursor FILE"
+    )
 
 
 def money(row: dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ from codeburn.server.service.periods import (
     period_title,
     resolve_period,
 )
-from codeburn.server.service.plain_text import plain
+from codeburn.server.service.plain_text import plain, title_text
 from codeburn.server.service.report import WARNING_SHARE, build_status
 from codeburn.server.service.usage import UsageService
 
@@ -35,4 +35,5 @@ __all__ = [
     "resolve_period",
     "split_money",
     "split_text",
+    "title_text",
 ]

@@ -17,9 +17,12 @@ PERIOD_TITLES: Final = {
     "30days": "last 30 days",
     "month": "this month",
     "lastmonth": "last month",
-    "all": "last 6 months",
+    "all": "all history",
     "custom": "chosen days",
 }
+# `all` starts at the oldest day CodeBurn holds, which only the usage service knows: the period
+# made here starts at the floor of Cursor's local files, and the service moves it back.
+ALL_PERIOD: Final = "all"
 EARLIEST_YEAR: Final = 2000
 LATEST_YEAR: Final = 2100
 

@@ -18,3 +18,21 @@ def plain(value: Any) -> str:
     if text.isprintable():
         return text
     return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in _ESCAPED else ch for ch in text)
+
+
+_WHITESPACE: Final = frozenset("\t\n\r\x0b\x0c\x85\u2028\u2029")
+
+
+def title_text(value: Any) -> str:
+    """A conversation title for one line of a table: control characters removed (a title's
+    DEL or BEL carries no meaning), line breaks and tabs read as one space; format characters
+    stay escaped (`plain`) so a bidi override cannot hide."""
+    if value is None:
+        return ""
+    text = str(value)
+    if text.isprintable():
+        return text
+    kept = (
+        " " if ch in _WHITESPACE else "" if unicodedata.category(ch) == "Cc" else ch for ch in text
+    )
+    return plain(" ".join("".join(kept).split()))

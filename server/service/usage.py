@@ -54,6 +54,7 @@ from codeburn.providers import (
     gc_paused,
     iso_utc,
     later,
+    local_day,
     local_midnight_ms,
     release_free_memory,
     six_month_floor,
@@ -62,7 +63,7 @@ from codeburn.providers import (
     write_behind,
 )
 from codeburn.server.service.derive import derive_days, import_marks
-from codeburn.server.service.periods import Period
+from codeburn.server.service.periods import ALL_PERIOD, Period
 from codeburn.server.service.report import build_report, build_status, providers_for
 
 log = logging.getLogger(__name__)
@@ -97,6 +98,19 @@ class Collected:
     snapshot: ImportSnapshot | None
     diagnostics: list[str] = field(default_factory=list)
     paths: dict[str, str] = field(default_factory=dict)  # project slug → its folder
+    first: date | None = None  # the first day collected (`oldest`: the oldest day held)
+
+
+def oldest_held(daily: DailyCache, snapshot: ImportSnapshot | None, floor_day: date) -> date:
+    """The oldest local day CodeBurn holds (SPEC §8 `all`): its sealed days and the ranges of
+    imported or synced usage (every stored event lies in one), and at the latest the floor of
+    Cursor's local files."""
+    oldest = floor_day
+    if daily.sealed_from is not None and daily.watermark is not None:
+        oldest = min(oldest, daily.sealed_from)
+    for held in snapshot.ranges if snapshot is not None else ():
+        oldest = min(oldest, local_day(held.start_ms))
+    return oldest
 
 
 class UsageService:
@@ -265,19 +279,24 @@ class UsageService:
 
     # -- days -------------------------------------------------------------------------------
 
-    def collect(self, first: date, last: date, *, cached_only: bool = False) -> Collected:
+    def collect(
+        self, first: date, last: date, *, cached_only: bool = False, oldest: bool = False
+    ) -> Collected:
         """Slices for every day in [first, last]: sealed days from the cache, others derived.
+        `oldest`: from the oldest day held instead, when that is before `first`.
 
         Without cyclic GC: a refresh builds short-lived lists of every call (and caches' JSON)
         next to a long-lived reader, and the collections it would set off find little to free.
         """
         with self._lock, gc_paused(freeze=True):
-            collected = self._collect(first, last, cached_only)
+            collected = self._collect(first, last, cached_only, oldest)
         if self._keep_state:  # a long-lived service: its resident memory is not the peak's
             release_free_memory()
         return collected
 
-    def _collect(self, first: date, last: date, cached_only: bool = False) -> Collected:
+    def _collect(
+        self, first: date, last: date, cached_only: bool = False, oldest: bool = False
+    ) -> Collected:
         now_day = today()
         last = min(last, now_day)
         floor_day = six_month_floor(now_day)
@@ -297,7 +316,7 @@ class UsageService:
         days: dict[date, DaySlices] = {}
         needed: list[date] = []
         before_floor: list[date] = []
-        day = first
+        day = first = min(first, oldest_held(daily, snapshot, floor_day)) if oldest else first
         while day <= last:
             if day < now_day and daily.is_sealed(day):
                 days[day] = daily.day(day)
@@ -345,7 +364,7 @@ class UsageService:
                 "error", store_error, local.warnings, local.unreadable, local.diagnostics
             )
         self.local = local
-        return Collected(days, local, snapshot, diagnostics, {**daily.paths, **local.paths})
+        return Collected(days, local, snapshot, diagnostics, {**daily.paths, **local.paths}, first)
 
     def _hold_first_seen(
         self, daily: DailyCache, zone: str, floor_day: date
@@ -439,7 +458,9 @@ class UsageService:
         """The report object (docs/report-json.md) for a period."""
         if sync and providers_for(provider) & SYNCED_PROVIDERS:
             self.sync_if_due()
-        collected = self.collect(period.start, period.end)
+        collected = self.collect(period.start, period.end, oldest=period.label == ALL_PERIOD)
+        if collected.first is not None and collected.first < period.start:
+            period = Period(period.label, collected.first, period.end)
         notes = list(collected.local.warnings)
         if collected.local.message:
             notes.insert(0, collected.local.message)

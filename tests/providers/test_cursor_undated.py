@@ -105,7 +105,7 @@ def test_inferred_dates_and_undatable_inline_composers_are_said_in_the_notices()
         "1 conversation could not be read (1 no date) — sync or import for exact figures",
     ]
     assert local_diagnostics(result) == [  # facts, not warnings
-        "skipped 1 Cursor messages without a usable date",
+        "skipped 1 Cursor message without a usable date",
         "dated 3 Cursor messages of older builds from their conversation's start and last"
         " update (they carry no time of their own)",
     ]

@@ -79,7 +79,11 @@ def test_stored_events_before_the_floor_show_for_an_explicit_range(
     assert report["totals"]["notCharged"] == 1
     assert report["totals"]["cost"] == pytest.approx(0.40)
     assert [d["date"] for d in report["days"]] == [day]
-    assert _report(capsys, "--period", "all")["totals"]["calls"] == 0  # "all" starts at the floor
+    # "all" starts at the oldest day held: the imported day, before the floor of local files
+    everything = _report(capsys, "--period", "all")
+    assert everything["period"]["from"] == day
+    assert everything["totals"]["calls"] == 2
+    assert everything["totals"]["cost"] == report["totals"]["cost"]
 
 
 def test_team_export_needs_user_and_never_sums_several_people(

@@ -45,7 +45,7 @@ def test_demo_shows_both_layouts_labelled(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("CODEBURN_CURSOR_DB", str(tmp_path / "no-cursor" / "state.vscdb"))
-    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.delenv("COLUMNS", raising=False)  # a pipe without COLUMNS: every line whole
     home = str(tmp_path / "cursor-home")
     monkeypatch.setenv("CODEBURN_CURSOR_HOME", home)
     assert run_demo(sample=True) == 0

@@ -99,7 +99,8 @@ def test_a_first_demo_shows_the_whole_sample_on_any_day(
         assert head in sample
         assert "No usage in this period" not in sample
         figures = r"~\$[\d,.]+ · [\d,]+ calls( \(all estimated\)|\n  = .+)"
-        line = rf"This month \({month[0]} – {month[1]}\): ({figures}|no usage yet)$"
+        days = month[0] if month[0] == month[1] else f"{month[0]} – {month[1]}"  # one day: one date
+        line = rf"This month \({days}\): ({figures}|no usage yet)$"
         assert re.search(line, sample, re.MULTILINE)
         assert re.search(r"^~?\$[\d,.]+ today · ~?\$[\d,.]+ month$", sample, re.MULTILINE)
     assert "(imported)" not in out[second:]  # sample 1's export stays in sample 1

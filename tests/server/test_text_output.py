@@ -74,7 +74,7 @@ def test_a_meter_that_is_no_context_size_is_skipped_and_said(
     assert main(["report", "--period", "today", "--cursor-db", str(p.db_path)]) == 0
     out = capsys.readouterr().out
     assert "skipped 1 Cursor context meter" not in out  # a diagnostic: --verbose only
-    assert "Total ~$0.0003  1 calls" in out  # 100 tokens of user text as cursor-auto
+    assert "Total ~$0.0003  1 call, 1 session" in out  # 100 tokens of user text as cursor-auto
     assert main(["report", "--period", "today", "--verbose", "--cursor-db", str(p.db_path)]) == 0
     assert "· skipped 1 Cursor context meter above 10 M tokens" in capsys.readouterr().out
     import json  # noqa: PLC0415
@@ -180,3 +180,23 @@ def test_the_model_table_names_the_provider_when_there_are_several(
     assert main(["report", "--period", "today", "--provider", "cursor"]) == 0
     out = capsys.readouterr().out
     assert "Provider" not in out[out.index("Model ") : out.index("Project ")]
+
+
+def test_a_title_loses_its_control_characters_and_keeps_format_ones_visible() -> None:
+    from codeburn.server.service import title_text  # noqa: PLC0415
+
+    assert title_text("fix\x7f the\tbuild\r\nnow\x07") == "fix the build now"
+    assert title_text("rtl\u202eevil") == "rtl\\u202eevil"  # a bidi override stays visible
+    assert title_text("plain title") == "plain title"
+    assert title_text(None) == ""
+
+
+def test_counts_agree_with_their_noun_and_one_day_is_one_date() -> None:
+    from codeburn.server.cli.lines import counted, period_days  # noqa: PLC0415
+
+    assert [counted(n, "call") for n in (0, 1, 2, 1234)] == [
+        "0 calls", "1 call", "2 calls", "1,234 calls"
+    ]  # fmt: skip
+    assert counted(1, "new event") == "1 new event"
+    assert period_days("2026-12-06", "2026-12-06") == "2026-12-06"
+    assert period_days("2026-12-01", "2026-12-06") == "2026-12-01 – 2026-12-06"

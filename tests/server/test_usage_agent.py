@@ -351,3 +351,20 @@ def test_a_long_lived_service_reads_beside_the_database_only_the_first_time(
     monkeypatch.setattr(agent_side, "can_fork", lambda: False)
     fresh = UsageService(machine.db, cache_dir=tmp_path / "other-cache")
     assert refreshed["providers"] == fresh.report(upto_today, sync=False)["providers"]
+
+
+def test_verbose_lists_the_transcripts_whose_dates_are_inferred(
+    machine: Machine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A transcript's lines carry no time: how its turns were dated is a diagnostic (issue 37)."""
+    machine.write_sessions()
+    note = (
+        "dated 1 agent transcript from when CodeBurn first saw the file (no conversation time "
+        "is known for them; approximate)"
+    )
+    assert note in run_json(capsys, "report", *machine.args())["diagnostics"]
+    span = ["--from", machine.d1.isoformat()]  # to today: a day never sealed, always read
+    assert main(["report", *span, "--no-sync"]) == 0
+    assert note not in capsys.readouterr().out  # a fact, not a warning: --verbose only
+    assert main(["report", *span, "--no-sync", "--verbose"]) == 0
+    assert f"· {note}" in capsys.readouterr().out
