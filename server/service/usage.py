@@ -102,9 +102,9 @@ class Collected:
 
 
 def oldest_held(daily: DailyCache, snapshot: ImportSnapshot | None, floor_day: date) -> date:
-    """The oldest local day CodeBurn holds (docs/report-json.md, period `all`): its sealed days and the ranges of
-    imported or synced usage (every stored event lies in one), and at the latest the floor of
-    Cursor's local files."""
+    """The oldest local day CodeBurn holds (docs/report-json.md, period `all`): its sealed days
+    and the ranges of imported or synced usage (every stored event lies in one), and at the
+    latest the floor of Cursor's local files."""
     oldest = floor_day
     if daily.sealed_from is not None and daily.watermark is not None:
         oldest = min(oldest, daily.sealed_from)
