@@ -8,7 +8,7 @@ from typing import Final
 
 from codeburn.providers import CodeBurnError, six_month_floor
 
-PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "lastmonth", "all")
+PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "lastmonth", "cycle", "all")
 # Period names in words, for headers people read (the JSON keeps the names).
 PERIOD_TITLES: Final = {
     "today": "today",
@@ -17,6 +17,7 @@ PERIOD_TITLES: Final = {
     "30days": "last 30 days",
     "month": "this month",
     "lastmonth": "last month",
+    "cycle": "this billing cycle",
     "all": "last 6 months",
     "custom": "chosen days",
 }
@@ -74,6 +75,10 @@ def named_period(name: str, today: date) -> Period:
         return Period(name, last.replace(day=1), last)
     if name == "all":
         return Period(name, six_month_floor(today), today)
+    if name == "cycle":  # the last usage summary's billing cycle, else this calendar month
+        from codeburn.server.service.cycle import cycle_period  # noqa: PLC0415 - cycle.py imports this module
+
+        return cycle_period(today)
     raise PeriodError(f"unknown period {name!r}; use one of {', '.join(PERIODS)}")
 
 

@@ -61,7 +61,9 @@ from codeburn.providers import (
     today,
     write_behind,
 )
+from codeburn.server.service.cycle import current_cycle
 from codeburn.server.service.derive import derive_days, import_marks
+from codeburn.server.service.forecast import RECENT_DAYS
 from codeburn.server.service.periods import Period
 from codeburn.server.service.report import build_report, build_status, providers_for
 
@@ -462,17 +464,25 @@ class UsageService:
         quota: bool = False,
         sync: bool = True,
         cached_only: bool = False,
+        budget_period: str = "month",
+        known_quota: dict[str, Any] | None = None,
     ) -> dict[str, Any] | None:
-        """The SPEC §8 status object (today and this month).
+        """The SPEC §8 status object (today, this month, the billing cycle and its forecast).
 
         `cached_only` answers from the caches without parsing (a starting editor's first figures);
-        None when nothing is cached for this database yet.
+        None when nothing is cached for this database yet. `budget_period`: what the monthly
+        budget counts, `month` or `cycle`; `known_quota`: a `status.quota` already read (the
+        language server's), used when `quota` is false.
         """
         if sync and not cached_only:
             self.sync_if_due()
         now_day = today()
+        quota_block = self.quota() if quota else known_quota
+        cycle = current_cycle(now_day, quota_block)
+        # the forecast's recent rate reaches back before the cycle (docs/forecast.md)
+        first = min(now_day.replace(day=1), cycle.start - timedelta(days=RECENT_DAYS))
         try:
-            collected = self.collect(now_day.replace(day=1), now_day, cached_only=cached_only)
+            collected = self.collect(first, now_day, cached_only=cached_only)
         except NoCachedFigures:
             return None
         return build_status(
@@ -481,12 +491,14 @@ class UsageService:
             state=collected.local.state,
             message=collected.local.message,
             budget=budget,
-            quota=self.quota() if quota else None,
+            quota=quota_block,
             cursor_sync=self.cursor_sync_block(),
             warnings=collected.local.warnings,
             unreadable=collected.local.unreadable,
             diagnostics=collected.local.diagnostics,
             paths=collected.paths,
+            cycle=cycle,
+            budget_period=budget_period,
         )
 
     # -- cursor.com -------------------------------------------------------------------------
