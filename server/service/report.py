@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Any, Final
 
@@ -29,6 +29,7 @@ from codeburn.providers import (
     now_ms,
 )
 from codeburn.server.names import REPORT_SCHEMA, STATUS_SCHEMA
+from codeburn.server.service.alerts import DEFAULT_INCLUDED_PERCENT, alert_conditions
 from codeburn.server.service.attribution import KINDS
 from codeburn.server.service.forecast import Cycle, DayFigures
 from codeburn.server.service.forecast import project as project_forecast
@@ -330,10 +331,12 @@ def build_status(
     paths: dict[str, str] | None = None,
     cycle: Cycle | None = None,
     budget_period: str = "month",
+    included_percent: Sequence[float] = DEFAULT_INCLUDED_PERCENT,
 ) -> dict[str, Any]:
     """`paths`: project slug → its folder (`projects.ProjectNames`); `cycle`: the billing cycle
     (`cycle` and `forecast` are null without it); `budget_period`: what the monthly budget
-    counts, `month` or `cycle` (what the status bar's second figure shows)."""
+    counts, `month` or `cycle` (what the status bar's second figure shows); `included_percent`:
+    the included-usage thresholds of `alerts`."""
     today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS, conversations=False)
     month_slices = merge_days(
         (
@@ -369,6 +372,9 @@ def build_status(
         "diagnostics": list(diagnostics or []),
         "unreadable": unreadable_block(unreadable or {}),
     }
+    status["alerts"] = alert_conditions(
+        status, today=today, budget_period=budget_period, included_percent=included_percent
+    )
     return finite(status)  # valid JSON: no Infinity or NaN
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -61,6 +61,7 @@ from codeburn.providers import (
     today,
     write_behind,
 )
+from codeburn.server.service.alerts import DEFAULT_INCLUDED_PERCENT
 from codeburn.server.service.cycle import current_cycle
 from codeburn.server.service.derive import derive_days, import_marks
 from codeburn.server.service.forecast import RECENT_DAYS
@@ -466,6 +467,7 @@ class UsageService:
         cached_only: bool = False,
         budget_period: str = "month",
         known_quota: dict[str, Any] | None = None,
+        included_percent: Sequence[float] = DEFAULT_INCLUDED_PERCENT,
     ) -> dict[str, Any] | None:
         """The SPEC §8 status object (today, this month, the billing cycle and its forecast).
 
@@ -499,6 +501,7 @@ class UsageService:
             paths=collected.paths,
             cycle=cycle,
             budget_period=budget_period,
+            included_percent=included_percent,
         )
 
     # -- cursor.com -------------------------------------------------------------------------
