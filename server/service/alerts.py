@@ -25,6 +25,11 @@ def _money(usd: float, estimated: bool = False) -> str:
     return ("~" if estimated else "") + format_money(usd)
 
 
+def _dollars(usd: float) -> str:
+    """Cursor's own figures are whole cents: `$0.42`, `$1,250.00`."""
+    return f"${usd:,.2f}"
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
@@ -139,7 +144,7 @@ def _on_demand(quota: Mapping[str, Any], cycle: str) -> list[dict[str, Any]]:
                 "started",
                 cycle,
                 "warning",
-                f"Cursor is now billing on-demand: {_money(used)} so far this cycle",
+                f"Cursor is now billing on-demand: {_dollars(used)} so far this cycle",
             )
         )
     if limit_cents:
@@ -148,10 +153,10 @@ def _on_demand(quota: Mapping[str, Any], cycle: str) -> list[dict[str, Any]]:
             if used >= limit * step / 100:
                 over = step >= 100
                 text = (
-                    f"on-demand spend {_money(used)} has reached your {_money(limit)} limit"
+                    f"on-demand spend {_dollars(used)} has reached your {_dollars(limit)} limit"
                     if over
-                    else f"on-demand spend {_money(used)} has reached {step}% of your "
-                    f"{_money(limit)} limit"
+                    else f"on-demand spend {_dollars(used)} has reached {step}% of your "
+                    f"{_dollars(limit)} limit"
                 )
                 out.append(
                     _alert(
