@@ -93,7 +93,10 @@ def series(csv: Path, folder: Path) -> tuple[dict[date, object], date, date] | s
     try:
         summary = service.import_csv(csv)
     except CodeBurnError as exc:
-        return f"not imported: {str(exc)[:60]}"
+        reason = str(exc)
+        if "team export" in reason:
+            return "not imported: a team export of several people (one person's usage only)"
+        return f"not imported: {reason[:60]}"
     start_ms = parse_iso_ms(summary["coverage"]["start"] or "")
     end_ms = parse_iso_ms(summary["coverage"]["end"] or "")
     if start_ms is None or end_ms is None:

@@ -386,7 +386,7 @@ def cmd_forecast(args: argparse.Namespace) -> int:
     """The status object's `forecast` (docs/forecast.md): JSON (null before there is one) or
     lines for a person."""
     from codeburn.cache import budget_from_config  # noqa: PLC0415
-    from codeburn.server.service.forecast import forecast_lines  # noqa: PLC0415
+    from codeburn.server.service import forecast_lines  # noqa: PLC0415
 
     status = _service(args).status(
         budget=budget_from_config(), quota=args.quota, sync=not args.no_sync

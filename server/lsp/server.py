@@ -38,8 +38,7 @@ from codeburn.server.lsp.protocol import CheckedProtocol, QuietParseErrors
 from codeburn.server.lsp.settings import SECTION, Settings, changed_settings, parse_settings
 from codeburn.server.lsp.status import AlertNotices, failed_status, payload_key, with_env
 from codeburn.server.names import STATUS_METHOD
-from codeburn.server.service import UsageService
-from codeburn.server.service.alerts import combined_message
+from codeburn.server.service import UsageService, combined_message
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,6 @@ from typing import Any, Final
 from codeburn.cache import cache_dir, read_json
 from codeburn.providers import local_day, parse_iso_ms
 from codeburn.server.service.forecast import Cycle
-from codeburn.server.service.periods import Period
 
 QUOTA_FILE: Final = "cursor-quota.v1.json"
 """sync/quota.py's cache of the usage summary (read here without importing the sync client)."""
@@ -78,9 +77,3 @@ def current_cycle(today: date, quota: dict[str, Any] | None = None) -> Cycle:
         if cycle is not None:
             return cycle
     return cached_summary_cycle(today) or calendar_cycle(today)
-
-
-def cycle_period(today: date) -> Period:
-    """The report period `cycle`: the current cycle's days up to today."""
-    cycle = current_cycle(today)
-    return Period("cycle", cycle.start, min(cycle.end, today))

@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Final
 
+from codeburn.server.service.formatting import format_money
+
 DAY_MS: Final = 86_400_000
+MINUTE_MS: Final = 60_000
 MIN_CALL_DAYS: Final = 3
 """No forecast before the cycle has this many local days with calls."""
 RECENT_DAYS: Final = 14
@@ -21,6 +24,12 @@ HALF_LIFE_DAYS: Final = 7.0
 """A day's weight in the recent rate halves with every week of age."""
 CYCLE_WEIGHT: Final = 0.5
 """The daily rate is this share of the cycle's own average and the rest of the recent rate."""
+WEEKDAY_DAYS: Final = 56
+"""Weekday effects are read from this many local days up to the clock (eight of each weekday)."""
+WEEKDAY_STRENGTH: Final = 0.5
+"""How much of a weekday's measured effect is applied (half: eight samples are few)."""
+HISTORY_DAYS: Final = max(RECENT_DAYS, WEEKDAY_DAYS)
+"""The forecast reads the local days from this many days before the clock (and the cycle's)."""
 BAND_LOW: Final = 0.0
 BAND_HIGH: Final = 2.5
 """The band: what is spent plus these multiples of the projected rest of the cycle (the low end
@@ -70,12 +79,28 @@ def _recent_rate(days: Mapping[date, DayFigures], today: date, today_share: floa
     return num / den if den > 0 else 0.0
 
 
+def _weekday_effect(days: Mapping[date, DayFigures], today: date, end: date) -> float:
+    """The mean weekday factor of the cycle's days after `today`: a day's factor is its weekday's
+    share of the last WEEKDAY_DAYS days' cost × 7, pulled halfway to 1."""
+    by_weekday = [0.0] * 7
+    for age in range(WEEKDAY_DAYS):
+        day = today - timedelta(days=age)
+        by_weekday[day.weekday()] += days.get(day, DayFigures()).cost
+    total = sum(by_weekday)
+    ahead = [today + timedelta(days=n) for n in range(1, (end - today).days + 1)]
+    if total <= 0 or not ahead:
+        return 1.0
+    factors = [1 - WEEKDAY_STRENGTH + WEEKDAY_STRENGTH * 7 * b / total for b in by_weekday]
+    return sum(factors[d.weekday()] for d in ahead) / len(ahead)
+
+
 def project_cost(
     days: Mapping[date, DayFigures], cycle: Cycle, now_ms: int, start_ms: int, today: date
 ) -> Projection:
     """The cycle's cost at its end from the days up to `today` (`start_ms`: local midnight
     starting the cycle; `now_ms`: the clock). Never below what is spent."""
-    elapsed = max((now_ms - start_ms) / DAY_MS, 1e-6)
+    # whole minutes: a command started at an injected clock answers alike for its first minute
+    elapsed = max((now_ms - start_ms) // MINUTE_MS * MINUTE_MS / DAY_MS, 1e-6)
     elapsed_days = (today - cycle.start).days
     today_share = min(max(elapsed - elapsed_days, 1e-6), 1.0)
     spent = sum(f.cost for d, f in days.items() if cycle.start <= d <= today)
@@ -83,7 +108,7 @@ def project_cost(
     rate = CYCLE_WEIGHT * spent / elapsed + (1 - CYCLE_WEIGHT) * _recent_rate(
         days, today, today_share
     )
-    rest = max(rate * remaining, 0.0)
+    rest = max(rate * remaining * _weekday_effect(days, today, cycle.end), 0.0)
     return Projection(
         spent=spent,
         projected=spent + rest,
@@ -196,8 +221,6 @@ def project(
 
 
 def _money(usd: float, estimated: bool) -> str:
-    from codeburn.server.service.formatting import format_money  # noqa: PLC0415 - no cycle
-
     return ("~" if estimated else "") + format_money(usd)
 
 

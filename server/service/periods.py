@@ -7,6 +7,7 @@ from datetime import date, timedelta
 from typing import Final
 
 from codeburn.providers import CodeBurnError, six_month_floor
+from codeburn.server.service.cycle import current_cycle
 
 PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "lastmonth", "cycle", "all")
 # Period names in words, for headers people read (the JSON keeps the names).
@@ -76,9 +77,8 @@ def named_period(name: str, today: date) -> Period:
     if name == "all":
         return Period(name, six_month_floor(today), today)
     if name == "cycle":  # the last usage summary's billing cycle, else this calendar month
-        from codeburn.server.service.cycle import cycle_period  # noqa: PLC0415 - cycle.py imports this module
-
-        return cycle_period(today)
+        cycle = current_cycle(today)
+        return Period(name, cycle.start, min(cycle.end, today))
     raise PeriodError(f"unknown period {name!r}; use one of {', '.join(PERIODS)}")
 
 

@@ -64,7 +64,7 @@ from codeburn.providers import (
 from codeburn.server.service.alerts import DEFAULT_INCLUDED_PERCENT
 from codeburn.server.service.cycle import current_cycle
 from codeburn.server.service.derive import derive_days, import_marks
-from codeburn.server.service.forecast import RECENT_DAYS
+from codeburn.server.service.forecast import HISTORY_DAYS
 from codeburn.server.service.periods import Period
 from codeburn.server.service.report import build_report, build_status, providers_for
 
@@ -481,8 +481,9 @@ class UsageService:
         now_day = today()
         quota_block = self.quota() if quota else known_quota
         cycle = current_cycle(now_day, quota_block)
-        # the forecast's recent rate reaches back before the cycle (docs/forecast.md)
-        first = min(now_day.replace(day=1), cycle.start - timedelta(days=RECENT_DAYS))
+        # the forecast's rates reach back before the cycle (docs/forecast.md)
+        history = now_day - timedelta(days=HISTORY_DAYS - 1)
+        first = min(now_day.replace(day=1), cycle.start, history)
         try:
             collected = self.collect(first, now_day, cached_only=cached_only)
         except NoCachedFigures:

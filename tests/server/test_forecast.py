@@ -67,8 +67,8 @@ def test_basis_and_the_estimated_sign() -> None:
 
 
 def test_pools_run_out_and_on_demand_follows() -> None:
-    first_day = date(2026, 10, 20)  # a steady $10 a day, also in the days before the cycle
-    days = {first_day + timedelta(days=n): DayFigures(10.0, 0.0, 5) for n in range(22)}
+    first_day = date(2026, 9, 1)  # a steady $10 a day, also in the days before the cycle
+    days = {first_day + timedelta(days=n): DayFigures(10.0, 0.0, 5) for n in range(71)}
     quota = {
         "available": True,
         "pools": [
@@ -176,9 +176,11 @@ def test_cli_forecast_at_an_injected_clock_equals_the_bench(
     done = _cli(env, "forecast", "--format", "json", "--no-sync")
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
-    # the CLI's clock ticks on from CODEBURN_NOW: a few milliseconds of a 30-day cycle
+    # the CLI's clock ticks on from CODEBURN_NOW; the forecast counts whole minutes, so within
+    # its first minute the answer is the bench's to the last digit (a minute later: ~1e-5 off,
+    # which a loaded machine may take)
     for key in ("projectedCost", "low", "high"):
-        assert answer[key] == pytest.approx(expected[key], rel=1e-6), key
+        assert answer[key] == pytest.approx(expected[key], rel=1e-4), key
     rest = {k: v for k, v in answer.items() if k not in ("projectedCost", "low", "high")}
     assert rest == {k: v for k, v in expected.items() if k not in ("projectedCost", "low", "high")}
     assert answer["projectedCost"] > 0

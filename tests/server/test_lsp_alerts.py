@@ -54,6 +54,10 @@ async def test_alerts_show_once_per_condition_across_two_servers(signed_in: Serv
     expected = {"pool-cursor-models:80", "on-demand:started"}
     async with lsp_session(signed_in) as first:
         status = await first.statuses.wait(lambda st: expected <= _ids(st))
+        assert status["cycle"]["source"] == "cursor"  # the summary's cycle, carried on
+        report = await first.command("codeburn.server.report", {"period": "cycle"})
+        assert report["period"]["label"] == "cycle"
+        assert report["period"]["from"] == status["cycle"]["start"]
         levels = {a["id"].split(":")[0]: a["level"] for a in status["alerts"]}
         assert levels == {"pool-cursor-models": "warning", "on-demand": "warning"}
         await _until_messages(first.client, 1)
