@@ -268,19 +268,35 @@ class UsageService:
 
     # -- days -------------------------------------------------------------------------------
 
-    def collect(self, first: date, last: date, *, cached_only: bool = False) -> Collected:
+    def collect(
+        self,
+        first: date,
+        last: date,
+        *,
+        cached_only: bool = False,
+        history_from: date | None = None,
+    ) -> Collected:
         """Slices for every day in [first, last]: sealed days from the cache, others derived.
+
+        `history_from`: also the days from it to `first` as far as they cost no parse of Cursor's
+        files: sealed days, else the stored (imported and synced) events alone.
 
         Without cyclic GC: a refresh builds short-lived lists of every call (and caches' JSON)
         next to a long-lived reader, and the collections it set off cost it 20-80 ms.
         """
         with self._lock, gc_paused(freeze=True):
-            collected = self._collect(first, last, cached_only)
+            collected = self._collect(first, last, cached_only, history_from)
         if self._keep_state:  # a long-lived service: its resident memory is not the peak's
             release_free_memory()
         return collected
 
-    def _collect(self, first: date, last: date, cached_only: bool = False) -> Collected:
+    def _collect(
+        self,
+        first: date,
+        last: date,
+        cached_only: bool = False,
+        history_from: date | None = None,
+    ) -> Collected:
         now_day = today()
         last = min(last, now_day)
         floor_day = six_month_floor(now_day)
@@ -297,18 +313,9 @@ class UsageService:
             )
         daily, lost = self._hold_first_seen(daily, zone, floor_day)
         snapshot, store_error = self._snapshot()
-        days: dict[date, DaySlices] = {}
-        needed: list[date] = []
-        before_floor: list[date] = []
-        day = first
-        while day <= last:
-            if day < now_day and daily.is_sealed(day):
-                days[day] = daily.day(day)
-            elif day >= floor_day:
-                needed.append(day)
-            else:
-                before_floor.append(day)
-            day += ONE_DAY
+        days, needed, before_floor = self._plan(
+            daily, history_from or first, first, last, now_day, floor_day
+        )
         if before_floor and snapshot is not None and snapshot.events:
             # The floor limits the scan of Cursor's database only: stored exact events show
             # for any period asked.
@@ -349,6 +356,26 @@ class UsageService:
             )
         self.local = local
         return Collected(days, local, snapshot, diagnostics, {**daily.paths, **local.paths})
+
+    @staticmethod
+    def _plan(
+        daily: DailyCache, since: date, first: date, last: date, now_day: date, floor_day: date
+    ) -> tuple[dict[date, DaySlices], list[date], list[date]]:
+        """Sealed days served, the days to derive from a parse, and the days from stored events
+        alone: those before the floor, and the history from `since` to `first` (never parsed)."""
+        days: dict[date, DaySlices] = {}
+        needed: list[date] = []
+        stored_only: list[date] = []
+        day = since
+        while day <= last:
+            if day < now_day and daily.is_sealed(day):
+                days[day] = daily.day(day)
+            elif day >= floor_day and day >= first:
+                needed.append(day)
+            else:
+                stored_only.append(day)
+            day += ONE_DAY
+        return days, needed, stored_only
 
     def _hold_first_seen(
         self, daily: DailyCache, zone: str, floor_day: date
@@ -481,11 +508,15 @@ class UsageService:
         now_day = today()
         quota_block = self.quota() if quota else known_quota
         cycle = current_cycle(now_day, quota_block)
-        # the forecast's rates reach back before the cycle (docs/forecast.md)
+        # The forecast's rates reach back before the cycle (docs/forecast.md): those days come
+        # without a parse of Cursor's files (sealed, or stored events), so a status reads no
+        # more of them than before.
         history = now_day - timedelta(days=HISTORY_DAYS - 1)
-        first = min(now_day.replace(day=1), cycle.start, history)
+        first = min(now_day.replace(day=1), cycle.start)
         try:
-            collected = self.collect(first, now_day, cached_only=cached_only)
+            collected = self.collect(
+                first, now_day, cached_only=cached_only, history_from=min(first, history)
+            )
         except NoCachedFigures:
             return None
         return build_status(
