@@ -31,9 +31,11 @@ WEEKDAY_STRENGTH: Final = 0.5
 HISTORY_DAYS: Final = max(RECENT_DAYS, WEEKDAY_DAYS)
 """The forecast reads the local days from this many days before the clock (and the cycle's)."""
 BAND_LOW: Final = 0.0
-BAND_HIGH: Final = 2.5
-"""The band: what is spent plus these multiples of the projected rest of the cycle (the low end
-is what is spent: bursty usage often simply stops)."""
+BAND_HIGH: Final = 1.5
+BAND_MIN_SHARE: Final = 0.58
+"""The band: what is spent plus BAND_LOW × the projected rest of the cycle (bursty usage often
+simply stops), up to what is spent plus the larger of BAND_HIGH × the projected rest and
+BAND_MIN_SHARE × the projection (late in a cycle a burst still moves the total)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +115,7 @@ def project_cost(
         spent=spent,
         projected=spent + rest,
         low=spent + BAND_LOW * rest,
-        high=spent + BAND_HIGH * rest,
+        high=spent + max(BAND_HIGH * rest, BAND_MIN_SHARE * (spent + rest)),
         remaining_days=remaining,
     )
 
