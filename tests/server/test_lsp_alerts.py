@@ -4,6 +4,7 @@ the usage summary; each condition is shown once per cycle, by whichever window s
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from lsprotocol import types
 
 from codeburn.providers.localtime import now_ms
-from tests.server.conftest import WAIT_S, ServerEnv, lsp_session
+from tests.server.conftest import WAIT_S, ServerEnv, lsp_session, write_profile
 from tests.sync.fake_cursor import FakeCursor, cookie_for, make_jwt, write_global_db
 
 REFRESH = "codeburn.server.refresh"
@@ -80,5 +81,28 @@ async def test_alerts_show_once_per_condition_across_two_servers(signed_in: Serv
 async def test_alerts_off_lists_them_but_shows_nothing(signed_in: ServerEnv) -> None:
     async with lsp_session(signed_in, settings={"alerts": {"enabled": False}}) as s:
         await s.statuses.wait(lambda st: "on-demand:started" in _ids(st))
+        await s.command(REFRESH)
+        assert s.client.messages == []
+
+
+async def test_no_alert_from_the_cached_figures_at_start_up(server_env: ServerEnv) -> None:
+    """The cached figures a starting server shows first are over the budget, the full read that
+    follows is not: no message (partial or stale totals never alert)."""
+    async with lsp_session(server_env) as s:
+        first = await s.statuses.wait(lambda st: st["today"]["calls"] > 0)
+    budget = first["today"]["cost"] / 2
+    # Cursor's data is now smaller than what the caches hold (a new profile at the same place)
+    shutil.rmtree(server_env.root / "Cursor")
+    write_profile(server_env.root, conversations=0)
+    settings = {"budget": {"daily": budget}}
+    async with lsp_session(server_env, settings=settings, init_options=settings) as s:
+        cached = await s.statuses.wait()
+        assert cached["budget"]["level"] == "over"  # the caches' figures, shown at once
+        assert [a["id"].split(":")[:2] for a in cached["alerts"]] == [
+            ["budget-daily", "warning"],
+            ["budget-daily", "over"],
+        ]
+        fresh = await s.statuses.wait(lambda st: st["today"]["calls"] == 0)
+        assert fresh["alerts"] == []
         await s.command(REFRESH)
         assert s.client.messages == []
