@@ -13,7 +13,7 @@ import sys
 from typing import Any, Final, TextIO
 
 from codeburn.providers import NO_DATE, now_ms, parse_iso_ms, six_month_floor, today
-from codeburn.server.service import format_money, split_text
+from codeburn.server.service import forecast_lines, format_money, split_text
 from codeburn.server.service import plain as inert
 
 UNAVAILABLE = {"no-data", "db-locked", "db-unrecognized", "error"}
@@ -180,6 +180,8 @@ def status_lines(status: dict[str, Any], *, verbose: bool = False) -> list[tuple
     unreadable = unreadable_line(status)
     if unreadable:
         lines.append((plain(unreadable), "yellow"))
+    if status.get("forecast"):  # the tooltip's line (docs/forecast.md)
+        lines.append((plain(forecast_lines(status["forecast"])[0]), "dim"))
     line = budget_line(status)
     if line:
         style = {"ok": "dim", "warning": "yellow", "over": "red"}[status["budget"]["level"]]

@@ -226,6 +226,16 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument(
         "--quota", action="store_true", help="also read the plan quota, e.g. --quota"
     )
+    forecast = _add(
+        sub,
+        "forecast",
+        "the billing cycle's projected cost, with a band",
+        ("forecast", "forecast --format json --no-sync"),
+    )
+    _common(forecast, period=False)
+    forecast.add_argument(
+        "--quota", action="store_true", help="also read the plan quota (pools), e.g. --quota"
+    )
     _import_parser(sub)
     serve = _add(
         sub,
@@ -373,6 +383,26 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_forecast(args: argparse.Namespace) -> int:
+    """The status object's `forecast` (docs/forecast.md): JSON (null before there is one) or
+    lines for a person."""
+    from codeburn.cache import budget_from_config  # noqa: PLC0415
+    from codeburn.server.service import forecast_lines  # noqa: PLC0415
+
+    status = _service(args).status(
+        budget=budget_from_config(), quota=args.quota, sync=not args.no_sync
+    )
+    assert status is not None  # only a cached-only status can be None
+    if args.format == "json":
+        _print_json(status["forecast"])
+        return 0
+    cycle = status["cycle"]
+    print(f"Billing cycle {cycle['start']} – {cycle['end']} ({cycle['source']})")
+    for line in forecast_lines(status["forecast"]):
+        print(line)
+    return 0
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from codeburn.server.cli.imports import run_import  # noqa: PLC0415
 
@@ -401,6 +431,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "today": cmd_report,
     "month": cmd_report,
     "status": cmd_status,
+    "forecast": cmd_forecast,
     "import": cmd_import,
     "serve": cmd_serve,
     "demo": cmd_demo,

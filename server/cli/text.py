@@ -182,7 +182,7 @@ def fitted_table(columns: list[Column], width: int, title: str | None = None) ->
     return table
 
 
-# Which columns give way first to a narrow console (SPEC: figures are never cut).
+# Which columns give way first to a narrow console (docs/cli.md: figures are never cut).
 DROP_ORDER: Final = (
     "Sessions", "Cache write", "Cache read", "Input", "Output", "Provider", "Calls",
 )  # fmt: skip

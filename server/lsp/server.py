@@ -27,6 +27,7 @@ from codeburn.providers import (
     canonical,
     enable_write_behind,
     flush_write_behind,
+    now_ms,
     resolve_db_path,
     today,
 )
@@ -36,9 +37,9 @@ from codeburn.server.lsp.log import setup_logging
 from codeburn.server.lsp.progress import ParseProgress, WorkProgress
 from codeburn.server.lsp.protocol import CheckedProtocol, QuietParseErrors
 from codeburn.server.lsp.settings import SECTION, Settings, changed_settings, parse_settings
-from codeburn.server.lsp.status import BudgetNotices, failed_status, payload_key, with_env
+from codeburn.server.lsp.status import AlertNotices, failed_status, payload_key, with_env
 from codeburn.server.names import STATUS_METHOD
-from codeburn.server.service import UsageService
+from codeburn.server.service import UsageService, combined_message
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ class CodeBurnServer(LanguageServer):
         self._seen_fp: str | None = None
         self._seen_day = today()
         self._quota: dict[str, Any] | None = None
-        self._notices = BudgetNotices()
+        self._notices = AlertNotices()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -209,7 +210,7 @@ class CodeBurnServer(LanguageServer):
             self.protocol.notify(STATUS_METHOD, payload)
             if real:
                 self._log_diagnostics(payload)
-                self.spawn(self._budget_messages(payload))
+                self.spawn(self._alert_messages(payload))
         return payload
 
     def _log_diagnostics(self, status: dict[str, Any]) -> None:
@@ -221,11 +222,21 @@ class CodeBurnServer(LanguageServer):
             for note in notes:
                 log.info("local read: %s", note)
 
-    async def _budget_messages(self, status: dict[str, Any]) -> None:
-        for crossing in await self.blocking(self._notices.due, status, today()):
-            over = crossing.level == "over"
-            kind = types.MessageType.Error if over else types.MessageType.Warning
-            self.window_show_message(types.ShowMessageParams(type=kind, message=crossing.message()))
+    async def _alert_messages(self, status: dict[str, Any]) -> None:
+        """The alerts not shown yet in any window, as one message at the level of the worst.
+        Only full reads come here (never cached figures); `alerts.enabled` off leaves the
+        budget crossings."""
+        alerts = [a for a in status.get("alerts") or [] if isinstance(a, dict)]
+        if not self.settings.alerts_enabled:
+            alerts = [a for a in alerts if str(a.get("id", "")).startswith("budget-")]
+        due = await self.blocking(self._notices.due, alerts, now_ms())
+        if not due:
+            return
+        level, text = combined_message(due)
+        kind = {"error": types.MessageType.Error, "warning": types.MessageType.Warning}.get(
+            level, types.MessageType.Info
+        )
+        self.window_show_message(types.ShowMessageParams(type=kind, message=text))
 
     async def refresh(self, *, fresh: bool) -> dict[str, Any]:
         """Read and publish the status; `fresh` asks for a read that starts after this call.
@@ -248,7 +259,7 @@ class CodeBurnServer(LanguageServer):
         day = today()
         try:
             fingerprint = await self.blocking(service.fingerprint)
-            answer = await self.blocking(service.status, budget=settings.budget(), sync=False)
+            answer = await self.blocking(service.status, **self._status_options(settings))
             if answer is None:  # only a cached-only read may come back empty
                 raise RuntimeError("no figures")
             status = answer
@@ -264,12 +275,22 @@ class CodeBurnServer(LanguageServer):
         status["quota"] = self._quota
         return generation, self.publish(status)
 
+    def _status_options(self, settings: Settings) -> dict[str, Any]:
+        """What the settings and the last quota read give `UsageService.status`."""
+        return {
+            "budget": settings.budget(),
+            "sync": False,
+            "budget_period": settings.status_bar_period,
+            "known_quota": self._quota,
+            "included_percent": settings.alerts_included_percent,
+        }
+
     async def first_status(self) -> None:
         """Cached figures at once (no parse, no network), then the real read."""
         service = self.current_service()
         try:
             cached = await self.blocking(
-                service.status, budget=self.settings.budget(), sync=False, cached_only=True
+                service.status, **self._status_options(self.settings), cached_only=True
             )
         except Exception as exc:
             log.warning("cached figures unavailable: %s", exc)

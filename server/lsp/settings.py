@@ -18,6 +18,8 @@ from codeburn.server.names import SETTINGS_SECTION
 SECTION: Final = SETTINGS_SECTION
 MIN_REFRESH_S: Final = 10
 STATUS_BAR_CHOICES: Final = ("today", "month", "both")
+STATUS_BAR_PERIODS: Final = ("month", "cycle")
+MAX_THRESHOLDS: Final = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,9 @@ class Settings:
     budget_daily: float = 0.0
     budget_monthly: float = 0.0
     python_interpreter: str = ""
+    status_bar_period: str = "month"
+    alerts_enabled: bool = True
+    alerts_included_percent: tuple[float, ...] = (80.0, 100.0)
 
     def budget(self) -> Budget:
         """0 means off (null in the status object)."""
@@ -85,6 +90,21 @@ def _status_bar(value: Any) -> str:
     return str(value)
 
 
+def _period(value: Any) -> str:
+    if value not in STATUS_BAR_PERIODS:
+        raise _Invalid(f"expected one of {', '.join(STATUS_BAR_PERIODS)}")
+    return str(value)
+
+
+def _percents(value: Any) -> tuple[float, ...]:
+    """Included-usage thresholds: a list of percentages above 0, each alerted once a cycle."""
+    if not isinstance(value, list) or len(value) > MAX_THRESHOLDS:
+        raise _Invalid(f"expected a list of at most {MAX_THRESHOLDS} percentages, like [80, 100]")
+    if not all(_finite(v) and 0 < v <= 1000 for v in value):
+        raise _Invalid("expected percentages above 0, like [80, 100]")
+    return tuple(sorted({float(v) for v in value}))
+
+
 # dotted setting name (without "codeburn.") → (field, converter)
 SETTINGS: Final[dict[str, tuple[str, Callable[[Any], Any]]]] = {
     "cursorSync.enabled": ("cursor_sync_enabled", _boolean),
@@ -94,6 +114,9 @@ SETTINGS: Final[dict[str, tuple[str, Callable[[Any], Any]]]] = {
     "budget.daily": ("budget_daily", _money),
     "budget.monthly": ("budget_monthly", _money),
     "python.interpreter": ("python_interpreter", _text),
+    "statusBar.period": ("status_bar_period", _period),
+    "alerts.enabled": ("alerts_enabled", _boolean),
+    "alerts.includedPercent": ("alerts_included_percent", _percents),
 }
 _DEFAULTS: Final[dict[str, Any]] = {f.name: f.default for f in fields(Settings)}
 

@@ -1,11 +1,10 @@
 """What the language server adds around the status object (docs/report-json.md): the `env`
-block, the change test, a stand-in for a failed read, and budget crossings (one message per
-crossing per period)."""
+block, the change test, a stand-in for a failed read, and which alerts were shown (one message
+per condition per period)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any, Final
@@ -19,10 +18,10 @@ from codeburn.cache import (
     read_json,
     write_cache_json,
 )
-from codeburn.server.service import WARNING_SHARE, build_status, format_money
+from codeburn.server.service import build_status
 
-NOTICES_FILE: Final = "budget-notices.v1.json"
-LEVELS: Final = {"ok": 0, "warning": 1, "over": 2}
+NOTICES_FILE: Final = "alert-notices.v1.json"
+KEEP_MS: Final = 70 * 86_400_000  # longer than any cycle
 
 
 def with_env(status: dict[str, Any]) -> dict[str, Any]:
@@ -54,49 +53,9 @@ def failed_status(
     return {**last, "generatedAt": fresh["generatedAt"], "state": "error", "message": message}
 
 
-@dataclass(frozen=True, slots=True)
-class Crossing:
-    scope: str  # "daily" | "monthly"
-    level: str  # "warning" | "over"
-    spent: float
-    limit: float
-
-    def message(self) -> str:
-        what = "today's" if self.scope == "daily" else "this month's"
-        spent, limit = format_money(self.spent), format_money(self.limit)
-        if self.level == "over":
-            return f"CodeBurn: {what} Cursor spend {spent} is over your {limit} {self.scope} budget"
-        share = int(WARNING_SHARE * 100)
-        return (
-            f"CodeBurn: {what} Cursor spend {spent} has reached {share}% of your "
-            f"{limit} {self.scope} budget"
-        )
-
-
-def _level(spent: float, limit: float) -> str:
-    if spent >= limit:
-        return "over"
-    return "warning" if spent >= WARNING_SHARE * limit else "ok"
-
-
-def budget_levels(status: dict[str, Any], today: date) -> list[tuple[str, str, Crossing]]:
-    """(scope, period, crossing-or-ok) for each budget that is set."""
-    budget = status.get("budget") or {}
-    out: list[tuple[str, str, Crossing]] = []
-    for scope, block, period in (
-        ("daily", "today", today.isoformat()),
-        ("monthly", "month", f"{today:%Y-%m}"),
-    ):
-        limit = budget.get(scope)
-        if not limit:
-            continue
-        spent = float((status.get(block) or {}).get("cost") or 0.0)
-        out.append((scope, period, Crossing(scope, _level(spent, limit), spent, float(limit))))
-    return out
-
-
-class BudgetNotices:
-    """Remembers (in the cache folder, shared by editor windows) which crossings were shown."""
+class AlertNotices:
+    """Remembers (in the cache folder, shared by editor windows) which alerts were shown: each
+    id once. Ids name their period (docs/forecast.md), so a new cycle or day alerts again."""
 
     def __init__(self, path: Path | None = None) -> None:
         self._path = path
@@ -106,34 +65,28 @@ class BudgetNotices:
     def path(self) -> Path:
         return self._path or cache_dir() / NOTICES_FILE
 
-    def due(self, status: dict[str, Any], today: date) -> list[Crossing]:
-        """Crossings not shown yet in their period; marks them shown. Blocking (file lock)."""
-        candidates = [
-            (f"{scope}|{period}|{crossing.limit!r}", crossing)
-            for scope, period, crossing in budget_levels(status, today)
-            if crossing.level != "ok"
-        ]
-        if not candidates:
+    def due(self, alerts: list[dict[str, Any]], now: int) -> list[dict[str, Any]]:
+        """The alerts not shown yet, in their order; marks them shown. Blocking (file lock)."""
+        if not alerts:
             return []
         try:
             with locked(self.path):
-                return self._mark(candidates, today)
+                return self._mark(alerts, now)
         except (LockTimeoutError, OSError):
-            return self._mark(candidates, today, persist=False)
+            return self._mark(alerts, now, persist=False)
 
     def _mark(
-        self, candidates: list[tuple[str, Crossing]], today: date, persist: bool = True
-    ) -> list[Crossing]:
+        self, alerts: list[dict[str, Any]], now: int, persist: bool = True
+    ) -> list[dict[str, Any]]:
         stored = read_json(self.path) if persist else None
         shown: dict[str, int] = dict(self._memory)
         if isinstance(stored, dict):
             shown.update({k: v for k, v in stored.items() if isinstance(v, int)})
-        due = [c for key, c in candidates if LEVELS[c.level] > shown.get(key, 0)]
-        for key, crossing in candidates:
-            shown[key] = max(shown.get(key, 0), LEVELS[crossing.level])
-        # keep this month's and today's keys only: older periods can never be crossed again
-        keep = (today.isoformat(), f"{today:%Y-%m}")
-        shown = {k: v for k, v in shown.items() if k.split("|")[1] in keep}
+        due = [a for a in alerts if str(a["id"]) not in shown]
+        for alert in due:
+            shown[str(alert["id"])] = now
+        # a period an id names is over long before this: it can never be due again
+        shown = {k: v for k, v in shown.items() if now - v < KEEP_MS}
         self._memory = shown
         if persist and due:
             write_cache_json(self.path, shown)

@@ -1,5 +1,7 @@
 """The usage service: local + imported figures → days → the report and status objects."""
 
+from codeburn.server.service.alerts import combined_message
+from codeburn.server.service.forecast import forecast_lines
 from codeburn.server.service.formatting import (
     format_money,
     format_tokens,
@@ -25,7 +27,9 @@ __all__ = [
     "PeriodError",
     "UsageService",
     "build_status",
+    "combined_message",
     "dumps",
+    "forecast_lines",
     "format_money",
     "format_tokens",
     "local_estimate_note",

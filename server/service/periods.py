@@ -7,8 +7,9 @@ from datetime import date, timedelta
 from typing import Final
 
 from codeburn.providers import CodeBurnError, six_month_floor
+from codeburn.server.service.cycle import current_cycle
 
-PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "lastmonth", "all")
+PERIODS: Final = ("today", "yesterday", "week", "30days", "month", "lastmonth", "cycle", "all")
 # Period names in words, for headers people read (the JSON keeps the names).
 PERIOD_TITLES: Final = {
     "today": "today",
@@ -17,6 +18,7 @@ PERIOD_TITLES: Final = {
     "30days": "last 30 days",
     "month": "this month",
     "lastmonth": "last month",
+    "cycle": "this billing cycle",
     "all": "all history",
     "custom": "chosen days",
 }
@@ -77,6 +79,9 @@ def named_period(name: str, today: date) -> Period:
         return Period(name, last.replace(day=1), last)
     if name == "all":
         return Period(name, six_month_floor(today), today)
+    if name == "cycle":  # the last usage summary's billing cycle, else this calendar month
+        cycle = current_cycle(today)
+        return Period(name, cycle.start, min(cycle.end, today))
     raise PeriodError(f"unknown period {name!r}; use one of {', '.join(PERIODS)}")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Any, Final
 
@@ -29,7 +29,10 @@ from codeburn.providers import (
     now_ms,
 )
 from codeburn.server.names import REPORT_SCHEMA, STATUS_SCHEMA
+from codeburn.server.service.alerts import DEFAULT_INCLUDED_PERCENT, alert_conditions
 from codeburn.server.service.attribution import KINDS
+from codeburn.server.service.forecast import Cycle, DayFigures
+from codeburn.server.service.forecast import project as project_forecast
 from codeburn.server.service.formatting import local_estimate_note
 from codeburn.server.service.json_out import finite
 from codeburn.server.service.periods import Period
@@ -297,6 +300,44 @@ def top_project(month: DaySlices, names: ProjectNames) -> dict[str, Any] | None:
     return {**names.fields(project), "cost": cost, "estimatedCost": estimated}
 
 
+def day_figures(days: dict[date, DaySlices]) -> dict[date, DayFigures]:
+    """Each day's figures of what the status bar counts (the forecast's input)."""
+    out = {}
+    for day, slices in days.items():
+        total = _total(slices, ALL_PROVIDERS)
+        out[day] = DayFigures(total.cost, total.estimated_cost, total.calls)
+    return out
+
+
+def cycle_block(days: dict[date, DaySlices], cycle: Cycle, today: date) -> dict[str, Any]:
+    """The status object's `cycle`: its local days, where they come from, and its figures."""
+    slices = merge_days(
+        (s for d, s in days.items() if cycle.start <= d <= min(cycle.end, today)),
+        ALL_PROVIDERS,
+        conversations=False,
+    )
+    return {
+        "start": cycle.start.isoformat(),
+        "end": cycle.end.isoformat(),
+        "source": cycle.source,
+        **_summary(slices),
+    }
+
+
+def forecast_block(
+    days: dict[date, DaySlices], cycle: Cycle, today: date, quota: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The status object's `forecast` at the process's clock (docs/forecast.md)."""
+    return project_forecast(
+        day_figures(days),
+        cycle,
+        today=today,
+        now_ms=now_ms(),
+        start_ms=local_midnight_ms(cycle.start),
+        quota=quota,
+    )
+
+
 def build_status(
     days: dict[date, DaySlices],
     *,
@@ -310,8 +351,14 @@ def build_status(
     unreadable: dict[str, int] | None = None,
     diagnostics: list[str] | None = None,
     paths: dict[str, str] | None = None,
+    cycle: Cycle | None = None,
+    budget_period: str = "month",
+    included_percent: Sequence[float] = DEFAULT_INCLUDED_PERCENT,
 ) -> dict[str, Any]:
-    """`paths`: project slug → its folder (`projects.ProjectNames`)."""
+    """`paths`: project slug → its folder (`projects.ProjectNames`); `cycle`: the billing cycle
+    (`cycle` and `forecast` are null without it); `budget_period`: what the monthly budget
+    counts, `month` or `cycle` (what the status bar's second figure shows); `included_percent`:
+    the included-usage thresholds of `alerts`."""
     today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS, conversations=False)
     month_slices = merge_days(
         (
@@ -325,6 +372,9 @@ def build_status(
     local_cost = sum(part.local_cost for part in month_slices.values())
     today_total = _total(today_slices).cost
     month_total = _total(month_slices).cost
+    cycle_summary = cycle_block(days, cycle, today) if cycle is not None else None
+    if budget_period == "cycle" and cycle_summary is not None:
+        month_total = cycle_summary["cost"]
     status: dict[str, Any] = {
         "schema": STATUS_SCHEMA,
         "generatedAt": iso_utc(now_ms()),
@@ -337,11 +387,16 @@ def build_status(
         "topProject": top_project(month_slices, ProjectNames(paths)),
         "budget": budget_block(budget, today_total, month_total),
         "quota": quota,
+        "cycle": cycle_summary,
+        "forecast": forecast_block(days, cycle, today, quota) if cycle is not None else None,
         "cursorSync": cursor_sync,
         "warnings": list(warnings or []),
         "diagnostics": list(diagnostics or []),
         "unreadable": unreadable_block(unreadable or {}),
     }
+    status["alerts"] = alert_conditions(
+        status, today=today, budget_period=budget_period, included_percent=included_percent
+    )
     return finite(status)  # valid JSON: no Infinity or NaN
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -62,7 +62,10 @@ from codeburn.providers import (
     today,
     write_behind,
 )
+from codeburn.server.service.alerts import DEFAULT_INCLUDED_PERCENT
+from codeburn.server.service.cycle import current_cycle
 from codeburn.server.service.derive import derive_days, import_marks
+from codeburn.server.service.forecast import HISTORY_DAYS
 from codeburn.server.service.periods import ALL_PERIOD, Period
 from codeburn.server.service.report import build_report, build_status, providers_for
 
@@ -280,22 +283,36 @@ class UsageService:
     # -- days -------------------------------------------------------------------------------
 
     def collect(
-        self, first: date, last: date, *, cached_only: bool = False, oldest: bool = False
+        self,
+        first: date,
+        last: date,
+        *,
+        cached_only: bool = False,
+        oldest: bool = False,
+        history_from: date | None = None,
     ) -> Collected:
         """Slices for every day in [first, last]: sealed days from the cache, others derived.
         `oldest`: from the oldest day held instead, when that is before `first`.
+
+        `history_from`: also the days from it to `first` as far as they cost no parse of Cursor's
+        files: sealed days, else the stored (imported and synced) events alone.
 
         Without cyclic GC: a refresh builds short-lived lists of every call (and caches' JSON)
         next to a long-lived reader, and the collections it would set off find little to free.
         """
         with self._lock, gc_paused(freeze=True):
-            collected = self._collect(first, last, cached_only, oldest)
+            collected = self._collect(first, last, cached_only, oldest, history_from)
         if self._keep_state:  # a long-lived service: its resident memory is not the peak's
             release_free_memory()
         return collected
 
     def _collect(
-        self, first: date, last: date, cached_only: bool = False, oldest: bool = False
+        self,
+        first: date,
+        last: date,
+        cached_only: bool = False,
+        oldest: bool = False,
+        history_from: date | None = None,
     ) -> Collected:
         now_day = today()
         last = min(last, now_day)
@@ -313,18 +330,10 @@ class UsageService:
             )
         daily, lost = self._hold_first_seen(daily, zone, floor_day)
         snapshot, store_error = self._snapshot()
-        days: dict[date, DaySlices] = {}
-        needed: list[date] = []
-        before_floor: list[date] = []
-        day = first = min(first, oldest_held(daily, snapshot, floor_day)) if oldest else first
-        while day <= last:
-            if day < now_day and daily.is_sealed(day):
-                days[day] = daily.day(day)
-            elif day >= floor_day:
-                needed.append(day)
-            else:
-                before_floor.append(day)
-            day += ONE_DAY
+        if oldest:
+            first = min(first, oldest_held(daily, snapshot, floor_day))
+        since = first if history_from is None else min(history_from, first)
+        days, needed, before_floor = self._plan(daily, since, first, last, now_day, floor_day)
         if before_floor and snapshot is not None and snapshot.events:
             # The floor limits the scan of Cursor's database only: stored exact events show
             # for any period asked.
@@ -365,6 +374,26 @@ class UsageService:
             )
         self.local = local
         return Collected(days, local, snapshot, diagnostics, {**daily.paths, **local.paths}, first)
+
+    @staticmethod
+    def _plan(
+        daily: DailyCache, since: date, first: date, last: date, now_day: date, floor_day: date
+    ) -> tuple[dict[date, DaySlices], list[date], list[date]]:
+        """Sealed days served, the days to derive from a parse, and the days from stored events
+        alone: those before the floor, and the history from `since` to `first` (never parsed)."""
+        days: dict[date, DaySlices] = {}
+        needed: list[date] = []
+        stored_only: list[date] = []
+        day = since
+        while day <= last:
+            if day < now_day and daily.is_sealed(day):
+                days[day] = daily.day(day)
+            elif day >= floor_day and day >= first:
+                needed.append(day)
+            else:
+                stored_only.append(day)
+            day += ONE_DAY
+        return days, needed, stored_only
 
     def _hold_first_seen(
         self, daily: DailyCache, zone: str, floor_day: date
@@ -483,17 +512,32 @@ class UsageService:
         quota: bool = False,
         sync: bool = True,
         cached_only: bool = False,
+        budget_period: str = "month",
+        known_quota: dict[str, Any] | None = None,
+        included_percent: Sequence[float] = DEFAULT_INCLUDED_PERCENT,
     ) -> dict[str, Any] | None:
-        """The status object (docs/report-json.md) (today and this month).
+        """The status object (docs/report-json.md): today, this month, the billing cycle and its
+        forecast.
 
         `cached_only` answers from the caches without parsing (a starting editor's first figures);
-        None when nothing is cached for this database yet.
+        None when nothing is cached for this database yet. `budget_period`: what the monthly
+        budget counts, `month` or `cycle`; `known_quota`: a `status.quota` already read (the
+        language server's), used when `quota` is false.
         """
         if sync and not cached_only:
             self.sync_if_due()
         now_day = today()
+        quota_block = self.quota() if quota else known_quota
+        cycle = current_cycle(now_day, quota_block)
+        # The forecast's rates reach back before the cycle (docs/forecast.md): those days come
+        # without a parse of Cursor's files (sealed, or stored events), so a status reads no
+        # more of them than before.
+        history = now_day - timedelta(days=HISTORY_DAYS - 1)
+        first = min(now_day.replace(day=1), cycle.start)
         try:
-            collected = self.collect(now_day.replace(day=1), now_day, cached_only=cached_only)
+            collected = self.collect(
+                first, now_day, cached_only=cached_only, history_from=min(first, history)
+            )
         except NoCachedFigures:
             return None
         return build_status(
@@ -502,12 +546,15 @@ class UsageService:
             state=collected.local.state,
             message=collected.local.message,
             budget=budget,
-            quota=self.quota() if quota else None,
+            quota=quota_block,
             cursor_sync=self.cursor_sync_block(),
             warnings=collected.local.warnings,
             unreadable=collected.local.unreadable,
             diagnostics=collected.local.diagnostics,
             paths=collected.paths,
+            cycle=cycle,
+            budget_period=budget_period,
+            included_percent=included_percent,
         )
 
     # -- cursor.com -------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types
@@ -16,8 +17,10 @@ from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
 from codeburn.cache.config import Budget
+from codeburn.providers import local_midnight_ms
 from codeburn.server.lsp.settings import Settings, changed_settings, flatten, parse_settings
-from codeburn.server.lsp.status import BudgetNotices, payload_key
+from codeburn.server.lsp.status import AlertNotices, payload_key
+from codeburn.server.service.alerts import alert_conditions, combined_message
 from tests.server.conftest import WAIT_S, ServerEnv
 
 
@@ -103,30 +106,48 @@ def test_changed_settings_names() -> None:
 def _status(today_cost: float, month_cost: float, daily: float | None, monthly: float | None):  # type: ignore[no-untyped-def]
     return {
         "generatedAt": "x",
-        "today": {"cost": today_cost},
-        "month": {"cost": month_cost},
+        "today": {"cost": today_cost, "estimatedCost": 0.0},
+        "month": {"cost": month_cost, "estimatedCost": month_cost / 2},
         "budget": {"daily": daily, "monthly": monthly},
     }
 
 
+def _due(notices: AlertNotices, status: dict[str, Any], day: date) -> list[dict[str, Any]]:
+    alerts = alert_conditions(status, today=day)
+    return notices.due(alerts, local_midnight_ms(day) + 3_600_000)
+
+
 def test_budget_notices_once_per_crossing_per_period(tmp_path: Path) -> None:
     path = tmp_path / "notices.json"
-    notices = BudgetNotices(path)
+    notices = AlertNotices(path)
     day = date(2026, 11, 30)
-    assert notices.due(_status(1, 10, 10, 100), day) == []
-    (warning,) = notices.due(_status(8.5, 10, 10, 100), day)
-    assert (warning.scope, warning.level) == ("daily", "warning")
-    assert "80% of your $10.00 daily budget" in warning.message()
-    assert notices.due(_status(9, 10, 10, 100), day) == []
-    (over,) = notices.due(_status(12, 100, 10, 100), day)[:1]
-    assert over.level == "over" and "today's" in over.message()
+    assert _due(notices, _status(1, 10, 10, 100), day) == []
+    (warning,) = _due(notices, _status(8.5, 10, 10, 100), day)
+    assert (warning["id"], warning["level"]) == ("budget-daily:warning:2026-11-30:10.0", "warning")
+    assert "80% of your $10.00 daily budget" in warning["message"]
+    assert _due(notices, _status(9, 10, 10, 100), day) == []
+    due = _due(notices, _status(12, 100, 10, 100), day)
+    assert [a["level"] for a in due] == ["error", "warning", "error"]  # daily over, monthly both
+    level, text = combined_message(due)
+    # one message, the worst level, one phrase per budget, the estimated month keeps its `~`
+    assert level == "error"
+    assert text == (
+        "CodeBurn: today's Cursor spend $12.00 is over your $10.00 daily budget; "
+        "this month's Cursor spend ~$100 is over your $100 monthly budget"
+    )
     # a second window (another process) shares the file
-    others = BudgetNotices(path)
-    assert [c.scope for c in others.due(_status(12, 100, 10, 100), day)] == []
+    others = AlertNotices(path)
+    assert _due(others, _status(12, 100, 10, 100), day) == []
     # a new day is a new period for the daily budget only
     nxt = date(2026, 12, 1)
-    assert [c.scope for c in others.due(_status(12, 100, 10, 100), nxt)] == ["daily", "monthly"]
-    assert set(json.loads(path.read_text())) == {"daily|2026-12-01|10.0", "monthly|2026-12|100.0"}
+    ids = [a["id"] for a in _due(others, _status(12, 100, 10, 100), nxt)]
+    assert ids == [
+        "budget-daily:warning:2026-12-01:10.0",
+        "budget-daily:over:2026-12-01:10.0",
+        "budget-monthly:warning:2026-12:100.0",
+        "budget-monthly:over:2026-12:100.0",
+    ]
+    assert len(json.loads(path.read_text())) == 8  # both days, every id
 
 
 def test_payload_key_ignores_generated_at_only() -> None:

@@ -194,8 +194,12 @@ async def test_budget_crossing_is_shown_once(server_env: ServerEnv) -> None:
         assert len(shown) == 1, shown
         assert shown[0].type == types.MessageType.Error
         assert "over your" in shown[0].message and "daily budget" in shown[0].message
-    notices = json.loads((server_env.cache / "budget-notices.v1.json").read_text())
-    assert list(notices.values()) == [2]
+    notices = json.loads((server_env.cache / "alert-notices.v1.json").read_text())
+    # the warning and the over of the daily budget held at once: both remembered, one shown
+    assert [key.split(":")[:2] for key in notices] == [
+        ["budget-daily", "warning"],
+        ["budget-daily", "over"],
+    ]
 
 
 async def test_codeburn_serve_is_the_same_server(server_env: ServerEnv) -> None:

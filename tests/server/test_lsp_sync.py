@@ -71,10 +71,13 @@ async def test_automatic_sync_quota_and_forced_sync(signed_in: ServerEnv, fake: 
         assert synced["quota"]["available"] is True
         assert len(fake.summary_requests()) == 1  # at most every 5 minutes
         expected = await signed_in.cli("status", "--no-sync")
+        # the CLI reads no quota without --quota: its alerts have none of the quota's conditions
         same_figures(
-            without(expected, "generatedAt", "quota"),
-            without(synced, "generatedAt", "env", "quota"),
+            without(expected, "generatedAt", "quota", "alerts"),
+            without(synced, "generatedAt", "env", "quota", "alerts"),
         )
+        assert synced["cycle"]["source"] == "cursor"  # the summary's, read from its cache
+        assert [a["id"].split(":")[0] for a in synced["alerts"]] == ["on-demand"]
         assert synced["today"]["calls"] >= 1 and synced["today"]["cost"] >= 2.5
 
         summary = await s.command(SYNC)

@@ -110,7 +110,7 @@ def test_status_shape_and_month_figures(
     assert set(status) == {
         "schema", "generatedAt", "state", "message", "today", "month", "localEstimateNote",
         "topModels", "budget", "quota", "cursorSync", "warnings", "unreadable", "diagnostics",
-        "topProject",
+        "topProject", "cycle", "forecast", "alerts",
     }  # fmt: skip
     assert status["unreadable"] == {"count": 0, "reasons": {}}
     assert status["warnings"] == []

@@ -4,6 +4,8 @@ import { test } from "node:test";
 import {
   chartDays,
   costCards,
+  cycleChart,
+  cycleView,
   daysBetween,
   monthEnd,
   renderBreakdown,
@@ -83,7 +85,7 @@ test("bars keep their pixel width whatever the number of days", () => {
   assert.match(month, />30<\/text><\/g>/); // the last day of a chart keeps its label
 });
 
-test("the period picker offers this month, last month and the last 30 days", () => {
+test("the period picker offers this month, last month, the last 30 days and the billing cycle", () => {
   const html = renderBreakdown(reportOf("lastmonth", "2026-11-01", "2026-11-30", []), { nonce: "n" });
   const options = [...html.matchAll(/<option value="([^"]+)"( selected)?>([^<]+)<\/option>/g)];
   assert.deepEqual(
@@ -92,6 +94,7 @@ test("the period picker offers this month, last month and the last 30 days", () 
       ["month", "This month", false],
       ["lastmonth", "Last month", true],
       ["30days", "Last 30 days", false],
+      ["cycle", "This billing cycle", false],
     ],
   );
   assert.match(html, /postMessage\(\{ type: "period", period: event\.target\.value \}\)/);
@@ -348,4 +351,50 @@ test("chart series stand out 3:1 against every theme's background, and the page 
   assert.match(html, /\.chart \.estimated \{ fill: var\(--series-estimated\); \}/);
   assert.match(html, /\.swatch\.estimated \{ background: var\(--series-estimated\); \}/);
   assert.doesNotMatch(html, /--vscode-charts-(orange|blue)/);
+});
+
+const forecast = {
+  cycleEnd: "2026-12-14",
+  projectedCost: 30,
+  low: 6,
+  high: 66,
+  basis: "exact" as const,
+  pools: [],
+  projectedOnDemand: null,
+  onDemandLimit: null,
+};
+
+test("the cycle view: cumulative spend, the projection and its band, included usage and on-demand lines", () => {
+  const r = reportOf("cycle", "2026-11-15", "2026-11-17", ["2026-11-15", "2026-11-16", "2026-11-17"]);
+  const view = cycleView({
+    cycle: { end: "2026-12-14" },
+    forecast,
+    quota: { available: true, plan: { limitCents: 2000 }, onDemand: { limitCents: 5000 } },
+  });
+  assert.deepEqual(view, { end: "2026-12-14", forecast, includedUsd: 20, onDemandLimitUsd: 50 });
+  const svg = cycleChart(r, view!);
+  // three days of $2: the line climbs to $6 on the third of 30 days, then the projection runs on
+  const spent = /<polyline class="spent" points="([^"]+)"/.exec(svg);
+  assert.ok(spent);
+  assert.equal(spent[1].split(" ").length, 3);
+  assert.match(svg, /<polygon class="band"/);
+  assert.match(svg, /<line class="projection"[^>]*><title>projected \$30\.00 by 2026-12-14/);
+  assert.match(svg, /included usage \$20\.00/);
+  assert.match(svg, /on-demand limit \$70\.00/); // above the included usage
+  assert.match(svg, /At this pace: \$30\.00 by 2026-12-14 \(\$6\.00–\$66\.00, exact\)/);
+  const page = renderBreakdown(r, { nonce: "n", period: "cycle", cycle: view });
+  assert.match(page, /<h2>This billing cycle<\/h2>/);
+  assert.match(page, /<option value="cycle" selected>/);
+  // another period, or an older server without a cycle: no cycle view
+  assert.doesNotMatch(renderBreakdown(r, { nonce: "n", period: "month", cycle: view }), /This billing cycle<\/h2>/);
+  assert.equal(cycleView({}), undefined);
+});
+
+test("the cycle view before a forecast, and without a readable quota", () => {
+  const r = reportOf("cycle", "2026-11-15", "2026-11-16", ["2026-11-15"]);
+  const view = cycleView({ cycle: { end: "2026-12-14" }, forecast: null, quota: { available: false } });
+  assert.deepEqual(view, { end: "2026-12-14", forecast: null, includedUsd: null, onDemandLimitUsd: null });
+  const svg = cycleChart(r, view!);
+  assert.match(svg, /Forecast from the 3rd day with usage/);
+  assert.doesNotMatch(svg, /class="(band|projection|included|ondemand)"/);
 });

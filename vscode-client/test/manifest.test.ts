@@ -24,6 +24,9 @@ test("settings with docs/editor.md's names, types, defaults, minimums and enums"
     "codeburn.budget.daily": { type: "number", default: 0, minimum: 0 },
     "codeburn.budget.monthly": { type: "number", default: 0, minimum: 0 },
     "codeburn.python.interpreter": { type: "string", default: "" },
+    "codeburn.statusBar.period": { type: "string", default: "month", enum: ["month", "cycle"] },
+    "codeburn.alerts.enabled": { type: "boolean", default: true },
+    "codeburn.alerts.includedPercent": { type: "array", default: [80, 100] },
   };
   assert.deepEqual(Object.keys(properties).sort(), Object.keys(expected).sort());
   for (const [key, want] of Object.entries(expected)) {

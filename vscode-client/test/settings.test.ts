@@ -24,3 +24,9 @@ test("bad values fall back; the interval never goes below 10", () => {
   assert.equal(s.syncEnabled, true);
   assert.equal(s.interpreter, "/usr/bin/python3.12");
 });
+
+test("the status bar period: month or cycle, anything else is the month", () => {
+  assert.equal(readSettings((key) => (key === "statusBar.period" ? "cycle" : undefined)).period, "cycle");
+  assert.equal(readSettings((key) => (key === "statusBar.period" ? "week" : undefined)).period, "month");
+  assert.equal(DEFAULTS.period, "month");
+});

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import {
   backgroundColorId,
   computeView,
+  forecastLine,
   syncLine,
   TOOLTIP_COMMANDS,
   type ViewInput,
@@ -268,4 +269,52 @@ test("the top project line says what is in no project when that is more, with ~ 
   // An older server (no noProjectCost, no estimatedCost): the line as before.
   const older = { project: "p", name: "api", path: null, cost: 3 };
   assert.match(view({ state: { kind: "status", status: status({ topProject: older }) } }).tooltip, /^Top project this month: api — \$3\.00$/m);
+});
+
+const cycle = {
+  start: "2026-11-15",
+  end: "2026-12-14",
+  source: "cursor" as const,
+  cost: 98.5,
+  estimatedCost: 0,
+  billedCost: 98.5,
+  listPriceCost: 0,
+  calls: 400,
+};
+
+test("the cycle setting shows the billing cycle as the second figure", () => {
+  const s = status({ cycle });
+  assert.equal(view({ state: { kind: "status", status: s }, period: "cycle" }).text, "$(flame) $4.56 today · $98.50 cycle");
+  assert.equal(view({ state: { kind: "status", status: s }, period: "month" }).text, "$(flame) $4.56 today · $123 month");
+  // an older server without a cycle: the month, as before
+  assert.equal(view({ period: "cycle" }).text, "$(flame) $4.56 today · $123 month");
+  assert.match(view({ state: { kind: "status", status: s } }).tooltip, /This cycle \(Nov 15 – Dec 14\): \*\*\$98\.50\*\*/);
+});
+
+test("the forecast line: the projection and its band, with ~ unless all exact", () => {
+  const forecast = {
+    cycleEnd: "2026-12-31",
+    projectedCost: 142.2,
+    low: 120.4,
+    high: 165,
+    basis: "mixed" as const,
+    pools: [],
+    projectedOnDemand: null,
+    onDemandLimit: null,
+  };
+  const s = status({ cycle, forecast });
+  assert.equal(forecastLine(s), "At this pace: **~$142** by Dec 31 (~$120–$165)");
+  assert.equal(
+    forecastLine(status({ cycle, forecast: { ...forecast, basis: "exact" } })),
+    "At this pace: **$142** by Dec 31 ($120–$165)",
+  );
+  assert.match(view({ state: { kind: "status", status: s } }).tooltip, /At this pace: \*\*~\$142\*\* by Dec 31/);
+});
+
+test("before a forecast exists the tooltip says from when; an older server says nothing", () => {
+  const waiting = status({ cycle, forecast: null });
+  assert.equal(forecastLine(waiting), "At this pace: forecast from the 3rd day with usage");
+  assert.match(view({ state: { kind: "status", status: waiting } }).tooltip, /forecast from the 3rd day with usage/);
+  assert.equal(forecastLine(status()), undefined);
+  assert.doesNotMatch(view().tooltip, /At this pace/);
 });

@@ -5,7 +5,13 @@ import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 
 import { PROTOCOL } from "../protocol";
-import { type BreakdownPeriod, isBreakdownPeriod, renderBreakdown, renderBreakdownError } from "../view/breakdownHtml";
+import {
+  type BreakdownPeriod,
+  cycleView,
+  isBreakdownPeriod,
+  renderBreakdown,
+  renderBreakdownError,
+} from "../view/breakdownHtml";
 import type { ReportPayload } from "../view/types";
 import type { Controller } from "./controller";
 
@@ -102,7 +108,8 @@ export class BreakdownPanel {
       const report = await this.controller.execute<ReportPayload>(PROTOCOL.report, [{ period }]);
       const status = this.controller.lastStatus;
       const notice = status && status.state !== "ok" ? (status.message ?? undefined) : undefined;
-      this.panel.webview.html = renderBreakdown(report, { nonce, notice, period });
+      const cycle = status ? cycleView(status) : undefined;
+      this.panel.webview.html = renderBreakdown(report, { nonce, notice, period, cycle });
     } catch (error) {
       this.controller.log.error(`Breakdown: ${(error as Error).message}`);
       this.panel.webview.html = renderBreakdownError(

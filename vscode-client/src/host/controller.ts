@@ -156,6 +156,7 @@ export class Controller implements vscode.Disposable {
     const view = computeView({
       state: this.state,
       show: this.settings().show,
+      period: this.settings().period,
       busy: this.busy > 0,
       now: this.deps.now(),
       syncSetting: this.settings().syncEnabled,
@@ -339,8 +340,12 @@ export class Controller implements vscode.Disposable {
       cursorSync: { enabled: config.get("cursorSync.enabled") },
       cursor: { databasePath: config.get("cursor.databasePath") },
       refreshIntervalSeconds: config.get("refreshIntervalSeconds"),
-      statusBar: { show: config.get("statusBar.show") },
+      statusBar: { show: config.get("statusBar.show"), period: config.get("statusBar.period") },
       budget: { daily: config.get("budget.daily"), monthly: config.get("budget.monthly") },
+      alerts: {
+        enabled: config.get("alerts.enabled"),
+        includedPercent: config.get("alerts.includedPercent"),
+      },
       python: { interpreter: config.get("python.interpreter") },
     };
   }

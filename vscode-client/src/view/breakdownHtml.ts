@@ -1,6 +1,6 @@
 /**
  * The "Show Spend Breakdown" page: daily bars split exact/estimated over the period picked (this
- * month, last month, last 30 days), tables by model, by project and of the top conversations, from
+ * month, last month, last 30 days, this billing cycle with its cumulative spend and forecast), tables by model, by project and of the top conversations, from
  * the server's report. Pure (HTML text); no remote resources, and a Content-Security-Policy that
  * allows only the page's own nonce-tagged style and script.
  */
@@ -18,13 +18,14 @@ import {
   splitMoney,
   splitText,
 } from "./format";
-import type { ConversationRow, ReportPayload, Totals } from "./types";
+import type { ConversationRow, ForecastBlock, ReportPayload, Totals } from "./types";
 
 /** The periods the page offers (server period names, docs/report-json.md#periods). */
 export const BREAKDOWN_PERIODS = [
   { period: "month", title: "This month" },
   { period: "lastmonth", title: "Last month" },
   { period: "30days", title: "Last 30 days" },
+  { period: "cycle", title: "This billing cycle" },
 ] as const;
 export type BreakdownPeriod = (typeof BREAKDOWN_PERIODS)[number]["period"];
 
@@ -38,6 +39,42 @@ export interface BreakdownOptions {
   notice?: string;
   /** The period the picker shows as chosen (default: the report's own label, else `month`). */
   period?: BreakdownPeriod;
+  /** The billing cycle's end, forecast and limits (from the status), for the cycle view. */
+  cycle?: CycleView;
+}
+
+/** What the cycle view draws beside the report's days (docs/forecast.md). */
+export interface CycleView {
+  /** The cycle's last local day, YYYY-MM-DD. */
+  end: string;
+  forecast: ForecastBlock | null;
+  /** The plan's included usage in USD, where the quota says it. */
+  includedUsd: number | null;
+  /** The on-demand limit in USD (drawn above the included usage when both are known). */
+  onDemandLimitUsd: number | null;
+}
+
+/** The cycle view's inputs from a status object's `cycle`, `forecast` and `quota`. */
+export function cycleView(status: {
+  cycle?: { end: string } | null;
+  forecast?: ForecastBlock | null;
+  quota?: unknown;
+}): CycleView | undefined {
+  if (!status.cycle) {
+    return undefined;
+  }
+  const quota = status.quota as
+    | { available?: boolean; plan?: { limitCents?: unknown } | null; onDemand?: { limitCents?: unknown } | null }
+    | null
+    | undefined;
+  const usd = (cents: unknown) => (typeof cents === "number" && Number.isFinite(cents) && cents > 0 ? cents / 100 : null);
+  const readable = quota?.available === true;
+  return {
+    end: status.cycle.end,
+    forecast: status.forecast ?? null,
+    includedUsd: readable ? usd(quota?.plan?.limitCents) : null,
+    onDemandLimitUsd: readable ? usd(quota?.onDemand?.limitCents) : null,
+  };
 }
 
 /** Every local day from `from` to `to` inclusive, as `YYYY-MM-DD`. */
@@ -167,6 +204,82 @@ function chart(report: ReportPayload): string {
     "</div>",
     `<p class="legend"><span class="swatch exact"></span> exact (billed or imported) ` +
       `<span class="swatch estimated"></span> estimated</p>`,
+  ].join("\n");
+}
+
+/**
+ * The cycle view: cumulative spend by day, the projection to the cycle's end with its band, and the
+ * included-usage and on-demand lines where known. Drawn 1:1 like the daily chart.
+ */
+export function cycleChart(report: ReportPayload, view: CycleView): string {
+  const days = daysBetween(report.period.from, view.end > report.period.to ? view.end : report.period.to);
+  const byDay = new Map(report.days.map((d) => [d.date, d.cost]));
+  let total = 0;
+  const cumulative: Array<[number, number]> = [];
+  days.forEach((day, i) => {
+    if (day <= report.period.to) {
+      total += byDay.get(day) ?? 0;
+      cumulative.push([i, total]);
+    }
+  });
+  const forecast = view.forecast;
+  const included = view.includedUsd;
+  const onDemandTop = included !== null && view.onDemandLimitUsd !== null ? included + view.onDemandLimitUsd : null;
+  const top = Math.max(total, forecast?.high ?? 0, forecast?.projectedCost ?? 0, included ?? 0, onDemandTop ?? 0);
+  const scale = top > 0 ? CHART_HEIGHT / top : 0;
+  const width = Math.max(days.length - 1, 1) * SLOT;
+  const x = (i: number) => coord(i * SLOT);
+  const y = (usd: number) => coord(CHART_HEIGHT - usd * scale);
+  const parts: string[] = [];
+  const last = cumulative.length - 1;
+  if (forecast && last >= 0) {
+    const end = days.length - 1;
+    parts.push(
+      `<polygon class="band" points="${x(last)},${y(total)} ${x(end)},${y(forecast.high)} ${x(end)},${y(forecast.low)}"><title>${h(
+        `band ${formatMoney(forecast.low)}–${formatMoney(forecast.high)}`,
+      )}</title></polygon>`,
+      `<line class="projection" x1="${x(last)}" y1="${y(total)}" x2="${x(end)}" y2="${y(forecast.projectedCost)}"><title>${h(
+        `projected ${formatMoney(forecast.projectedCost)} by ${view.end}`,
+      )}</title></line>`,
+    );
+  }
+  for (const [cls, usd, text] of [
+    ["included", included, "included usage"],
+    ["ondemand", onDemandTop, "on-demand limit"],
+  ] as const) {
+    if (usd !== null) {
+      parts.push(
+        `<line class="${cls}" x1="0" y1="${y(usd)}" x2="${width}" y2="${y(usd)}"></line>`,
+        `<text class="axis" x="${width}" y="${coord(CHART_HEIGHT - usd * scale - 3)}" text-anchor="end">${h(`${text} ${formatMoney(usd)}`)}</text>`,
+      );
+    }
+  }
+  if (cumulative.length > 0) {
+    const points = cumulative.map(([i, usd]) => `${x(i)},${y(usd)}`).join(" ");
+    parts.push(`<polyline class="spent" points="${points}"></polyline>`);
+  }
+  const labels = days
+    .map((day, i) => {
+      const label = dayLabel(day, i, days.length);
+      return label ? labelText(label, i * SLOT, i === 0 ? "start" : "middle") : "";
+    })
+    .join("");
+  const svgWidth = width + 8;
+  const svgHeight = TOP + CHART_HEIGHT + BOTTOM;
+  const summary = forecast
+    ? `At this pace: ${formatMoney(forecast.projectedCost)} by ${view.end} (${formatMoney(forecast.low)}–${formatMoney(forecast.high)}, ${forecast.basis})`
+    : "Forecast from the 3rd day with usage";
+  return [
+    `<p class="forecast">${h(summary)}</p>`,
+    `<div class="chart-scroll">`,
+    `<svg class="chart cycle" role="img" aria-label="Cumulative cost this cycle" width="${svgWidth}" height="${svgHeight}" viewBox="-4 -${TOP} ${svgWidth} ${svgHeight}">`,
+    `<text class="axis" x="0" y="-6">${h(`spent ${formatMoney(total)}`)}</text>`,
+    `<line class="base" x1="0" y1="${CHART_HEIGHT}" x2="${width}" y2="${CHART_HEIGHT}"></line>`,
+    ...parts,
+    labels,
+    "</svg>",
+    "</div>",
+    `<p class="legend"><span class="swatch exact"></span> spent <span class="swatch projection"></span> projection and band</p>`,
   ].join("\n");
 }
 
@@ -322,6 +435,12 @@ ${seriesStyle()}
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; }
 .swatch.exact { background: var(--series-exact); }
 .swatch.estimated { background: var(--series-estimated); }
+.swatch.projection { background: var(--vscode-charts-purple, #b180d7); }
+.chart .spent { fill: none; stroke: var(--series-exact); stroke-width: 2; }
+.chart .projection { stroke: var(--vscode-charts-purple, #b180d7); stroke-width: 2; stroke-dasharray: 4 3; }
+.chart .band { fill: var(--vscode-charts-purple, #b180d7); fill-opacity: 0.2; }
+.chart .included { stroke: var(--vscode-charts-green, #89d185); stroke-dasharray: 2 2; }
+.chart .ondemand { stroke: var(--vscode-charts-red, #f14c4c); stroke-dasharray: 2 2; }
 table { border-collapse: collapse; min-width: 60%; }
 th, td { padding: 4px 10px; border-bottom: 1px solid var(--vscode-panel-border, #8884); text-align: left; }
 th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -369,6 +488,7 @@ ${costCards(t)}
 <div>Calls<b>${formatCount(t.calls)}</b></div>
 <div>Sessions<b>${formatCount(t.sessions)}</b></div>
 </div>
+${chosen === "cycle" && options.cycle ? `<h2>This billing cycle</h2>\n${cycleChart(report, options.cycle)}` : ""}
 <h2>Daily cost</h2>
 ${chart(report)}
 <h2>By model</h2>

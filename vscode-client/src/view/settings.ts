@@ -1,12 +1,14 @@
 /** The extension's settings, normalised (bad values fall back to defaults). No `vscode` here. */
 
-import type { ShowSetting } from "./statusView";
+import type { PeriodSetting, ShowSetting } from "./statusView";
 
 export interface Settings {
   syncEnabled: boolean;
   databasePath: string;
   refreshIntervalSeconds: number;
   show: ShowSetting;
+  /** What the second figure counts: the calendar month or the billing cycle. */
+  period: PeriodSetting;
   budgetDaily: number;
   budgetMonthly: number;
   interpreter: string;
@@ -17,6 +19,7 @@ export const DEFAULTS: Settings = {
   databasePath: "",
   refreshIntervalSeconds: 30,
   show: "both",
+  period: "month",
   budgetDaily: 0,
   budgetMonthly: 0,
   interpreter: "",
@@ -29,6 +32,7 @@ function nonNegative(value: unknown): number {
 /** Reads the `codeburn` section through a getter such as `WorkspaceConfiguration.get`. */
 export function readSettings(get: (key: string) => unknown): Settings {
   const show = get("statusBar.show");
+  const period = get("statusBar.period");
   const interval = get("refreshIntervalSeconds");
   const sync = get("cursorSync.enabled");
   const text = (key: string) => {
@@ -43,6 +47,7 @@ export function readSettings(get: (key: string) => unknown): Settings {
         ? Math.max(10, interval)
         : DEFAULTS.refreshIntervalSeconds,
     show: show === "today" || show === "month" || show === "both" ? show : DEFAULTS.show,
+    period: period === "month" || period === "cycle" ? period : DEFAULTS.period,
     budgetDaily: nonNegative(get("budget.daily")),
     budgetMonthly: nonNegative(get("budget.monthly")),
     interpreter: text("python.interpreter"),

@@ -17,6 +17,8 @@ import { readQuota } from "./quota";
 import type { CursorSyncBlock, StatusPayload } from "./types";
 
 export type ShowSetting = "today" | "month" | "both";
+/** `codeburn.statusBar.period`: what the second figure counts. */
+export type PeriodSetting = "month" | "cycle";
 export type Background = "warning" | "error" | undefined;
 export type ClickAction = "breakdown" | "logs" | "python";
 
@@ -30,6 +32,8 @@ export type ClientState =
 export interface ViewInput {
   state: ClientState;
   show: ShowSetting;
+  /** The second figure's period (default `month`). */
+  period?: PeriodSetting;
   /** A sync, import or refresh the user started is running. */
   busy: boolean;
   now: Date;
@@ -111,9 +115,42 @@ export function syncLine(sync: CursorSyncBlock | null, now: Date): string | unde
   }
 }
 
-function figuresText(status: StatusPayload, show: ShowSetting): string {
+/** The second figure: the billing cycle's when that is the setting and the server sends one. */
+function secondFigure(status: StatusPayload, period: PeriodSetting): [string, StatusPayload["month"]] {
+  return period === "cycle" && status.cycle ? ["cycle", status.cycle] : ["month", status.month];
+}
+
+function shortDay(isoDay: string): string {
+  const [year, month, day] = isoDay.split("-").map(Number);
+  const names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  return year && month && day && month <= 12 ? `${names[month - 1]} ${day}` : isoDay;
+}
+
+/**
+ * The tooltip's forecast line (docs/forecast.md): `At this pace: ~$142 by Dec 31 (~$120–$165)`, `~` unless
+ * every figure is exact (one `~` before the band, as a range is read); before there is one, from
+ * when there will be.
+ */
+export function forecastLine(status: StatusPayload): string | undefined {
+  const forecast = status.forecast;
+  if (forecast === undefined || (forecast === null && !status.cycle)) {
+    return undefined; // an older server: nothing to say
+  }
+  if (forecast === null) {
+    return "At this pace: forecast from the 3rd day with usage";
+  }
+  const mark = forecast.basis === "exact" ? "" : "~";
+  const money = (usd: number) => `${mark}${formatMoney(usd)}`;
+  return (
+    `At this pace: **${money(forecast.projectedCost)}** by ${shortDay(forecast.cycleEnd)} ` +
+    `(${money(forecast.low)}–${formatMoney(forecast.high)})`
+  );
+}
+
+function figuresText(status: StatusPayload, show: ShowSetting, period: PeriodSetting): string {
   const today = `${formatFigure(status.today.cost, status.today.estimatedCost)} today`;
-  const month = `${formatFigure(status.month.cost, status.month.estimatedCost)} month`;
+  const [label, figures] = secondFigure(status, period);
+  const month = `${formatFigure(figures.cost, figures.estimatedCost)} ${label}`;
   const parts = show === "today" ? [today] : show === "month" ? [month] : [today, month];
   const quota = readQuota(status.quota);
   if (quota?.binding) {
@@ -161,14 +198,15 @@ function quotaLines(status: StatusPayload, now: Date): string[] {
   return [`Plan quota: ${parts.join(" · ")}${tail}`];
 }
 
-function budgetLine(status: StatusPayload): string | undefined {
+function budgetLine(status: StatusPayload, period: PeriodSetting): string | undefined {
   const { daily, monthly, level } = status.budget;
+  const [label, figures] = secondFigure(status, period);
   const parts: string[] = [];
   if (daily) {
     parts.push(`${formatFigure(status.today.cost, status.today.estimatedCost)} of ${formatMoney(daily)} today`);
   }
   if (monthly) {
-    parts.push(`${formatFigure(status.month.cost, status.month.estimatedCost)} of ${formatMoney(monthly)} this month`);
+    parts.push(`${formatFigure(figures.cost, figures.estimatedCost)} of ${formatMoney(monthly)} this ${label}`);
   }
   if (parts.length === 0) {
     return undefined;
@@ -250,6 +288,14 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
   // No data means zeros that mean nothing: the message above says what is missing instead.
   if (status.state !== "no-data") {
     lines.push(periodLine("Today", status.today), "", periodLine("This month", status.month), "");
+    if (status.cycle && status.cycle.source === "cursor") {
+      const span = `${shortDay(status.cycle.start)} – ${shortDay(status.cycle.end)}`;
+      lines.push(periodLine(`This cycle (${span})`, status.cycle), "");
+    }
+    const forecast = forecastLine(status);
+    if (forecast !== undefined) {
+      lines.push(forecast, "");
+    }
   }
   if (status.topModels.length > 0) {
     lines.push("Top models this month:", "");
@@ -268,7 +314,7 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
     unreadableLine(status),
     syncLine(status.cursorSync, input.now),
     ...quotaLines(status, input.now),
-    budgetLine(status),
+    budgetLine(status, input.period ?? "month"),
   ];
   if (status.env?.cursorSyncDisabledByEnv && input.syncSetting) {
     extra.push("Sync from cursor.com is turned off by CODEBURN\\_CURSOR\\_SYNC=0");
@@ -338,7 +384,7 @@ export function computeView(input: ViewInput): StatusView {
   }
   const locked = status.state === "db-locked";
   return {
-    text: `${icon} ${figuresText(status, input.show)}${locked ? " $(warning)" : ""}`,
+    text: `${icon} ${figuresText(status, input.show, input.period ?? "month")}${locked ? " $(warning)" : ""}`,
     tooltip,
     background: locked ? (budgetBackground(status) ?? "warning") : budgetBackground(status),
     click: "breakdown",

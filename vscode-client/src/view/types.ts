@@ -37,6 +37,42 @@ export interface CursorSyncBlock {
   error?: string;
 }
 
+/** The billing cycle (docs/forecast.md): local days, where they come from, and its figures. */
+export interface CycleBlock extends PeriodFigures {
+  start: string;
+  end: string;
+  source: "cursor" | "calendar";
+}
+
+export interface ForecastPool {
+  id: string;
+  label: string;
+  percentUsed: number;
+  projectedPercent: number;
+  /** YYYY-MM-DD, or null when the pool lasts the cycle at this pace. */
+  runsOutOn: string | null;
+}
+
+/** The cycle's projected cost with its band (docs/forecast.md); money in USD. */
+export interface ForecastBlock {
+  /** The cycle's last local day, YYYY-MM-DD. */
+  cycleEnd: string;
+  projectedCost: number;
+  low: number;
+  high: number;
+  basis: "exact" | "mixed" | "estimated";
+  pools: ForecastPool[];
+  projectedOnDemand: number | null;
+  onDemandLimit: number | null;
+}
+
+export interface AlertItem {
+  /** Stable per condition and period. */
+  id: string;
+  level: "info" | "warning" | "error";
+  message: string;
+}
+
 export interface UnreadableBlock {
   count: number;
   /** reason (e.g. "encrypted") → conversations */
@@ -67,6 +103,12 @@ export interface StatusPayload {
   diagnostics?: string[];
   /** Conversations that exist but could not be read (a newer Cursor format); absent from older servers. */
   unreadable?: UnreadableBlock;
+  /** The billing cycle; absent from older servers. */
+  cycle?: CycleBlock | null;
+  /** Null until the cycle has 3 local days with calls; absent from older servers. */
+  forecast?: ForecastBlock | null;
+  /** The alert conditions that hold now; absent from older servers. */
+  alerts?: AlertItem[];
   /** Beyond the documented shape, optional: whether CODEBURN_CURSOR_SYNC=0 is set for the server. */
   env?: { cursorSyncDisabledByEnv?: boolean };
 }

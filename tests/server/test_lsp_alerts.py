@@ -1,0 +1,108 @@
+"""Alerts end to end: two language servers sharing a cache folder, a loopback cursor.com serving
+the usage summary; each condition is shown once per cycle, by whichever window sees it first."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from lsprotocol import types
+
+from codeburn.providers.localtime import now_ms
+from tests.server.conftest import WAIT_S, ServerEnv, lsp_session, write_profile
+from tests.sync.fake_cursor import FakeCursor, cookie_for, make_jwt, write_global_db
+
+REFRESH = "codeburn.server.refresh"
+WEEK_S = 7 * 24 * 3600
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeCursor]:
+    with FakeCursor() as server:
+        yield server
+
+
+@pytest.fixture
+def signed_in(server_env: ServerEnv, fake: FakeCursor) -> ServerEnv:
+    """Cursor signed in, sync on, cursor.com → the fake; Cursor models at 85 %, on demand
+    billing 42 cents of a $50 limit."""
+    token = make_jwt(exp=now_ms() // 1000 + WEEK_S)
+    write_global_db(server_env.db, token)
+    fake.expected_cookie = cookie_for(token)
+    fake.summary["individualUsage"]["plan"]["autoPercentUsed"] = 85
+    fake.summary["individualUsage"]["onDemand"]["used"] = 42
+    server_env.env.pop("CODEBURN_CURSOR_SYNC")
+    server_env.env["CODEBURN_CURSOR_BASE_URL"] = fake.url
+    return server_env
+
+
+def _ids(status: dict[str, Any]) -> set[str]:
+    return {a["id"].split(":")[0] + ":" + a["id"].split(":")[1] for a in status["alerts"]}
+
+
+async def _until_messages(client: Any, count: int) -> None:
+    async def check() -> None:
+        while len(client.messages) < count:
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(check(), WAIT_S)
+
+
+async def test_alerts_show_once_per_condition_across_two_servers(signed_in: ServerEnv) -> None:
+    expected = {"pool-cursor-models:80", "on-demand:started"}
+    async with lsp_session(signed_in) as first:
+        status = await first.statuses.wait(lambda st: expected <= _ids(st))
+        assert status["cycle"]["source"] == "cursor"  # the summary's cycle, carried on
+        report = await first.command("codeburn.server.report", {"period": "cycle"})
+        assert report["period"]["label"] == "cycle"
+        assert report["period"]["from"] == status["cycle"]["start"]
+        levels = {a["id"].split(":")[0]: a["level"] for a in status["alerts"]}
+        assert levels == {"pool-cursor-models": "warning", "on-demand": "warning"}
+        await _until_messages(first.client, 1)
+        (message,) = first.client.messages
+        assert message.type == types.MessageType.Warning  # approaching: no error
+        assert message.message == (
+            "CodeBurn: Cursor models has used 85% of its included usage; "
+            "Cursor is now billing on-demand: $0.42 so far this cycle"
+        )
+        async with lsp_session(signed_in) as second:
+            again = await second.statuses.wait(lambda st: expected <= _ids(st))
+            assert {a["id"] for a in again["alerts"]} == {a["id"] for a in status["alerts"]}
+            await second.command(REFRESH)
+            await first.command(REFRESH)
+            # the conditions still hold, but every window has seen them
+            assert second.client.messages == []
+        assert len(first.client.messages) == 1
+
+
+async def test_alerts_off_lists_them_but_shows_nothing(signed_in: ServerEnv) -> None:
+    async with lsp_session(signed_in, settings={"alerts": {"enabled": False}}) as s:
+        await s.statuses.wait(lambda st: "on-demand:started" in _ids(st))
+        await s.command(REFRESH)
+        assert s.client.messages == []
+
+
+async def test_no_alert_from_the_cached_figures_at_start_up(server_env: ServerEnv) -> None:
+    """The cached figures a starting server shows first are over the budget, the full read that
+    follows is not: no message (partial or stale totals never alert)."""
+    async with lsp_session(server_env) as s:
+        first = await s.statuses.wait(lambda st: st["today"]["calls"] > 0)
+    budget = first["today"]["cost"] / 2
+    # Cursor's data is now smaller than what the caches hold (a new profile at the same place)
+    shutil.rmtree(server_env.root / "Cursor")
+    write_profile(server_env.root, conversations=0)
+    settings = {"budget": {"daily": budget}}
+    async with lsp_session(server_env, settings=settings, init_options=settings) as s:
+        cached = await s.statuses.wait()
+        assert cached["budget"]["level"] == "over"  # the caches' figures, shown at once
+        assert [a["id"].split(":")[:2] for a in cached["alerts"]] == [
+            ["budget-daily", "warning"],
+            ["budget-daily", "over"],
+        ]
+        fresh = await s.statuses.wait(lambda st: st["today"]["calls"] == 0)
+        assert fresh["alerts"] == []
+        await s.command(REFRESH)
+        assert s.client.messages == []
