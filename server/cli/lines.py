@@ -31,7 +31,7 @@ def period_days(first: str, last: str) -> str:
     return first if first == last else f"{first} – {last}"
 
 
-# What a period shows before the floor of Cursor's local files (docs/reports.md).
+# What a period shows before the floor of Cursor's local files (docs/import.md).
 BEFORE_WINDOW: Final = "only imported or synced usage and the days CodeBurn saved earlier show"
 
 
