@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import math
 import os
 import threading
 import time
@@ -139,6 +138,18 @@ class _Request:
     body: dict[str, Any] | None = None  # a JSON body: POST instead of GET
 
 
+@dataclass(frozen=True, slots=True)
+class EventsRead:
+    """The events one sync read and the count cursor.com gave for its window."""
+
+    items: list[Any]
+    count: int
+
+    @property
+    def complete(self) -> bool:
+        return len(self.items) >= self.count
+
+
 @dataclass(slots=True)
 class _Outcome:
     body: bytes | None = None
@@ -181,8 +192,12 @@ class CursorClient:
         budget_s: float,
         deadline: float | None = None,
         page_size: int | None = None,
-    ) -> list[Any]:
-        """Every JSON usage event of [start_ms, end_ms], page after page within one budget.
+    ) -> EventsRead:
+        """The JSON usage events of [start_ms, end_ms], page after page within one budget.
+
+        Pages are asked until the count is reached: a short page is not the end (Cursor serves
+        fewer than asked, or leaves events out of a page). An empty page or the page bound ends
+        the read early; the result then says it is incomplete (the store merges it).
 
         Raises EventsUnavailable (fall back to the CSV export) for HTTP 404/405 or an answer of
         unknown shape, RequestFailed for every other failure: HTTP and network trouble as for the
@@ -193,9 +208,7 @@ class CursorClient:
             page_size = EVENTS_PAGE_SIZE
         events: list[Any] = []
         total = 0
-        pages = 1
-        page = 1
-        while page <= pages:
+        for page in range(1, MAX_EVENT_PAGES + 1):
             body = {
                 "teamId": 0,
                 "startDate": str(start_ms),
@@ -212,8 +225,7 @@ class CursorClient:
                 if items is None and count:
                     raise EventsUnavailable  # a count of events but no events
                 total = count or 0
-                pages = math.ceil(total / page_size)
-                if pages > MAX_EVENT_PAGES:
+                if total > MAX_EVENT_PAGES * page_size:
                     raise RequestFailed(
                         "export",
                         f"cursor.com reported {total} usage events, more than one sync reads",
@@ -230,10 +242,9 @@ class CursorClient:
                     "export", "cursor.com sent more usage events than asked for; nothing was stored"
                 )
             events.extend(items)
-            if len(events) >= total:
-                break
-            page += 1  # a short page is not the end: Cursor may leave events out of a page
-        return events
+            if len(events) >= total or not items:
+                break  # the count is reached, or an empty page: nothing more will come
+        return EventsRead(events, total)
 
     def usage_summary(self, *, budget_s: float = SUMMARY_BUDGET_S) -> Any:
         """The parsed usage-summary JSON; raises RequestFailed."""

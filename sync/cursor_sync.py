@@ -209,20 +209,25 @@ def _run(
     client = CursorClient(credentials, base=base)
     deadline = time.monotonic() + budget  # one budget for every request of this sync
     source: Source = "json"
+    incomplete: tuple[int, int] | None = None
     try:
         try:
-            items = client.usage_events(
+            read = client.usage_events(
                 window.start_ms, window.end_ms, budget_s=budget, deadline=deadline
             )
+            if not read.complete:
+                incomplete = (len(read.items), read.count)
+            # An incomplete read merges: an event it did not bring may just not have been served.
             summary = store_bridge.apply_events(
-                items,
+                read.items,
                 credentials.account,
                 window.start_ms,
                 window.end_ms,
                 user_ids=(credentials.user_id, signed_in or ""),
+                merge=incomplete is not None,
             )
         except (EventsUnavailable, store_bridge.NotEvents):
-            source = "csv"  # no JSON events here, or not in a shape we know: the export, once
+            source, incomplete = "csv", None  # no JSON events, or an unknown shape: the export
             body = client.export_csv(
                 window.start_ms, window.end_ms, budget_s=budget, deadline=deadline
             )
@@ -238,18 +243,28 @@ def _run(
         return _failed(RequestFailed("export", str(exc)), credentials, now, force)
     except store_bridge.StoreUnreadable as exc:
         return _store_trouble(exc, force)
-    _record_success(credentials.account, summary.empty is True, now, source)
+    # A window is known to be empty only when cursor.com counted nothing in it.
+    empty = summary.empty is True and incomplete is None
+    _record_success(credentials.account, empty, now, source, incomplete)
     log.info(
         "cursor.com sync (%s): %d new, %d already stored", source, summary.added, summary.skipped
     )
+    if incomplete is not None:
+        log.warning(
+            "cursor.com sync (json): served %d of the %d usage events it counted; "
+            "merged them, nothing stored was removed",
+            *incomplete,
+        )
     days = (
         (summary.first_day, summary.last_day)
         if summary.first_day is not None and summary.last_day is not None
         else None
     )
-    return SyncOutcome(
-        attempted=True, changed=summary.changed, summary=summary.to_json(), covered_days=days
-    )
+    result = summary.to_json()
+    if incomplete is not None:
+        result["empty"] = False
+        result["incomplete"] = {"served": incomplete[0], "count": incomplete[1]}
+    return SyncOutcome(attempted=True, changed=summary.changed, summary=result, covered_days=days)
 
 
 def _store_trouble(exc: Exception, force: bool) -> SyncOutcome:
@@ -313,7 +328,9 @@ def _apply_failure(
         state.backoff_until_ms = max(state.backoff_until_ms or 0, now + backoff_ms)
 
 
-def _record_success(account: str, empty: bool, now: int, source: Source) -> None:
+def _record_success(
+    account: str, empty: bool, now: int, source: Source, incomplete: tuple[int, int] | None
+) -> None:
     try:
         newest = store_bridge.newest_synced_ms(account)
     except store_bridge.StoreUnreadable:
@@ -331,6 +348,7 @@ def _record_success(account: str, empty: bool, now: int, source: Source) -> None
             state.last_success_ms = now
             state.account = account
             state.source = source
+            state.incomplete = incomplete
             if marks:
                 earlier = min(state.through.get(account, 0), now)
                 state.through[account] = min(max([*marks, earlier]), now)

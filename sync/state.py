@@ -39,6 +39,7 @@ class SyncState:
     through: dict[str, int] = field(default_factory=dict)
     rejected_exp: int | None = None
     source: Source | None = None  # which cursor.com answer served the last success
+    incomplete: tuple[int, int] | None = None  # (served, count) of an incomplete last success
 
     def to_json(self) -> dict[str, Any]:
         """The file's exact fields (SPEC §6): ISO times, the account hash, never a secret."""
@@ -54,6 +55,11 @@ class SyncState:
             "through": {account: iso_utc(ms) for account, ms in sorted(self.through.items())},
             "rejectedExp": self.rejected_exp,
             "source": self.source,
+            "incomplete": (
+                None
+                if self.incomplete is None
+                else {"served": self.incomplete[0], "count": self.incomplete[1]}
+            ),
         }
 
     @classmethod
@@ -84,11 +90,21 @@ class SyncState:
             through=through,
             rejected_exp=_int(data.get("rejectedExp")),
             source=cast(Source, source) if source in SOURCES else None,
+            incomplete=_incomplete(data.get("incomplete")),
         )
 
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _incomplete(value: Any) -> tuple[int, int] | None:
+    if not isinstance(value, dict):
+        return None
+    served, count = _int(value.get("served")), _int(value.get("count"))
+    if served is None or count is None or not 0 <= served < count:
+        return None
+    return served, count
 
 
 def _is_account(value: Any) -> bool:

@@ -30,6 +30,9 @@ def _block(
     if code is not None:
         block["errorCode"] = code
         block["error"] = ERROR_TEXTS[code]
+    elif state == "ok" and state_file.incomplete is not None:
+        served, count = state_file.incomplete  # the last read ended before cursor.com's count
+        block["incomplete"] = {"served": served, "count": count}
     return block
 
 

@@ -86,11 +86,13 @@ def apply_events(
     window_end_ms: int,
     *,
     user_ids: Iterable[str] = (),
+    merge: bool = False,
 ) -> ImportSummary:
     """Store the JSON usage events of one sync, all read first (a bad one stores nothing).
 
     `user_ids` (the login's user id and e-mail) pick the signed-in person's events when the
-    events carry several `owningUser` values; when none is theirs nothing is stored."""
+    events carry several `owningUser` values; when none is theirs nothing is stored. `merge`:
+    an incomplete read, which adds and updates but never removes a stored event."""
     try:
         events = parse_events(items)
     except EventShapeError:
@@ -101,6 +103,8 @@ def apply_events(
     rows = [e.row for e in mine]
     details = {e.row.hash: e.detail for e in mine}
     try:
-        return apply_sync(rows, account, window_start_ms, window_end_ms, details=details)
+        return apply_sync(
+            rows, account, window_start_ms, window_end_ms, details=details, merge=merge
+        )
     except ImportStoreError as exc:
         raise StoreUnreadable(str(exc)) from None

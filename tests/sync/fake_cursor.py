@@ -171,6 +171,7 @@ class FakeCursor:
     events_mode: EventsMode = "ok"
     events_hidden: int = 0  # events counted but never shown (the last pages show fewer)
     events_empty: Literal["{}", "count", "full"] = "full"  # how an empty window is answered
+    events_cap: int | None = None  # serve at most this many a page (paged by it), whatever is asked
     requests: list[RecordedRequest] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -200,6 +201,8 @@ class FakeCursor:
         total = len(chosen)
         if total == 0 and self.events_empty != "full":
             return {} if self.events_empty == "{}" else {"totalUsageEventsCount": 0}
+        if self.events_cap is not None:
+            size = min(size, self.events_cap)
         shown = [e for e in chosen[(page - 1) * size : page * size] if e is not None]
         if self.events_mode == "count-changes" and page > 1:
             total += 1

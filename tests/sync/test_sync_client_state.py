@@ -23,6 +23,7 @@ STATE_FIELDS = {
     "through",
     "rejectedExp",
     "source",
+    "incomplete",
 }
 
 
