@@ -11,6 +11,7 @@ understand (`EventShapeError`), never a guessed figure.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
@@ -37,6 +38,7 @@ _MAX_TOKENS: Final = 10**12  # the export's bounds: for garbage, not for heavy u
 _MAX_CENTS: Final = 100_000_000  # $1,000,000
 _EARLIEST_MS: Final = 946_684_800_000  # 2000-01-01
 _LATEST_MS: Final = 4_133_980_799_999  # 2100-12-31
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 class EventShapeError(ValueError):
@@ -209,11 +211,23 @@ def _charged_from_parts(
     return None
 
 
+def clean_text(value: str) -> str:
+    """`value` with each lone surrogate ("\\ud800", which JSON may carry but UTF-8 cannot encode)
+    replaced by U+FFFD: such text, once stored, would make every later JSON output fail."""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", value)
+    return value
+
+
 def _text(value: Any, key: str, n: int) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
-        return value.strip()
+        return clean_text(value.strip())
     raise EventShapeError(f"event {n}: {key} is not text")
 
 
