@@ -172,6 +172,8 @@ class FakeCursor:
     events_hidden: int = 0  # events counted but never shown (the last pages show fewer)
     events_empty: Literal["{}", "count", "full"] = "full"  # how an empty window is answered
     events_cap: int | None = None  # serve at most this many a page (paged by it), whatever is asked
+    events_body: bytes | None = None  # every events page answers these bytes as they are
+    events_headers: dict[str, str] = field(default_factory=dict)  # e.g. Content-Encoding: gzip
     requests: list[RecordedRequest] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -316,7 +318,9 @@ class _Handler(BaseHTTPRequestHandler):
         except (AssertionError, KeyError, TypeError, ValueError):
             self._send(400, b"bad request", "text/plain")
             return
-        if mode == "garbage":
+        if self.owner.events_body is not None:
+            self._send(200, self.owner.events_body, "application/json", self.owner.events_headers)
+        elif mode == "garbage":
             garbage = b'{"totalUsageEventsCount": 3, "usageEve\x00SERVER SECRET'
             self._send(200, garbage, "text/plain")
         elif mode == "html":
