@@ -9,6 +9,7 @@ from codeburn.cache import ImportStoreError, ImportSummary, apply_sync, store_fi
 from codeburn.cache import newest_synced_ms as stored_newest_synced_ms
 from codeburn.cache import other_accounts_coverage_end as stored_others_coverage_end
 from codeburn.providers import (
+    ChooseUserError,
     CsvFormatError,
     EventShapeError,
     one_persons_events,
@@ -18,8 +19,8 @@ from codeburn.providers import (
 )
 
 NOT_ONE_PERSON = (
-    "the usage events hold several people's usage and none of it is the signed-in "
-    "Cursor user's; nothing was stored"
+    "the usage events hold another person's or several people's usage and none of it is the "
+    "signed-in Cursor user's; nothing was stored"
 )
 
 
@@ -71,7 +72,9 @@ def apply_export(
     not among them nothing is stored (never several people summed into one spend)."""
     try:
         rows = one_persons_rows(parse_csv(body), signed_in=signed_in)
-    except CsvFormatError:  # ChooseUserError included
+    except ChooseUserError:  # its text names the people: never kept, the same words as JSON's
+        raise NotOnePerson(NOT_ONE_PERSON) from None
+    except CsvFormatError:
         raise NotAnExport from None
     try:
         return apply_sync(rows, account, window_start_ms, window_end_ms)

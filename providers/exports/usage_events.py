@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
+from codeburn.providers.exports.team import is_email
 from codeburn.providers.exports.usage_csv import UsageRow, billed_amount, identity
 from codeburn.providers.localtime import iso_utc
 
@@ -176,15 +177,29 @@ def one_persons_events(
 ) -> list[UsageEvent] | None:
     """A team account's events: the signed-in person's only (by user id or e-mail).
 
-    All events when they carry at most one `owningUser`; None when they carry several and none of
-    them is the signed-in person (never several people's usage summed into one)."""
+    The rule of a team export (`chosen_user`): events that name their owner are kept only when
+    the owner is the signed-in person. None (store nothing) when they name several people and
+    none is this one, or one person we can tell is someone else: an e-mail while the signed-in
+    e-mail is known, a `user_...` id while the login's is. One owner we cannot compare (another
+    form of id) is taken as this account's own, as a personal export's `You` is."""
     owners = {e.owning_user.casefold() for e in events if e.owning_user}
-    if len(owners) <= 1:
+    if not owners:
         return list(events)
     mine = {u.strip().casefold() for u in user_ids if u and u.strip()}
-    if not mine & owners:
+    if mine & owners:
+        return [e for e in events if e.owning_user.casefold() in mine]
+    if len(owners) > 1:
         return None
-    return [e for e in events if e.owning_user.casefold() in mine]
+    (owner,) = owners
+    return None if any(_same_form(owner, me) for me in mine) else list(events)
+
+
+def _same_form(owner: str, me: str) -> bool:
+    """Whether two owner names can be compared: two e-mails, or two ids of the same prefix."""
+    if is_email(owner) or is_email(me):
+        return is_email(owner) and is_email(me)
+    prefix, sep, _ = owner.partition("_")
+    return bool(sep) and prefix.isalpha() and me.startswith(prefix + "_")
 
 
 def _cost_cell(detail: EventDetail) -> str:
