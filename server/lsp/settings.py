@@ -53,6 +53,18 @@ def _text(value: Any) -> str:
     return value.strip()
 
 
+def _path(value: Any) -> str:
+    """A file path: a NUL or a lone surrogate cannot be in one (the OS call would raise)."""
+    text = _text(value)
+    if "\0" in text:
+        raise _Invalid("expected a file path; it holds a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _Invalid("expected a file path; it holds text that is not Unicode") from None
+    return text
+
+
 def _finite(value: Any) -> bool:
     """A JSON number a float can hold (a 400-digit integer is not: `math.isfinite` raises)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -88,12 +100,12 @@ def _status_bar(value: Any) -> str:
 # dotted setting name (without "codeburn.") → (field, converter)
 SETTINGS: Final[dict[str, tuple[str, Callable[[Any], Any]]]] = {
     "cursorSync.enabled": ("cursor_sync_enabled", _boolean),
-    "cursor.databasePath": ("cursor_database_path", _text),
+    "cursor.databasePath": ("cursor_database_path", _path),
     "refreshIntervalSeconds": ("refresh_interval_seconds", _interval),
     "statusBar.show": ("status_bar_show", _status_bar),
     "budget.daily": ("budget_daily", _money),
     "budget.monthly": ("budget_monthly", _money),
-    "python.interpreter": ("python_interpreter", _text),
+    "python.interpreter": ("python_interpreter", _path),
 }
 _DEFAULTS: Final[dict[str, Any]] = {f.name: f.default for f in fields(Settings)}
 
