@@ -8,10 +8,13 @@ stores a secret.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
+import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,6 +75,49 @@ class SyncOutcome:
     covered_days: tuple[date, date] | None = None
 
 
+@dataclass(slots=True)
+class _Flight:
+    """An automatic sync making its requests in this process; a forced one joins it."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    outcome: SyncOutcome | None = None
+
+
+_flight_lock = threading.Lock()
+_flights: list[_Flight] = []  # the automatic sync in flight, at most one
+JOIN_SLACK_S = 5.0
+
+
+@contextlib.contextmanager
+def _flying() -> Iterator[_Flight]:
+    flight = _Flight()
+    with _flight_lock:
+        _flights[:] = [flight]
+    try:
+        yield flight
+    finally:
+        with _flight_lock:
+            if flight in _flights:
+                _flights.remove(flight)
+        flight.done.set()
+
+
+def _joined_flight() -> SyncOutcome | None:
+    """The outcome of the automatic sync in flight, waited for; None when there is none, or it
+    ended without an answer of cursor.com to give (then the forced sync makes its own)."""
+    with _flight_lock:
+        flight = _flights[0] if _flights else None
+    if flight is None:
+        return None
+    flight.done.wait(FIRST_BUDGET_S + JOIN_SLACK_S)
+    outcome = flight.outcome
+    if outcome is None or not outcome.attempted:
+        return None
+    if outcome.error_code is not None:
+        raise SyncError(load_state().last_error or "the sync in progress failed; try again")
+    return outcome if outcome.summary is not None else None
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     start_ms: int
@@ -89,9 +135,14 @@ def maybe_sync(
     """Sync when due (automatic) or now (`force`).
 
     Automatic: never raises for login, HTTP or network trouble; the outcome says what happened.
-    Forced: ignores throttle, backoff and the off switch, and raises SyncError on any failure.
+    Forced: ignores throttle, backoff and the off switch, and raises SyncError on any failure;
+    while an automatic sync of this process is making its requests, it joins that one.
     `budget_s` overrides the 45 s / 15 s time budget (tests).
     """
+    if force:
+        joined = _joined_flight()
+        if joined is not None:
+            return joined
     now = clock_ms() if now_ms is None else now_ms
     if not force and not cursor_sync_enabled():
         return SyncOutcome(attempted=False)  # off: not even Cursor's login is read
@@ -122,7 +173,11 @@ def maybe_sync(
         if force:
             raise SyncError(BUSY) from None
         return SyncOutcome(attempted=False)
-    return _run(credentials, base, now, force, budget_s, signed_in_email(db_path))
+    if force:
+        return _run(credentials, base, now, force, budget_s, signed_in_email(db_path))
+    with _flying() as flight:
+        flight.outcome = _run(credentials, base, now, force, budget_s, signed_in_email(db_path))
+        return flight.outcome
 
 
 def _usable_credentials(db_path: Path, now: int, force: bool) -> Credentials | None:

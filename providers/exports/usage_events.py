@@ -39,6 +39,7 @@ _MAX_TOKENS: Final = 10**12  # the export's bounds: for garbage, not for heavy u
 _MAX_CENTS: Final = 100_000_000  # $1,000,000
 _EARLIEST_MS: Final = 946_684_800_000  # 2000-01-01
 _LATEST_MS: Final = 4_133_980_799_999  # 2100-12-31
+MAX_CONVERSATION_ID: Final = 256
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
@@ -143,9 +144,11 @@ def parse_event(item: Any, n: int = 0) -> UsageEvent:
     fee = _cents(item.get("cursorTokenFee"), "cursorTokenFee", n)
     if charged is None and billing_class(kind) == "billed":
         charged = _charged_from_parts(usage, fee, item.get("usageBasedCosts"), n)
+    conversation = _text(item.get("conversationId"), "conversationId", n)
     detail = EventDetail(
         kind=kind,
-        conversation_id=_text(item.get("conversationId"), "conversationId", n),
+        # Cursor's ids are UUIDs (36 characters); a longer one is garbage and is not kept.
+        conversation_id=conversation if len(conversation) <= MAX_CONVERSATION_ID else "",
         charged_cents=charged,
         cursor_fee_cents=fee,
     )

@@ -172,6 +172,7 @@ class FakeCursor:
     events_hidden: int = 0  # events counted but never shown (the last pages show fewer)
     events_empty: Literal["{}", "count", "full"] = "full"  # how an empty window is answered
     events_cap: int | None = None  # serve at most this many a page (paged by it), whatever is asked
+    events_delay_s: float = 0.0  # every events page is answered this late
     events_body: bytes | None = None  # every events page answers these bytes as they are
     events_headers: dict[str, str] = field(default_factory=dict)  # e.g. Content-Encoding: gzip
     requests: list[RecordedRequest] = field(default_factory=list)
@@ -261,6 +262,9 @@ class FakeCursor:
     def stall(self) -> None:
         self._release.wait(self.stall_s)
 
+    def release_wait(self, seconds: float) -> None:
+        self._release.wait(seconds)
+
 
 class _Handler(BaseHTTPRequestHandler):
     owner: FakeCursor
@@ -300,6 +304,8 @@ class _Handler(BaseHTTPRequestHandler):
         mode = self.owner.events_mode
         if not self._authorised(headers):
             return
+        if self.owner.events_delay_s:
+            self.owner.release_wait(self.owner.events_delay_s)
         if mode in ("401", "403", "429", "500", "stall"):
             self._failure(mode)
             return

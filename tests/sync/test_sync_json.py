@@ -337,3 +337,15 @@ def test_the_json_detail_survives_later_exports(sync_env: SyncEnv, tmp_path: Pat
         NOW - 4 * HOUR: "conv-2",
         NOW - 30 * HOUR: "conv-json-only",
     }
+
+
+def test_a_conversation_id_beyond_256_characters_is_not_kept(sync_env: SyncEnv) -> None:
+    sync_env.fake.events = [
+        event(NOW - 2 * HOUR, conversation="c" * 256),
+        event(NOW - HOUR, conversation="x" * (1024 * 1024)),  # 1 MiB: garbage, not an id
+    ]
+    outcome = maybe_sync(sync_env.db_path, now_ms=NOW)
+    assert outcome.summary is not None and outcome.summary["added"] == 2  # the events are kept
+    ids = {e.row.timestamp_ms: e.detail.conversation_id for e in load().events if e.detail}
+    assert ids == {NOW - 2 * HOUR: "c" * 256, NOW - HOUR: ""}
+    assert store_path().stat().st_size < 10_000
