@@ -54,6 +54,8 @@ EXPIRY_MARGIN_S = 60
 FIRST_BUDGET_S = 45.0
 LATER_BUDGET_S = 15.0
 BACKFILL_DAYS = 30
+QUICK_LOOKBACK_MS = 15 * MINUTE_MS  # a quick sync reads from this long before the newest event
+INTERVAL_SLACK_MS = 30 * SECOND_MS  # the editor's timer may fire a little early
 
 NOT_SIGNED_IN = "Cursor is not signed in on this machine; open Cursor and sign in, then try again"
 LOGIN_EXPIRED = "Cursor login expired, open Cursor to sign in again"
@@ -131,8 +133,14 @@ def maybe_sync(
     force: bool = False,
     now_ms: int | None = None,
     budget_s: float | None = None,
+    interval_ms: int | None = None,
 ) -> SyncOutcome:
     """Sync when due (automatic) or now (`force`).
+
+    `interval_ms` (the language server's `codeburn.cursorSync.intervalMinutes`): while the JSON
+    events serve the account, an automatic sync is due that long after the last attempt instead
+    of hourly, and reads only from 15 minutes before the newest synced event (a quick sync),
+    except the first sync after each full local hour, which is a full one.
 
     Automatic: never raises for login, HTTP or network trouble; the outcome says what happened.
     Forced: ignores throttle, backoff and the off switch, and raises SyncError on any failure;
@@ -154,7 +162,8 @@ def maybe_sync(
         if force:
             raise SyncError(f"nothing was synced: {unusable}")
         return SyncOutcome(attempted=False)
-    if not force and not is_due(load_state(), credentials, now):
+    schedule = _Schedule(interval_ms)
+    if not force and not schedule.due(load_state(), credentials, now):
         return SyncOutcome(attempted=False)  # the common case; _claim_attempt checks it again
     # The client (httpx) only once a request may follow: a status that syncs nothing stays fast.
     from codeburn.sync.client import BaseUrlError, base_url  # noqa: PLC0415
@@ -167,16 +176,18 @@ def maybe_sync(
         log.warning("cursor.com sync skipped: %s", exc)
         return SyncOutcome(attempted=False, error_code="network")
     try:
-        if not _claim_attempt(credentials, now, force):
+        quick = _claim_attempt(credentials, now, force, schedule)
+        if quick is None:
             return SyncOutcome(attempted=False)
     except LockTimeoutError:
         if force:
             raise SyncError(BUSY) from None
         return SyncOutcome(attempted=False)
+    run = _Run(credentials, base, now, force, budget_s, signed_in_email(db_path), quick)
     if force:
-        return _run(credentials, base, now, force, budget_s, signed_in_email(db_path))
+        return _run(run)
     with _flying() as flight:
-        flight.outcome = _run(credentials, base, now, force, budget_s, signed_in_email(db_path))
+        flight.outcome = _run(run)
         return flight.outcome
 
 
@@ -196,31 +207,84 @@ def _usable_credentials(db_path: Path, now: int, force: bool) -> Credentials | N
 
 def is_due(state: SyncState, credentials: Credentials, now: int) -> bool:
     """Whether an automatic sync may make a request now."""
-    if (
-        state.error_code == "login"
-        and state.rejected_exp is not None
-        and state.rejected_exp != credentials.exp
-    ):
-        return True  # the login cursor.com rejected has been replaced
-    backoff = state.backoff_until_ms
-    if backoff is not None and now < backoff <= now + RETRY_AFTER_MAX_S * SECOND_MS:
+    if _backing_off(state, credentials, now):
         return False
+    if _login_replaced(state, credentials):
+        return True
     nxt = state.next_attempt_ms
     # A next attempt further away than the throttle allows means the clock went back.
     return not (nxt is not None and now < nxt <= now + THROTTLE_MS + JITTER_MAX_MS)
 
 
-def _claim_attempt(credentials: Credentials, now: int, force: bool) -> bool:
-    """Record the attempt (and the next allowed one) before any request is made."""
-    if not force and not is_due(load_state(), credentials, now):
-        return False  # the common case: no lock, no write
-    with update_state() as state:
-        if not force and not is_due(state, credentials, now):
+def _login_replaced(state: SyncState, credentials: Credentials) -> bool:
+    """The login cursor.com rejected has been replaced."""
+    return (
+        state.error_code == "login"
+        and state.rejected_exp is not None
+        and state.rejected_exp != credentials.exp
+    )
+
+
+def _backing_off(state: SyncState, credentials: Credentials, now: int) -> bool:
+    """A back-off holds (a replaced login ends it; one further away than 24 h is a clock that
+    went back)."""
+    if _login_replaced(state, credentials):
+        return False
+    backoff = state.backoff_until_ms
+    return backoff is not None and now < backoff <= now + RETRY_AFTER_MAX_S * SECOND_MS
+
+
+def _local_hour(ms: int) -> tuple[int, int, int, int]:
+    return time.localtime(ms / 1000)[:4]
+
+
+@dataclass(frozen=True, slots=True)
+class _Schedule:
+    """When an automatic sync is due: hourly, or every `interval_ms` in the editor."""
+
+    interval_ms: int | None = None
+
+    def editor(self, state: SyncState) -> bool:
+        """The editor's schedule applies while the JSON events serve the account."""
+        return self.interval_ms is not None and state.source == "json"
+
+    def due(self, state: SyncState, credentials: Credentials, now: int) -> bool:
+        if not self.editor(state) or self.interval_ms is None:
+            return is_due(state, credentials, now)
+        if _backing_off(state, credentials, now):
             return False
+        last = state.last_attempt_ms
+        # A last attempt after now means the clock went back.
+        return last is None or not now - self.interval_ms + INTERVAL_SLACK_MS < last <= now
+
+    def quick(self, state: SyncState, account: str, now: int) -> bool:
+        """A quick sync, unless this is the first sync after a full local hour (or the first)."""
+        last = state.last_attempt_ms
+        return (
+            self.editor(state)
+            and last is not None
+            and last <= now
+            and _local_hour(last) == _local_hour(now)
+            and state.through.get(account) is not None
+        )
+
+
+def _claim_attempt(
+    credentials: Credentials, now: int, force: bool, schedule: _Schedule | None = None
+) -> bool | None:
+    """Record the attempt (and the next allowed one) before any request is made; None when no
+    sync is due, else whether it is a quick one."""
+    schedule = schedule or _Schedule()
+    if not force and not schedule.due(load_state(), credentials, now):
+        return None  # the common case: no lock, no write
+    with update_state() as state:
+        if not force and not schedule.due(state, credentials, now):
+            return None
+        quick = not force and schedule.quick(state, credentials.account, now)
         state.last_attempt_ms = now
         state.account = credentials.account
         state.next_attempt_ms = now + THROTTLE_MS + random.randint(0, JITTER_MAX_MS)
-        return True
+        return quick
 
 
 def first_window_start(now: int) -> int:
@@ -244,16 +308,35 @@ def sync_window(account: str, state: SyncState, now: int) -> Window:
     return Window(min(start, now), now, first=True)
 
 
-def _run(
-    credentials: Credentials,
-    base: str,
-    now: int,
-    force: bool,
-    budget_s: float | None,
-    signed_in: str | None,
-) -> SyncOutcome:
+def quick_window(account: str, state: SyncState, now: int) -> Window | None:
+    """15 minutes before the newest synced event of `account` to now; None when there is none
+    (then the sync is a full one)."""
+    marks = [store_bridge.newest_synced_ms(account), state.through.get(account)]
+    known = [min(mark, now) for mark in marks if mark is not None]
+    if not store_bridge.store_exists() or not known:
+        return None
+    return Window(max(0, max(known) - QUICK_LOOKBACK_MS), now, first=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    credentials: Credentials
+    base: str
+    now: int
+    force: bool
+    budget_s: float | None
+    signed_in: str | None
+    quick: bool = False
+
+
+def _run(run: _Run) -> SyncOutcome:
+    credentials, base, now, force = run.credentials, run.base, run.now, run.force
+    budget_s, signed_in = run.budget_s, run.signed_in
     try:
-        window = sync_window(credentials.account, load_state(), now)
+        state = load_state()
+        window = quick_window(credentials.account, state, now) if run.quick else None
+        if window is None:
+            window = sync_window(credentials.account, state, now)
     except store_bridge.StoreUnreadable as exc:
         return _store_trouble(exc, force)
     budget = (
@@ -302,8 +385,9 @@ def _run(
     empty = summary.empty is True and incomplete is None
     _record_success(credentials.account, empty, now, source, incomplete)
     log.info(
-        "cursor.com sync (%s): %d new, %d already stored", source, summary.added, summary.skipped
-    )
+        "cursor.com sync (%s%s): %d new, %d already stored",
+        source, ", quick" if run.quick else "", summary.added, summary.skipped,
+    )  # fmt: skip
     if incomplete is not None:
         log.warning(
             "cursor.com sync (json): served %d of the %d usage events it counted; "
@@ -404,6 +488,7 @@ def _record_success(
             state.account = account
             state.source = source
             state.incomplete = incomplete
+            state.exact_through_ms = min(newest, now) if newest is not None else None
             if marks:
                 earlier = min(state.through.get(account, 0), now)
                 state.through[account] = min(max([*marks, earlier]), now)

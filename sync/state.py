@@ -40,6 +40,7 @@ class SyncState:
     rejected_exp: int | None = None
     source: Source | None = None  # which cursor.com answer served the last success
     incomplete: tuple[int, int] | None = None  # (served, count) of an incomplete last success
+    exact_through_ms: int | None = None  # the newest synced event of `account`
 
     def to_json(self) -> dict[str, Any]:
         """The file's exact fields (SPEC §6): ISO times, the account hash, never a secret."""
@@ -55,6 +56,7 @@ class SyncState:
             "through": {account: iso_utc(ms) for account, ms in sorted(self.through.items())},
             "rejectedExp": self.rejected_exp,
             "source": self.source,
+            "exactThrough": _iso(self.exact_through_ms),
             "incomplete": (
                 None
                 if self.incomplete is None
@@ -91,6 +93,7 @@ class SyncState:
             rejected_exp=_int(data.get("rejectedExp")),
             source=cast(Source, source) if source in SOURCES else None,
             incomplete=_incomplete(data.get("incomplete")),
+            exact_through_ms=_ms(data.get("exactThrough")),
         )
 
 

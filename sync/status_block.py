@@ -26,6 +26,11 @@ def _block(
         "lastSuccessAt": (
             iso_utc(state_file.last_success_ms) if state_file.last_success_ms is not None else None
         ),
+        "exactThrough": (
+            iso_utc(state_file.exact_through_ms)
+            if state_file.exact_through_ms is not None
+            else None
+        ),
     }
     if code is not None:
         block["errorCode"] = code

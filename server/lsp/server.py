@@ -289,7 +289,8 @@ class CodeBurnServer(LanguageServer):
         """Automatic sync when due, then the plan quota (cached 5 min); True if either changed."""
         service = self.current_service()
         before = await self.blocking(service.fingerprint)
-        await self.blocking(service.sync_if_due)
+        interval_ms = self.settings.cursor_sync_interval_minutes * 60_000
+        await self.blocking(service.sync_if_due, interval_ms)
         quota = await self.blocking(service.quota) if cursor_sync_enabled() else None
         changed = quota != self._quota
         self._quota = quota

@@ -17,6 +17,7 @@ from codeburn.server.names import SETTINGS_SECTION
 
 SECTION: Final = SETTINGS_SECTION
 MIN_REFRESH_S: Final = 10
+MIN_SYNC_INTERVAL_MIN: Final = 2
 STATUS_BAR_CHOICES: Final = ("today", "month", "both")
 
 
@@ -31,6 +32,7 @@ class Settings:
     budget_daily: float = 0.0
     budget_monthly: float = 0.0
     python_interpreter: str = ""
+    cursor_sync_interval_minutes: int = 5
 
     def budget(self) -> Budget:
         """0 means off (null in the status object)."""
@@ -91,6 +93,14 @@ def _interval(value: Any) -> int:
     return int(value)
 
 
+def _sync_interval(value: Any) -> int:
+    if not _finite(value):
+        raise _Invalid(f"expected a number of minutes, at least {MIN_SYNC_INTERVAL_MIN}")
+    if value < MIN_SYNC_INTERVAL_MIN:
+        raise _Invalid(f"expected at least {MIN_SYNC_INTERVAL_MIN} minutes")
+    return int(value)
+
+
 def _status_bar(value: Any) -> str:
     if value not in STATUS_BAR_CHOICES:
         raise _Invalid(f"expected one of {', '.join(STATUS_BAR_CHOICES)}")
@@ -100,6 +110,7 @@ def _status_bar(value: Any) -> str:
 # dotted setting name (without "codeburn.") → (field, converter)
 SETTINGS: Final[dict[str, tuple[str, Callable[[Any], Any]]]] = {
     "cursorSync.enabled": ("cursor_sync_enabled", _boolean),
+    "cursorSync.intervalMinutes": ("cursor_sync_interval_minutes", _sync_interval),
     "cursor.databasePath": ("cursor_database_path", _path),
     "refreshIntervalSeconds": ("refresh_interval_seconds", _interval),
     "statusBar.show": ("status_bar_show", _status_bar),

@@ -24,6 +24,7 @@ STATE_FIELDS = {
     "rejectedExp",
     "source",
     "incomplete",
+    "exactThrough",
 }
 
 
