@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from codeburn.cache.imports.store import store_path
 from codeburn.providers import DAY, local_day, local_midnight_ms
 from codeburn.providers.localtime import iso_utc
 from codeburn.sync.cursor_sync import maybe_sync
@@ -87,3 +88,21 @@ def test_a_back_off_holds_quick_syncs_too(sync_env: SyncEnv) -> None:
         ).attempted
     assert len(sync_env.fake.events_requests()) == seen
     assert maybe_sync(sync_env.db_path, now_ms=H0 + 26 * MINUTE, interval_ms=INTERVAL).attempted
+
+
+@pytest.mark.parametrize("mode", ["500", "too-large", "truncated", "401"])
+def test_a_failed_quick_sync_leaves_the_store_byte_identical(sync_env: SyncEnv, mode: str) -> None:
+    sync_env.fake.events = [event(NOW - 2 * HOUR), event(NOW - HOUR, inp=7)]
+    maybe_sync(sync_env.db_path, now_ms=H0, interval_ms=INTERVAL)
+    before = store_path().read_bytes()
+    mtime = store_path().stat().st_mtime_ns
+    sync_env.fake.events.append(event(H0 + MINUTE, inp=9))
+    sync_env.fake.events_mode = mode  # type: ignore[assignment]
+
+    outcome = maybe_sync(sync_env.db_path, now_ms=H0 + INTERVAL, interval_ms=INTERVAL)
+
+    assert outcome.attempted and outcome.error_code is not None
+    request = sync_env.fake.events_requests()[-1]
+    assert int(request.body["startDate"]) == NOW - HOUR - 15 * MINUTE  # it was a quick sync
+    assert store_path().read_bytes() == before and store_path().stat().st_mtime_ns == mtime
+    assert sync_env.fake.export_requests() == []
