@@ -79,6 +79,7 @@ def test_report_shape_follows_the_spec(
     totals_keys = {
         "cost", "estimatedCost", "billedCost", "calls", "sessions", "inputTokens",
         "outputTokens", "cacheReadTokens", "cacheWriteTokens", "notCharged", "listPriceCost",
+        "cursorFee",
     }  # fmt: skip
     assert set(report["totals"]) == totals_keys
     assert set(report["period"]) == {"label", "from", "to", "timezone"}
