@@ -8,6 +8,8 @@ Version 3: the rules of issue 16 (served model, tool output, undated and inline 
 past figures; a v2 file is migrated the same way.
 Version 4: exact events are attributed to local conversations, and slices keep per-conversation
 sums and the attribution split (issue 17); a v3 (or older) file is migrated the same way.
+Version 5: totals keep Cursor's token fee (`cursorFee`, issue 38), which a v4 day sealed with
+synced usage-based events lacks; a v4 (or older) file is migrated the same way.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from codeburn.cache.files import FileMemo, loads_json, locked, read_json, write_
 from codeburn.cache.usage_slices import DaySlices, Slice
 from codeburn.providers import six_month_floor
 
-# 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16); 4: attribution (17)
-VERSION: Final = 4
+# 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16); 4: attribution (17);
+# 5: the token fee in totals (38)
+VERSION: Final = 5
 FILE: Final = f"daily.v{VERSION}.json"
 V1: Final = 1
 V1_FILE: Final = f"daily.v{V1}.json"
 # Older versions migrated once, newest first: v3 → v4 like v1 → v2 (each changed the rules).
-OLDER: Final = (3, 2, V1)
+OLDER: Final = (4, 3, 2, V1)
 ONE_DAY = timedelta(days=1)
 
 

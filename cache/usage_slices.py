@@ -25,6 +25,7 @@ class Totals:
     cache_write_tokens: int = 0
     sessions: set[str] = field(default_factory=set)
     not_charged: int = 0  # calls Cursor did not charge (errored, aborted): counted, cost $0
+    cursor_fee: float = 0.0  # Cursor's token fee: part of `billed_cost`, shown on its own
 
     def add_sums(
         self,
@@ -35,9 +36,11 @@ class Totals:
         billed: bool,
         session: str,
         not_charged: int = 0,
+        cursor_fee: float = 0.0,
     ) -> None:
         """`calls` calls of one session with these summed cost and [in, out, cr, cw] tokens."""
         self.not_charged += not_charged
+        self.cursor_fee += cursor_fee
         self.cost += cost
         if est:
             self.estimated_cost += cost
@@ -61,6 +64,7 @@ class Totals:
         self.cache_write_tokens += other.cache_write_tokens
         self.sessions |= other.sessions
         self.not_charged += other.not_charged
+        self.cursor_fee += other.cursor_fee
 
     @property
     def list_price_cost(self) -> float:
@@ -92,6 +96,7 @@ class Totals:
             "cacheReadTokens": self.cache_read_tokens,
             "cacheWriteTokens": self.cache_write_tokens,
             "notCharged": self.not_charged,
+            "cursorFee": self.cursor_fee,
         }
 
     def dump(self) -> list[Any]:
@@ -106,13 +111,14 @@ class Totals:
             self.cache_write_tokens,
             sorted(self.sessions),
             self.not_charged,
+            self.cursor_fee,
         ]
 
     @classmethod
     def load(cls, raw: list[Any]) -> Totals:
-        # Days sealed before `notCharged` existed have 9 fields; they had no such calls.
+        # Days sealed before `notCharged` existed have 9 fields, before `cursorFee` 10.
         cost, est, billed, calls, inp, out, cr, cw, sessions, *rest = raw
-        if len(rest) > 1:
+        if len(rest) > 2:
             raise ValueError("not a totals row")
         return cls(
             float(cost),
@@ -125,6 +131,7 @@ class Totals:
             int(cw),
             {str(s) for s in sessions},
             int(rest[0]) if rest else 0,
+            float(rest[1]) if len(rest) > 1 else 0.0,
         )
 
 
@@ -222,7 +229,8 @@ class Slice:
             conv.title = conv.title or head[0]
             conv.first_ms, conv.last_ms = min(conv.first_ms, sums[7]), max(conv.last_ms, sums[8])
         conv.models.add(model)
-        conv.totals.add_sums(sums[0], sums[1], sums[2:6], *flags, session, sums[6])
+        fee = sums[9] if len(sums) > 9 else 0.0
+        conv.totals.add_sums(sums[0], sums[1], sums[2:6], *flags, session, sums[6], fee)
 
     def add_attribution(self, kind: str, calls: int, cost: float) -> None:
         entry = self.attribution.setdefault(kind, [0, 0.0])
@@ -246,15 +254,16 @@ class Slice:
         `sums` is [cost, calls, input, output, cache read, cache write, not charged?]."""
         cost, calls, tokens = sums[0], sums[1], sums[2:6]
         free = sums[6] if len(sums) > 6 else 0
-        self.totals.add_sums(cost, calls, tokens, est, billed, session, free)
+        fee = sums[9] if len(sums) > 9 else 0.0  # [7], [8]: first and last call time
+        self.totals.add_sums(cost, calls, tokens, est, billed, session, free, fee)
         totals = self.models.get(model)
         if totals is None:
             totals = self.models[model] = Totals()
-        totals.add_sums(cost, calls, tokens, est, billed, session, free)
+        totals.add_sums(cost, calls, tokens, est, billed, session, free, fee)
         totals = self.projects.get(project)
         if totals is None:
             totals = self.projects[project] = Totals()
-        totals.add_sums(cost, calls, tokens, est, billed, session, free)
+        totals.add_sums(cost, calls, tokens, est, billed, session, free, fee)
         if not priced:
             entry = self.unpriced.setdefault(model, [0, 0])
             entry[0] += calls

@@ -51,6 +51,7 @@ class Call:
     tools: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
     not_charged: bool = False  # an exported row Cursor did not charge (cost 0, still a call)
+    cursor_fee: float = 0.0  # Cursor's token fee, part of a billed `cost` (JSON events only)
 
     @property
     def tokens(self) -> int:

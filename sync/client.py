@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import math
 import os
 import threading
 import time
+import zlib
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
@@ -31,7 +31,13 @@ EVENTS_PATH = "/api/dashboard/get-filtered-usage-events"
 EVENTS_PAGE_SIZE = 500
 MAX_EVENT_PAGES = 400  # 200,000 events in one window: far beyond a month of heavy use
 USER_AGENT = "codeburn"
-MAX_BODY_BYTES = 256 * 1024 * 1024
+MAX_BODY_BYTES = 256 * 1024 * 1024  # the CSV export of a window
+# What one page of JSON events may cost, counted after decompression and checked before parsing:
+# a real page of 500 events is ~0.5 MB, while json.loads of 100 MB of empty events peaks at
+# ~2.6 GB. A page with more objects than its events could hold is refused unparsed as well.
+MAX_EVENTS_PAGE_BYTES = 8 * 1024 * 1024
+MAX_OBJECTS_PER_EVENT = 64
+MAX_SUMMARY_BYTES = 4 * 1024 * 1024
 SUMMARY_BUDGET_S = 10.0
 _CHUNK = 64 * 1024
 
@@ -137,6 +143,19 @@ class _Request:
     budget_s: float
     what: str
     body: dict[str, Any] | None = None  # a JSON body: POST instead of GET
+    limit: int = MAX_BODY_BYTES  # the most the answer may hold, decompressed
+
+
+@dataclass(frozen=True, slots=True)
+class EventsRead:
+    """The events one sync read and the count cursor.com gave for its window."""
+
+    items: list[Any]
+    count: int
+
+    @property
+    def complete(self) -> bool:
+        return len(self.items) >= self.count
 
 
 @dataclass(slots=True)
@@ -181,8 +200,12 @@ class CursorClient:
         budget_s: float,
         deadline: float | None = None,
         page_size: int | None = None,
-    ) -> list[Any]:
-        """Every JSON usage event of [start_ms, end_ms], page after page within one budget.
+    ) -> EventsRead:
+        """The JSON usage events of [start_ms, end_ms], page after page within one budget.
+
+        Pages are asked until the count is reached: a short page is not the end (Cursor serves
+        fewer than asked, or leaves events out of a page). An empty page or the page bound ends
+        the read early; the result then says it is incomplete (the store merges it).
 
         Raises EventsUnavailable (fall back to the CSV export) for HTTP 404/405 or an answer of
         unknown shape, RequestFailed for every other failure: HTTP and network trouble as for the
@@ -193,9 +216,7 @@ class CursorClient:
             page_size = EVENTS_PAGE_SIZE
         events: list[Any] = []
         total = 0
-        pages = 1
-        page = 1
-        while page <= pages:
+        for page in range(1, MAX_EVENT_PAGES + 1):
             body = {
                 "teamId": 0,
                 "startDate": str(start_ms),
@@ -205,15 +226,16 @@ class CursorClient:
             }
             raw = self._get(
                 EVENTS_PATH, {}, "application/json", budget_s, "the usage events",
-                body=body, deadline=deadline,
+                body=body, deadline=deadline, limit=MAX_EVENTS_PAGE_BYTES,
             )  # fmt: skip
+            if raw.count(b"{") > (page_size + 1) * MAX_OBJECTS_PER_EVENT:
+                raise RequestFailed("export", "the answer from cursor.com was too large")
             count, items = _events_page(raw)
             if page == 1:
                 if items is None and count:
                     raise EventsUnavailable  # a count of events but no events
                 total = count or 0
-                pages = math.ceil(total / page_size)
-                if pages > MAX_EVENT_PAGES:
+                if total > MAX_EVENT_PAGES * page_size:
                     raise RequestFailed(
                         "export",
                         f"cursor.com reported {total} usage events, more than one sync reads",
@@ -230,14 +252,16 @@ class CursorClient:
                     "export", "cursor.com sent more usage events than asked for; nothing was stored"
                 )
             events.extend(items)
-            if len(events) >= total:
-                break
-            page += 1  # a short page is not the end: Cursor may leave events out of a page
-        return events
+            if len(events) >= total or not items:
+                break  # the count is reached, or an empty page: nothing more will come
+        return EventsRead(events, total)
 
     def usage_summary(self, *, budget_s: float = SUMMARY_BUDGET_S) -> Any:
         """The parsed usage-summary JSON; raises RequestFailed."""
-        body = self._get(SUMMARY_PATH, {}, "application/json", budget_s, "the usage summary")
+        body = self._get(
+            SUMMARY_PATH, {}, "application/json", budget_s, "the usage summary",
+            limit=MAX_SUMMARY_BYTES,
+        )  # fmt: skip
         try:
             return json.loads(body)
         except (ValueError, RecursionError) as exc:
@@ -253,12 +277,13 @@ class CursorClient:
         *,
         body: dict[str, Any] | None = None,
         deadline: float | None = None,
+        limit: int = MAX_BODY_BYTES,
     ) -> bytes:
         # The request runs on a worker thread so that a server stalling mid-body cannot hold
         # the caller past the budget; the abandoned worker dies at its own read timeout.
         outcome = _Outcome()
         until = time.monotonic() + budget_s if deadline is None else deadline
-        request = _Request(path, params, accept, until, budget_s, what, body)
+        request = _Request(path, params, accept, until, budget_s, what, body, limit)
         worker = threading.Thread(
             target=self._fetch,
             args=(request, outcome),
@@ -281,6 +306,7 @@ class CursorClient:
             "Cookie": self._credentials.cookie,
             "Origin": ORIGIN,
             "Accept": accept,
+            "Accept-Encoding": "gzip",  # decompressed here, within the answer's limit
             "User-Agent": USER_AGENT,
         }
 
@@ -315,7 +341,7 @@ class CursorClient:
                     raise EventsUnavailable  # no such endpoint here, or an answer we do not know
                 if response.status_code != 200:
                     raise _status_failure(response, request.what)
-                outcome.body = self._read_body(response, request.deadline, too_slow)
+                outcome.body = _read_body(response, request, too_slow)
         except (RequestFailed, EventsUnavailable) as exc:
             outcome.error = exc
         except httpx.TimeoutException:
@@ -323,18 +349,40 @@ class CursorClient:
         except (httpx.HTTPError, OSError):
             outcome.error = RequestFailed("network", "could not reach cursor.com")
 
-    @staticmethod
-    def _read_body(response: httpx.Response, deadline: float, too_slow: str) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        for chunk in response.iter_bytes(_CHUNK):
-            size += len(chunk)
-            if size > MAX_BODY_BYTES:
-                raise RequestFailed("export", "the answer from cursor.com was too large")
-            if time.monotonic() > deadline:
-                raise RequestFailed("network", too_slow)
-            chunks.append(chunk)
-        return b"".join(chunks)
+
+def _read_body(response: httpx.Response, request: _Request, too_slow: str) -> bytes:
+    """The answer's bytes, decompressed here (never by httpx, which inflates a whole received
+    chunk at once: 64 KB of a gzip bomb are 64 MB) and counted against `request.limit` as they
+    come; an answer declared larger than the limit is refused before it is read."""
+    too_large = RequestFailed("export", "the answer from cursor.com was too large")
+    encoding = response.headers.get("Content-Encoding", "").strip().lower()
+    if encoding not in ("", "identity", "gzip", "x-gzip"):
+        raise RequestFailed("export", "cursor.com sent its answer in an encoding we do not read")
+    declared = response.headers.get("Content-Length", "").strip()
+    if declared.isascii() and declared.isdigit() and int(declared) > request.limit:
+        raise too_large
+    inflater = zlib.decompressobj(wbits=31) if encoding in ("gzip", "x-gzip") else None
+    chunks: list[bytes] = []
+    size = 0
+    for raw in response.iter_raw(_CHUNK):
+        pending = raw
+        while pending:
+            if inflater is None:
+                piece, pending = pending, b""
+            else:  # never more than what still fits under the limit, plus one byte
+                piece = inflater.decompress(pending, request.limit - size + 1)
+                pending = inflater.unconsumed_tail
+            size += len(piece)
+            if size > request.limit:
+                raise too_large
+            chunks.append(piece)
+        if time.monotonic() > request.deadline:
+            raise RequestFailed("network", too_slow)
+    if inflater is not None:
+        if not inflater.eof:
+            raise RequestFailed("network", "the answer from cursor.com was cut short")
+        chunks.append(inflater.flush())
+    return b"".join(chunks)
 
 
 def _events_page(body: bytes) -> tuple[int | None, list[Any] | None]:

@@ -8,10 +8,13 @@ stores a secret.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
+import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +54,8 @@ EXPIRY_MARGIN_S = 60
 FIRST_BUDGET_S = 45.0
 LATER_BUDGET_S = 15.0
 BACKFILL_DAYS = 30
+QUICK_LOOKBACK_MS = 15 * MINUTE_MS  # a quick sync reads from this long before the newest event
+INTERVAL_SLACK_MS = 30 * SECOND_MS  # the editor's timer may fire a little early
 
 NOT_SIGNED_IN = "Cursor is not signed in on this machine; open Cursor and sign in, then try again"
 LOGIN_EXPIRED = "Cursor login expired, open Cursor to sign in again"
@@ -72,6 +77,49 @@ class SyncOutcome:
     covered_days: tuple[date, date] | None = None
 
 
+@dataclass(slots=True)
+class _Flight:
+    """An automatic sync making its requests in this process; a forced one joins it."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    outcome: SyncOutcome | None = None
+
+
+_flight_lock = threading.Lock()
+_flights: list[_Flight] = []  # the automatic sync in flight, at most one
+JOIN_SLACK_S = 5.0
+
+
+@contextlib.contextmanager
+def _flying() -> Iterator[_Flight]:
+    flight = _Flight()
+    with _flight_lock:
+        _flights[:] = [flight]
+    try:
+        yield flight
+    finally:
+        with _flight_lock:
+            if flight in _flights:
+                _flights.remove(flight)
+        flight.done.set()
+
+
+def _joined_flight() -> SyncOutcome | None:
+    """The outcome of the automatic sync in flight, waited for; None when there is none, or it
+    ended without an answer of cursor.com to give (then the forced sync makes its own)."""
+    with _flight_lock:
+        flight = _flights[0] if _flights else None
+    if flight is None:
+        return None
+    flight.done.wait(FIRST_BUDGET_S + JOIN_SLACK_S)
+    outcome = flight.outcome
+    if outcome is None or not outcome.attempted:
+        return None
+    if outcome.error_code is not None:
+        raise SyncError(load_state().last_error or "the sync in progress failed; try again")
+    return outcome if outcome.summary is not None else None
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     start_ms: int
@@ -85,13 +133,24 @@ def maybe_sync(
     force: bool = False,
     now_ms: int | None = None,
     budget_s: float | None = None,
+    interval_ms: int | None = None,
 ) -> SyncOutcome:
     """Sync when due (automatic) or now (`force`).
 
+    `interval_ms` (the language server's `codeburn.cursorSync.intervalMinutes`): while the JSON
+    events serve the account, an automatic sync is due that long after the last attempt instead
+    of hourly, and reads only from 15 minutes before the newest synced event (a quick sync),
+    except the first sync after each full local hour, which is a full one.
+
     Automatic: never raises for login, HTTP or network trouble; the outcome says what happened.
-    Forced: ignores throttle, backoff and the off switch, and raises SyncError on any failure.
+    Forced: ignores throttle, backoff and the off switch, and raises SyncError on any failure;
+    while an automatic sync of this process is making its requests, it joins that one.
     `budget_s` overrides the 45 s / 15 s time budget (tests).
     """
+    if force:
+        joined = _joined_flight()
+        if joined is not None:
+            return joined
     now = clock_ms() if now_ms is None else now_ms
     if not force and not cursor_sync_enabled():
         return SyncOutcome(attempted=False)  # off: not even Cursor's login is read
@@ -103,7 +162,8 @@ def maybe_sync(
         if force:
             raise SyncError(f"nothing was synced: {unusable}")
         return SyncOutcome(attempted=False)
-    if not force and not is_due(load_state(), credentials, now):
+    schedule = _Schedule(interval_ms)
+    if not force and not schedule.due(load_state(), credentials, now):
         return SyncOutcome(attempted=False)  # the common case; _claim_attempt checks it again
     # The client (httpx) only once a request may follow: a status that syncs nothing stays fast.
     from codeburn.sync.client import BaseUrlError, base_url  # noqa: PLC0415
@@ -116,13 +176,19 @@ def maybe_sync(
         log.warning("cursor.com sync skipped: %s", exc)
         return SyncOutcome(attempted=False, error_code="network")
     try:
-        if not _claim_attempt(credentials, now, force):
+        quick = _claim_attempt(credentials, now, force, schedule)
+        if quick is None:
             return SyncOutcome(attempted=False)
     except LockTimeoutError:
         if force:
             raise SyncError(BUSY) from None
         return SyncOutcome(attempted=False)
-    return _run(credentials, base, now, force, budget_s, signed_in_email(db_path))
+    run = _Run(credentials, base, now, force, budget_s, signed_in_email(db_path), quick)
+    if force:
+        return _run(run)
+    with _flying() as flight:
+        flight.outcome = _run(run)
+        return flight.outcome
 
 
 def _usable_credentials(db_path: Path, now: int, force: bool) -> Credentials | None:
@@ -141,31 +207,84 @@ def _usable_credentials(db_path: Path, now: int, force: bool) -> Credentials | N
 
 def is_due(state: SyncState, credentials: Credentials, now: int) -> bool:
     """Whether an automatic sync may make a request now."""
-    if (
-        state.error_code == "login"
-        and state.rejected_exp is not None
-        and state.rejected_exp != credentials.exp
-    ):
-        return True  # the login cursor.com rejected has been replaced
-    backoff = state.backoff_until_ms
-    if backoff is not None and now < backoff <= now + RETRY_AFTER_MAX_S * SECOND_MS:
+    if _backing_off(state, credentials, now):
         return False
+    if _login_replaced(state, credentials):
+        return True
     nxt = state.next_attempt_ms
     # A next attempt further away than the throttle allows means the clock went back.
     return not (nxt is not None and now < nxt <= now + THROTTLE_MS + JITTER_MAX_MS)
 
 
-def _claim_attempt(credentials: Credentials, now: int, force: bool) -> bool:
-    """Record the attempt (and the next allowed one) before any request is made."""
-    if not force and not is_due(load_state(), credentials, now):
-        return False  # the common case: no lock, no write
-    with update_state() as state:
-        if not force and not is_due(state, credentials, now):
+def _login_replaced(state: SyncState, credentials: Credentials) -> bool:
+    """The login cursor.com rejected has been replaced."""
+    return (
+        state.error_code == "login"
+        and state.rejected_exp is not None
+        and state.rejected_exp != credentials.exp
+    )
+
+
+def _backing_off(state: SyncState, credentials: Credentials, now: int) -> bool:
+    """A back-off holds (a replaced login ends it; one further away than 24 h is a clock that
+    went back)."""
+    if _login_replaced(state, credentials):
+        return False
+    backoff = state.backoff_until_ms
+    return backoff is not None and now < backoff <= now + RETRY_AFTER_MAX_S * SECOND_MS
+
+
+def _local_hour(ms: int) -> tuple[int, int, int, int]:
+    return time.localtime(ms / 1000)[:4]
+
+
+@dataclass(frozen=True, slots=True)
+class _Schedule:
+    """When an automatic sync is due: hourly, or every `interval_ms` in the editor."""
+
+    interval_ms: int | None = None
+
+    def editor(self, state: SyncState) -> bool:
+        """The editor's schedule applies while the JSON events serve the account."""
+        return self.interval_ms is not None and state.source == "json"
+
+    def due(self, state: SyncState, credentials: Credentials, now: int) -> bool:
+        if not self.editor(state) or self.interval_ms is None:
+            return is_due(state, credentials, now)
+        if _backing_off(state, credentials, now):
             return False
+        last = state.last_attempt_ms
+        # A last attempt after now means the clock went back.
+        return last is None or not now - self.interval_ms + INTERVAL_SLACK_MS < last <= now
+
+    def quick(self, state: SyncState, account: str, now: int) -> bool:
+        """A quick sync, unless this is the first sync after a full local hour (or the first)."""
+        last = state.last_attempt_ms
+        return (
+            self.editor(state)
+            and last is not None
+            and last <= now
+            and _local_hour(last) == _local_hour(now)
+            and state.through.get(account) is not None
+        )
+
+
+def _claim_attempt(
+    credentials: Credentials, now: int, force: bool, schedule: _Schedule | None = None
+) -> bool | None:
+    """Record the attempt (and the next allowed one) before any request is made; None when no
+    sync is due, else whether it is a quick one."""
+    schedule = schedule or _Schedule()
+    if not force and not schedule.due(load_state(), credentials, now):
+        return None  # the common case: no lock, no write
+    with update_state() as state:
+        if not force and not schedule.due(state, credentials, now):
+            return None
+        quick = not force and schedule.quick(state, credentials.account, now)
         state.last_attempt_ms = now
         state.account = credentials.account
         state.next_attempt_ms = now + THROTTLE_MS + random.randint(0, JITTER_MAX_MS)
-        return True
+        return quick
 
 
 def first_window_start(now: int) -> int:
@@ -189,16 +308,35 @@ def sync_window(account: str, state: SyncState, now: int) -> Window:
     return Window(min(start, now), now, first=True)
 
 
-def _run(
-    credentials: Credentials,
-    base: str,
-    now: int,
-    force: bool,
-    budget_s: float | None,
-    signed_in: str | None,
-) -> SyncOutcome:
+def quick_window(account: str, state: SyncState, now: int) -> Window | None:
+    """15 minutes before the newest synced event of `account` to now; None when there is none
+    (then the sync is a full one)."""
+    marks = [store_bridge.newest_synced_ms(account), state.through.get(account)]
+    known = [min(mark, now) for mark in marks if mark is not None]
+    if not store_bridge.store_exists() or not known:
+        return None
+    return Window(max(0, max(known) - QUICK_LOOKBACK_MS), now, first=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    credentials: Credentials
+    base: str
+    now: int
+    force: bool
+    budget_s: float | None
+    signed_in: str | None
+    quick: bool = False
+
+
+def _run(run: _Run) -> SyncOutcome:
+    credentials, base, now, force = run.credentials, run.base, run.now, run.force
+    budget_s, signed_in = run.budget_s, run.signed_in
     try:
-        window = sync_window(credentials.account, load_state(), now)
+        state = load_state()
+        window = quick_window(credentials.account, state, now) if run.quick else None
+        if window is None:
+            window = sync_window(credentials.account, state, now)
     except store_bridge.StoreUnreadable as exc:
         return _store_trouble(exc, force)
     budget = (
@@ -209,20 +347,25 @@ def _run(
     client = CursorClient(credentials, base=base)
     deadline = time.monotonic() + budget  # one budget for every request of this sync
     source: Source = "json"
+    incomplete: tuple[int, int] | None = None
     try:
         try:
-            items = client.usage_events(
+            read = client.usage_events(
                 window.start_ms, window.end_ms, budget_s=budget, deadline=deadline
             )
+            if not read.complete:
+                incomplete = (len(read.items), read.count)
+            # An incomplete read merges: an event it did not bring may just not have been served.
             summary = store_bridge.apply_events(
-                items,
+                read.items,
                 credentials.account,
                 window.start_ms,
                 window.end_ms,
                 user_ids=(credentials.user_id, signed_in or ""),
+                merge=incomplete is not None,
             )
         except (EventsUnavailable, store_bridge.NotEvents):
-            source = "csv"  # no JSON events here, or not in a shape we know: the export, once
+            source, incomplete = "csv", None  # no JSON events, or an unknown shape: the export
             body = client.export_csv(
                 window.start_ms, window.end_ms, budget_s=budget, deadline=deadline
             )
@@ -238,18 +381,29 @@ def _run(
         return _failed(RequestFailed("export", str(exc)), credentials, now, force)
     except store_bridge.StoreUnreadable as exc:
         return _store_trouble(exc, force)
-    _record_success(credentials.account, summary.empty is True, now, source)
+    # A window is known to be empty only when cursor.com counted nothing in it.
+    empty = summary.empty is True and incomplete is None
+    _record_success(credentials.account, empty, now, source, incomplete)
     log.info(
-        "cursor.com sync (%s): %d new, %d already stored", source, summary.added, summary.skipped
-    )
+        "cursor.com sync (%s%s): %d new, %d already stored",
+        source, ", quick" if run.quick else "", summary.added, summary.skipped,
+    )  # fmt: skip
+    if incomplete is not None:
+        log.warning(
+            "cursor.com sync (json): served %d of the %d usage events it counted; "
+            "merged them, nothing stored was removed",
+            *incomplete,
+        )
     days = (
         (summary.first_day, summary.last_day)
         if summary.first_day is not None and summary.last_day is not None
         else None
     )
-    return SyncOutcome(
-        attempted=True, changed=summary.changed, summary=summary.to_json(), covered_days=days
-    )
+    result = summary.to_json()
+    if incomplete is not None:
+        result["empty"] = False
+        result["incomplete"] = {"served": incomplete[0], "count": incomplete[1]}
+    return SyncOutcome(attempted=True, changed=summary.changed, summary=result, covered_days=days)
 
 
 def _store_trouble(exc: Exception, force: bool) -> SyncOutcome:
@@ -313,7 +467,9 @@ def _apply_failure(
         state.backoff_until_ms = max(state.backoff_until_ms or 0, now + backoff_ms)
 
 
-def _record_success(account: str, empty: bool, now: int, source: Source) -> None:
+def _record_success(
+    account: str, empty: bool, now: int, source: Source, incomplete: tuple[int, int] | None
+) -> None:
     try:
         newest = store_bridge.newest_synced_ms(account)
     except store_bridge.StoreUnreadable:
@@ -331,6 +487,8 @@ def _record_success(account: str, empty: bool, now: int, source: Source) -> None
             state.last_success_ms = now
             state.account = account
             state.source = source
+            state.incomplete = incomplete
+            state.exact_through_ms = min(newest, now) if newest is not None else None
             if marks:
                 earlier = min(state.through.get(account, 0), now)
                 state.through[account] = min(max([*marks, earlier]), now)

@@ -39,6 +39,8 @@ class SyncState:
     through: dict[str, int] = field(default_factory=dict)
     rejected_exp: int | None = None
     source: Source | None = None  # which cursor.com answer served the last success
+    incomplete: tuple[int, int] | None = None  # (served, count) of an incomplete last success
+    exact_through_ms: int | None = None  # the newest synced event of `account`
 
     def to_json(self) -> dict[str, Any]:
         """The file's exact fields (docs/cursor-sync.md#state): ISO times, the account hash,
@@ -55,6 +57,12 @@ class SyncState:
             "through": {account: iso_utc(ms) for account, ms in sorted(self.through.items())},
             "rejectedExp": self.rejected_exp,
             "source": self.source,
+            "exactThrough": _iso(self.exact_through_ms),
+            "incomplete": (
+                None
+                if self.incomplete is None
+                else {"served": self.incomplete[0], "count": self.incomplete[1]}
+            ),
         }
 
     @classmethod
@@ -85,11 +93,22 @@ class SyncState:
             through=through,
             rejected_exp=_int(data.get("rejectedExp")),
             source=cast(Source, source) if source in SOURCES else None,
+            incomplete=_incomplete(data.get("incomplete")),
+            exact_through_ms=_ms(data.get("exactThrough")),
         )
 
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _incomplete(value: Any) -> tuple[int, int] | None:
+    if not isinstance(value, dict):
+        return None
+    served, count = _int(value.get("served")), _int(value.get("count"))
+    if served is None or count is None or not 0 <= served < count:
+        return None
+    return served, count
 
 
 def _is_account(value: Any) -> bool:

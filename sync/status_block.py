@@ -27,10 +27,18 @@ def _block(
         "lastSuccessAt": (
             iso_utc(state_file.last_success_ms) if state_file.last_success_ms is not None else None
         ),
+        "exactThrough": (
+            iso_utc(state_file.exact_through_ms)
+            if state_file.exact_through_ms is not None
+            else None
+        ),
     }
     if code is not None:
         block["errorCode"] = code
         block["error"] = ERROR_TEXTS[code]
+    elif state == "ok" and state_file.incomplete is not None:
+        served, count = state_file.incomplete  # the last read ended before cursor.com's count
+        block["incomplete"] = {"served": served, "count": count}
     return block
 
 

@@ -9,6 +9,7 @@ from codeburn.cache import ImportStoreError, ImportSummary, apply_sync, store_fi
 from codeburn.cache import newest_synced_ms as stored_newest_synced_ms
 from codeburn.cache import other_accounts_coverage_end as stored_others_coverage_end
 from codeburn.providers import (
+    ChooseUserError,
     CsvFormatError,
     EventShapeError,
     one_persons_events,
@@ -18,8 +19,8 @@ from codeburn.providers import (
 )
 
 NOT_ONE_PERSON = (
-    "the usage events hold several people's usage and none of it is the signed-in "
-    "Cursor user's; nothing was stored"
+    "the usage events hold another person's or several people's usage and none of it is the "
+    "signed-in Cursor user's; nothing was stored"
 )
 
 
@@ -71,7 +72,9 @@ def apply_export(
     not among them nothing is stored (never several people summed into one spend)."""
     try:
         rows = one_persons_rows(parse_csv(body), signed_in=signed_in)
-    except CsvFormatError:  # ChooseUserError included
+    except ChooseUserError:  # its text names the people: never kept, the same words as JSON's
+        raise NotOnePerson(NOT_ONE_PERSON) from None
+    except CsvFormatError:
         raise NotAnExport from None
     try:
         return apply_sync(rows, account, window_start_ms, window_end_ms)
@@ -86,11 +89,13 @@ def apply_events(
     window_end_ms: int,
     *,
     user_ids: Iterable[str] = (),
+    merge: bool = False,
 ) -> ImportSummary:
     """Store the JSON usage events of one sync, all read first (a bad one stores nothing).
 
     `user_ids` (the login's user id and e-mail) pick the signed-in person's events when the
-    events carry several `owningUser` values; when none is theirs nothing is stored."""
+    events carry several `owningUser` values; when none is theirs nothing is stored. `merge`:
+    an incomplete read, which adds and updates but never removes a stored event."""
     try:
         events = parse_events(items)
     except EventShapeError:
@@ -101,6 +106,8 @@ def apply_events(
     rows = [e.row for e in mine]
     details = {e.row.hash: e.detail for e in mine}
     try:
-        return apply_sync(rows, account, window_start_ms, window_end_ms, details=details)
+        return apply_sync(
+            rows, account, window_start_ms, window_end_ms, details=details, merge=merge
+        )
     except ImportStoreError as exc:
         raise StoreUnreadable(str(exc)) from None

@@ -25,6 +25,7 @@ from codeburn.providers import (
     EventDetail,
     UsageRow,
     billed_amount,
+    clean_text,
     day_end_ms,
     identity,
     iso_utc,
@@ -502,7 +503,7 @@ def decode_store(raw: bytes, version: int = VERSION) -> ImportSnapshot:
     A version 1 store (events keyed by a hash of every cell) is read into version 2 events:
     each gets its identity, and v1 events that are one event re-rendered become one (`merge_v1`).
     """
-    doc = json.loads(raw)
+    doc = _loads(raw)
     if not isinstance(doc, dict) or doc.get("version") != version:
         raise ValueError(f"not a version {version} store")
     ranges = tuple(_range_from(item) for item in _list(doc["ranges"]))
@@ -586,8 +587,27 @@ def decode_store_file(handle: BinaryIO, version: int = VERSION) -> ImportSnapsho
             raise ValueError("the store ends inside an event")
         text = line[:-1]
         more = text.endswith(b",")
-        _pack(events, json.loads(text[:-1] if more else text))
+        _pack(events, _loads(text[:-1] if more else text))
     raise ValueError("the store ends before its last event")
+
+
+def _loads(text: bytes) -> Any:
+    """json.loads, with the lone surrogates an older CodeBurn stored ("\\ud800" escapes: valid
+    JSON, but text no UTF-8 output can write) replaced as a sync now does where they enter."""
+    doc = json.loads(text)
+    if b"\\ud" in text or b"\\uD" in text:  # an escaped surrogate: a pair, or a lone one
+        doc = _clean_doc(doc)
+    return doc
+
+
+def _clean_doc(doc: Any) -> Any:
+    if isinstance(doc, str):
+        return clean_text(doc)
+    if isinstance(doc, list):
+        return [_clean_doc(item) for item in doc]
+    if isinstance(doc, dict):
+        return {key: _clean_doc(value) for key, value in doc.items()}
+    return doc
 
 
 _COMPACT: Final[dict[str, Any]] = {"separators": (",", ":")}

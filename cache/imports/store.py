@@ -318,9 +318,13 @@ def apply_sync(
     window_end_ms: int,
     *,
     details: Mapping[str, EventDetail] | None = None,
+    merge: bool = False,
     path: Path | None = None,
 ) -> ImportSummary:
     """Store one sync of `account`: its synced events from the window start on are replaced.
+
+    `merge` (a read that ended before cursor.com's count): the rows add and update, and no
+    stored event is removed, since a missing event may just not have been served.
 
     The window end is the sync's own time: rows after it + 1 day are refused (counted in
     `future`), coverage never ends after it, and a store damaged by such rows heals.
@@ -346,6 +350,9 @@ def apply_sync(
         added, skipped = _merge_synced(
             events, in_window, manual, dropped, details, account, window_end_ms
         )
+        if merge:
+            for key, stored in dropped.items():
+                events.setdefault(key, stored)
         newest = max((r.timestamp_ms for r in in_window), default=None)
         if newest is not None:
             newest = min(newest, window_end_ms)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from codeburn.providers.exports.usage_events import (
         EventDetail,
         EventShapeError,
+        clean_text,
         one_persons_events,
         parse_events,
     )
@@ -53,6 +54,7 @@ else:  # imported on first use (see codeburn.providers.lazy)
             "codeburn.providers.exports.usage_events": (
                 "EventDetail",
                 "EventShapeError",
+                "clean_text",
                 "one_persons_events",
                 "parse_events",
             ),
@@ -68,6 +70,7 @@ __all__ = [
     "UsageRow",
     "billed_amount",
     "chosen_user",
+    "clean_text",
     "identity",
     "is_user_api_key",
     "iter_csv",

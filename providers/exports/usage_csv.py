@@ -476,4 +476,5 @@ def row_to_call(row: UsageRow, detail: EventDetail | None = None) -> Call:
         billed=billed is not None,
         priced=priced,
         not_charged=not_charged,
+        cursor_fee=(detail.cursor_fee or 0.0) if detail is not None and billed is not None else 0.0,
     )

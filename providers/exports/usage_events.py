@@ -11,10 +11,12 @@ understand (`EventShapeError`), never a guessed figure.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
+from codeburn.providers.exports.team import is_email
 from codeburn.providers.exports.usage_csv import UsageRow, billed_amount, identity
 from codeburn.providers.localtime import iso_utc
 
@@ -37,6 +39,8 @@ _MAX_TOKENS: Final = 10**12  # the export's bounds: for garbage, not for heavy u
 _MAX_CENTS: Final = 100_000_000  # $1,000,000
 _EARLIEST_MS: Final = 946_684_800_000  # 2000-01-01
 _LATEST_MS: Final = 4_133_980_799_999  # 2100-12-31
+MAX_CONVERSATION_ID: Final = 256
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 class EventShapeError(ValueError):
@@ -140,9 +144,11 @@ def parse_event(item: Any, n: int = 0) -> UsageEvent:
     fee = _cents(item.get("cursorTokenFee"), "cursorTokenFee", n)
     if charged is None and billing_class(kind) == "billed":
         charged = _charged_from_parts(usage, fee, item.get("usageBasedCosts"), n)
+    conversation = _text(item.get("conversationId"), "conversationId", n)
     detail = EventDetail(
         kind=kind,
-        conversation_id=_text(item.get("conversationId"), "conversationId", n),
+        # Cursor's ids are UUIDs (36 characters); a longer one is garbage and is not kept.
+        conversation_id=conversation if len(conversation) <= MAX_CONVERSATION_ID else "",
         charged_cents=charged,
         cursor_fee_cents=fee,
     )
@@ -174,15 +180,29 @@ def one_persons_events(
 ) -> list[UsageEvent] | None:
     """A team account's events: the signed-in person's only (by user id or e-mail).
 
-    All events when they carry at most one `owningUser`; None when they carry several and none of
-    them is the signed-in person (never several people's usage summed into one)."""
+    The rule of a team export (`chosen_user`): events that name their owner are kept only when
+    the owner is the signed-in person. None (store nothing) when they name several people and
+    none is this one, or one person we can tell is someone else: an e-mail while the signed-in
+    e-mail is known, a `user_...` id while the login's is. One owner we cannot compare (another
+    form of id) is taken as this account's own, as a personal export's `You` is."""
     owners = {e.owning_user.casefold() for e in events if e.owning_user}
-    if len(owners) <= 1:
+    if not owners:
         return list(events)
     mine = {u.strip().casefold() for u in user_ids if u and u.strip()}
-    if not mine & owners:
+    if mine & owners:
+        return [e for e in events if e.owning_user.casefold() in mine]
+    if len(owners) > 1:
         return None
-    return [e for e in events if e.owning_user.casefold() in mine]
+    (owner,) = owners
+    return None if any(_same_form(owner, me) for me in mine) else list(events)
+
+
+def _same_form(owner: str, me: str) -> bool:
+    """Whether two owner names can be compared: two e-mails, or two ids of the same prefix."""
+    if is_email(owner) or is_email(me):
+        return is_email(owner) and is_email(me)
+    prefix, sep, _ = owner.partition("_")
+    return bool(sep) and prefix.isalpha() and me.startswith(prefix + "_")
 
 
 def _cost_cell(detail: EventDetail) -> str:
@@ -209,11 +229,23 @@ def _charged_from_parts(
     return None
 
 
+def clean_text(value: str) -> str:
+    """`value` with each lone surrogate ("\\ud800", which JSON may carry but UTF-8 cannot encode)
+    replaced by U+FFFD: such text, once stored, would make every later JSON output fail."""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", value)
+    return value
+
+
 def _text(value: Any, key: str, n: int) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
-        return value.strip()
+        return clean_text(value.strip())
     raise EventShapeError(f"event {n}: {key} is not text")
 
 

@@ -131,8 +131,14 @@ class CodeBurnServer(LanguageServer):
         if not task.cancelled():
             task.exception()  # retrieved: every waiter got it already
 
+    def client_caps(self) -> types.ClientCapabilities:
+        """The client's capabilities; none (the defaults) when no `initialize` was taken: a
+        client may send `initialized` after its `initialize` was refused (-32602)."""
+        caps = getattr(self.protocol, "client_capabilities", None)
+        return caps if isinstance(caps, types.ClientCapabilities) else types.ClientCapabilities()
+
     def supports_progress(self) -> bool:
-        window = self.client_capabilities.window
+        window = self.client_caps().window
         return bool(window and window.work_done_progress)
 
     async def wait_ready(self) -> None:
@@ -151,7 +157,7 @@ class CodeBurnServer(LanguageServer):
         """`workspace/configuration` (section codeburn) over `initializationOptions`."""
         async with self._settings_lock:
             pulled: Any = None
-            workspace = self.client_capabilities.workspace
+            workspace = self.client_caps().workspace
             if workspace is not None and workspace.configuration:
                 params = types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
                 try:
@@ -305,7 +311,8 @@ class CodeBurnServer(LanguageServer):
         """Automatic sync when due, then the plan quota (cached 5 min); True if either changed."""
         service = self.current_service()
         before = await self.blocking(service.fingerprint)
-        await self.blocking(service.sync_if_due)
+        interval_ms = self.settings.cursor_sync_interval_minutes * 60_000
+        await self.blocking(service.sync_if_due, interval_ms)
         quota = await self.blocking(service.quota) if cursor_sync_enabled() else None
         changed = quota != self._quota
         self._quota = quota
@@ -368,7 +375,7 @@ class CodeBurnServer(LanguageServer):
 
     async def _watch_settings(self) -> None:
         """Ask the client for `workspace/didChangeConfiguration` (pull-model clients need it)."""
-        workspace = self.client_capabilities.workspace
+        workspace = self.client_caps().workspace
         change = workspace.did_change_configuration if workspace else None
         if not (change and change.dynamic_registration):
             return
@@ -432,6 +439,11 @@ def build_server() -> CodeBurnServer:
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: CodeBurnServer, params: types.InitializedParams) -> None:
+        if getattr(ls.protocol, "client_capabilities", None) is None:
+            log.warning(
+                "the editor sent `initialized` without an accepted `initialize`; "
+                "going on with no client capabilities and the default settings"
+            )
         ls.spawn(ls.start())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -17,6 +17,7 @@ from codeburn.server.names import SETTINGS_SECTION
 
 SECTION: Final = SETTINGS_SECTION
 MIN_REFRESH_S: Final = 10
+MIN_SYNC_INTERVAL_MIN: Final = 2
 STATUS_BAR_CHOICES: Final = ("today", "month", "both")
 STATUS_BAR_PERIODS: Final = ("month", "cycle")
 MAX_THRESHOLDS: Final = 10
@@ -36,6 +37,7 @@ class Settings:
     status_bar_period: str = "month"
     alerts_enabled: bool = True
     alerts_included_percent: tuple[float, ...] = (80.0, 100.0)
+    cursor_sync_interval_minutes: int = 5
 
     def budget(self) -> Budget:
         """0 means off (null in the status object)."""
@@ -56,6 +58,18 @@ def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise _Invalid("expected a string")
     return value.strip()
+
+
+def _path(value: Any) -> str:
+    """A file path: a NUL or a lone surrogate cannot be in one (the OS call would raise)."""
+    text = _text(value)
+    if "\0" in text:
+        raise _Invalid("expected a file path; it holds a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _Invalid("expected a file path; it holds text that is not Unicode") from None
+    return text
 
 
 def _finite(value: Any) -> bool:
@@ -84,6 +98,14 @@ def _interval(value: Any) -> int:
     return int(value)
 
 
+def _sync_interval(value: Any) -> int:
+    if not _finite(value):
+        raise _Invalid(f"expected a number of minutes, at least {MIN_SYNC_INTERVAL_MIN}")
+    if value < MIN_SYNC_INTERVAL_MIN:
+        raise _Invalid(f"expected at least {MIN_SYNC_INTERVAL_MIN} minutes")
+    return int(value)
+
+
 def _status_bar(value: Any) -> str:
     if value not in STATUS_BAR_CHOICES:
         raise _Invalid(f"expected one of {', '.join(STATUS_BAR_CHOICES)}")
@@ -108,12 +130,13 @@ def _percents(value: Any) -> tuple[float, ...]:
 # dotted setting name (without "codeburn.") → (field, converter)
 SETTINGS: Final[dict[str, tuple[str, Callable[[Any], Any]]]] = {
     "cursorSync.enabled": ("cursor_sync_enabled", _boolean),
-    "cursor.databasePath": ("cursor_database_path", _text),
+    "cursorSync.intervalMinutes": ("cursor_sync_interval_minutes", _sync_interval),
+    "cursor.databasePath": ("cursor_database_path", _path),
     "refreshIntervalSeconds": ("refresh_interval_seconds", _interval),
     "statusBar.show": ("status_bar_show", _status_bar),
     "budget.daily": ("budget_daily", _money),
     "budget.monthly": ("budget_monthly", _money),
-    "python.interpreter": ("python_interpreter", _text),
+    "python.interpreter": ("python_interpreter", _path),
     "statusBar.period": ("status_bar_period", _period),
     "alerts.enabled": ("alerts_enabled", _boolean),
     "alerts.includedPercent": ("alerts_included_percent", _percents),

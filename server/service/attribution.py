@@ -148,7 +148,7 @@ def _relabel(call: Call, project: str, provider: str, session: str) -> Call:
     return Call(
         c.key, provider, c.model, project, session, c.timestamp_ms, c.input_tokens,
         c.output_tokens, c.cache_read_tokens, c.cache_write_tokens, c.cost, c.estimated,
-        c.billed, c.priced, c.tools, c.commands, c.not_charged,
+        c.billed, c.priced, c.tools, c.commands, c.not_charged, c.cursor_fee,
     )  # fmt: skip
 
 

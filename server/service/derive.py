@@ -152,6 +152,8 @@ class _Grouper:
                 ms,
                 ms,
             ]
+            if not local:
+                self.groups[key].append(call.cursor_fee)  # [9]: the exact events' token fee
         else:
             sums[0] += call.cost
             sums[1] += 1
@@ -165,6 +167,8 @@ class _Grouper:
                 sums[7] = ms
             elif ms > sums[8]:
                 sums[8] = ms
+            if not local:
+                sums[9] += call.cursor_fee
 
 
 def derive_days(

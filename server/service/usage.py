@@ -559,14 +559,15 @@ class UsageService:
 
     # -- cursor.com -------------------------------------------------------------------------
 
-    def sync_if_due(self) -> None:
-        """Automatic sync before a read: silent on failure, keeps what is stored."""
+    def sync_if_due(self, interval_ms: int | None = None) -> None:
+        """Automatic sync before a read: silent on failure, keeps what is stored.
+        `interval_ms`: the editor's schedule of quick syncs (docs/cursor-sync.md)."""
         if not cursor_sync_enabled():
             return  # off (maybe_sync would say so too): nothing of the sync to import
         from codeburn.sync import maybe_sync  # noqa: PLC0415 - httpx only when used
 
         try:
-            outcome = maybe_sync(self.db_path)
+            outcome = maybe_sync(self.db_path, interval_ms=interval_ms)
         except Exception:  # an automatic sync must never break a report
             log.exception("automatic cursor.com sync failed")
             return

@@ -97,7 +97,7 @@ def test_a_v3_file_is_migrated_and_its_kept_days_read_without_conversations(
     assert daily.watermark == date(2026, 5, 31)
     kept = daily.day(date(2026, 5, 25))["cursor"]
     assert kept.totals.cost == 1.5 and kept.conversations == {} and kept.attribution == {}
-    assert json.loads(daily_path(cache).read_text())["version"] == VERSION == 4
+    assert json.loads(daily_path(cache).read_text())["version"] == VERSION == 5
 
 
 def test_v1_sealed_only_from_the_floor_on_keeps_nothing(tmp_path: Path) -> None:

@@ -196,3 +196,48 @@ async def test_unusable_cache_folder_still_serves_figures(server_env: ServerEnv)
         stderr = await finish_cleanly(server)
     assert stderr.count(f"{regular} is not a folder") == 1, stderr
     assert regular.read_text() == "not a folder"
+
+
+INITIALIZED = frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+
+@pytest.mark.parametrize(
+    "params",
+    [None, [1], 5, {"capabilities": 5}],
+    ids=["null", "list", "number", "capabilities-5"],
+)
+async def test_initialized_after_a_refused_initialize_logs_no_traceback(
+    server_env: ServerEnv, params: Any
+) -> None:
+    """A client that goes on after the -32602 (sends `initialized`): the settings are pulled
+    without the client's capabilities (none were taken), with one clear line, never a traceback."""
+    async with raw_server(server_env) as server:
+        message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+        await server.send(frame(message) + INITIALIZED)
+        assert (await server.reply(1))["error"]["code"] == INVALID_PARAMS
+        await still_serving(server, 2)
+        stderr = await finish_cleanly(server)
+    assert "AttributeError" not in stderr and "client_capabilities" not in stderr, stderr
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"cursor": {"databasePath": "/tmp/a\u0000b/state.vscdb"}},
+        {"cursor.databasePath": "/tmp/\ud800/state.vscdb"},
+        {"cursor": {"databasePath": "~nosuchuser\u0000/x"}, "python.interpreter": "py\u0000"},
+    ],
+    ids=["nul", "surrogate", "nul-home"],
+)
+async def test_an_unusable_path_in_the_settings_is_one_clear_line(
+    server_env: ServerEnv, options: dict[str, Any]
+) -> None:
+    init = request(1, "initialize", {"capabilities": {}, "initializationOptions": options})
+    async with raw_server(server_env) as server:
+        await server.send(init + INITIALIZED)
+        assert "capabilities" in (await server.reply(1))["result"]
+        await still_serving(server, 2)
+        stderr = await finish_cleanly(server)
+    assert "embedded null byte" not in stderr and "ValueError" not in stderr, stderr
+    assert "setting codeburn.cursor.databasePath" in stderr, stderr
+    assert "ignored (expected a file path" in stderr, stderr

@@ -81,6 +81,8 @@ def test_later_layers_win_key_by_key() -> None:
         ({"statusBar": {"show": "week"}}, "statusBar.show"),
         ({"cursorSync": {"enabled": 1}}, "cursorSync.enabled"),
         ({"cursor": {"databasePath": ["/x"]}}, "cursor.databasePath"),
+        ({"cursorSync": {"intervalMinutes": 1}}, "cursorSync.intervalMinutes"),
+        ({"cursorSync.intervalMinutes": "5"}, "cursorSync.intervalMinutes"),
     ],
 )
 def test_bad_values_fall_back_to_the_default_with_a_warning(raw: object, name: str) -> None:
@@ -88,6 +90,12 @@ def test_bad_values_fall_back_to_the_default_with_a_warning(raw: object, name: s
     assert settings == Settings()
     (warning,) = warnings
     assert warning.startswith(f"setting codeburn.{name} = ") and "using the default" in warning
+
+
+def test_the_sync_interval_is_minutes_from_two() -> None:
+    assert Settings().cursor_sync_interval_minutes == 5
+    settings, warnings = parse_settings({"cursorSync": {"intervalMinutes": 2, "enabled": True}})
+    assert (settings.cursor_sync_interval_minutes, warnings) == (2, [])
 
 
 def test_nulls_and_unknown_keys_are_ignored() -> None:

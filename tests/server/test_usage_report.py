@@ -82,6 +82,7 @@ def test_report_shape_follows_the_spec(
     totals_keys = {
         "cost", "estimatedCost", "billedCost", "calls", "sessions", "inputTokens",
         "outputTokens", "cacheReadTokens", "cacheWriteTokens", "notCharged", "listPriceCost",
+        "cursorFee",
     }  # fmt: skip
     assert set(report["totals"]) == totals_keys | {"noProjectCost", "noProjectEstimatedCost"}
     assert set(report["period"]) == {"label", "from", "to", "timezone"}

@@ -171,6 +171,10 @@ class FakeCursor:
     events_mode: EventsMode = "ok"
     events_hidden: int = 0  # events counted but never shown (the last pages show fewer)
     events_empty: Literal["{}", "count", "full"] = "full"  # how an empty window is answered
+    events_cap: int | None = None  # serve at most this many a page (paged by it), whatever is asked
+    events_delay_s: float = 0.0  # every events page is answered this late
+    events_body: bytes | None = None  # every events page answers these bytes as they are
+    events_headers: dict[str, str] = field(default_factory=dict)  # e.g. Content-Encoding: gzip
     requests: list[RecordedRequest] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -200,6 +204,8 @@ class FakeCursor:
         total = len(chosen)
         if total == 0 and self.events_empty != "full":
             return {} if self.events_empty == "{}" else {"totalUsageEventsCount": 0}
+        if self.events_cap is not None:
+            size = min(size, self.events_cap)
         shown = [e for e in chosen[(page - 1) * size : page * size] if e is not None]
         if self.events_mode == "count-changes" and page > 1:
             total += 1
@@ -256,6 +262,9 @@ class FakeCursor:
     def stall(self) -> None:
         self._release.wait(self.stall_s)
 
+    def release_wait(self, seconds: float) -> None:
+        self._release.wait(seconds)
+
 
 class _Handler(BaseHTTPRequestHandler):
     owner: FakeCursor
@@ -295,6 +304,8 @@ class _Handler(BaseHTTPRequestHandler):
         mode = self.owner.events_mode
         if not self._authorised(headers):
             return
+        if self.owner.events_delay_s:
+            self.owner.release_wait(self.owner.events_delay_s)
         if mode in ("401", "403", "429", "500", "stall"):
             self._failure(mode)
             return
@@ -313,7 +324,9 @@ class _Handler(BaseHTTPRequestHandler):
         except (AssertionError, KeyError, TypeError, ValueError):
             self._send(400, b"bad request", "text/plain")
             return
-        if mode == "garbage":
+        if self.owner.events_body is not None:
+            self._send(200, self.owner.events_body, "application/json", self.owner.events_headers)
+        elif mode == "garbage":
             garbage = b'{"totalUsageEventsCount": 3, "usageEve\x00SERVER SECRET'
             self._send(200, garbage, "text/plain")
         elif mode == "html":

@@ -23,6 +23,8 @@ STATE_FIELDS = {
     "through",
     "rejectedExp",
     "source",
+    "incomplete",
+    "exactThrough",
 }
 
 

@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from codeburn.cache.daily_cache import daily_path
 from codeburn.cache.imports.store import events_as_calls, import_file, load, store_path
 from codeburn.providers import pricing
 from codeburn.providers.localtime import iso_utc
+from codeburn.server.cli.main import main
 from codeburn.sync import client
 from codeburn.sync.auth import account_of
 from codeburn.sync.cursor_sync import SyncError, first_window_start, maybe_sync
@@ -337,3 +339,40 @@ def test_the_json_detail_survives_later_exports(sync_env: SyncEnv, tmp_path: Pat
         NOW - 4 * HOUR: "conv-2",
         NOW - 30 * HOUR: "conv-json-only",
     }
+
+
+def test_a_conversation_id_beyond_256_characters_is_not_kept(sync_env: SyncEnv) -> None:
+    sync_env.fake.events = [
+        event(NOW - 2 * HOUR, conversation="c" * 256),
+        event(NOW - HOUR, conversation="x" * (1024 * 1024)),  # 1 MiB: garbage, not an id
+    ]
+    outcome = maybe_sync(sync_env.db_path, now_ms=NOW)
+    assert outcome.summary is not None and outcome.summary["added"] == 2  # the events are kept
+    ids = {e.row.timestamp_ms: e.detail.conversation_id for e in load().events if e.detail}
+    assert ids == {NOW - 2 * HOUR: "c" * 256, NOW - HOUR: ""}
+    assert store_path().stat().st_size < 10_000
+
+
+def test_report_totals_carry_cursors_token_fee(
+    sync_env: SyncEnv, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cursorFee` (docs/cursor-sync.md): the usage-based events' token fee, part of
+    `billedCost`, in every totals object of the report, sealed days included."""
+    sync_env.fake.events = [
+        event(NOW - 2 * HOUR, kind="USAGE_EVENT_KIND_USAGE_BASED", charged=204.688495, fee=39.0061),
+        event(NOW - 26 * HOUR, "gpt-5", kind="USAGE_EVENT_KIND_USAGE_BASED", charged=50.0, fee=7.5),
+        event(NOW - 3 * HOUR, kind="USAGE_EVENT_KIND_INCLUDED_IN_PRO", fee=99.0),  # not billed
+    ]
+    maybe_sync(sync_env.db_path, force=True, now_ms=NOW)
+    argv = ["report", "--period", "week", "--format", "json", "--no-sync"]
+    for _ in range(2):  # the second from the days sealed by the first
+        assert main(argv) == 0
+        report = json.loads(capsys.readouterr().out)
+        totals = report["totals"]
+        assert totals["cursorFee"] == pytest.approx(0.465061)
+        assert totals["billedCost"] == pytest.approx(2.54688495)  # the fee is part of it
+        by_model = {m["model"]: m["cursorFee"] for m in report["models"]}
+        assert by_model == {"claude-4.5-sonnet": pytest.approx(0.390061), "gpt-5": 0.075}
+        assert sum(d["cursorFee"] for d in report["days"]) == pytest.approx(0.465061)
+    sealed = json.loads(daily_path(sync_env.cache_dir).read_text())["days"]
+    assert any(day["cursor"]["totals"][-1] == pytest.approx(0.075) for day in sealed.values())

@@ -38,19 +38,30 @@ def test_signed_out_after_a_sync_is_no_login(sync_env: SyncEnv) -> None:
         "enabled": True,
         "state": "no-login",
         "lastSuccessAt": iso_utc(now),
+        "exactThrough": None,
         "errorCode": "login",
         "error": LOGIN,
     }
 
 
 def test_signed_in_never_synced(sync_env: SyncEnv) -> None:
-    assert block(sync_env) == {"enabled": True, "state": "syncing-never", "lastSuccessAt": None}
+    assert block(sync_env) == {
+        "enabled": True,
+        "state": "syncing-never",
+        "lastSuccessAt": None,
+        "exactThrough": None,
+    }
 
 
 def test_ok_after_success(sync_env: SyncEnv) -> None:
     now = now_ms()
     maybe_sync(sync_env.db_path, now_ms=now)
-    assert block(sync_env) == {"enabled": True, "state": "ok", "lastSuccessAt": iso_utc(now)}
+    assert block(sync_env) == {
+        "enabled": True,
+        "state": "ok",
+        "lastSuccessAt": iso_utc(now),
+        "exactThrough": None,
+    }
 
 
 @pytest.mark.parametrize("how", ["config", "env"])
@@ -62,7 +73,12 @@ def test_off(sync_env: SyncEnv, monkeypatch: pytest.MonkeyPatch, how: str) -> No
         set_config_value("cursorSync", False)
     else:
         monkeypatch.setenv("CODEBURN_CURSOR_SYNC", "0")
-    assert block(sync_env) == {"enabled": False, "state": "off", "lastSuccessAt": None}
+    assert block(sync_env) == {
+        "enabled": False,
+        "state": "off",
+        "lastSuccessAt": None,
+        "exactThrough": None,
+    }
 
 
 def test_off_wins_over_no_login(sync_env: SyncEnv) -> None:
@@ -108,6 +124,7 @@ def test_error_after_failed_attempt(sync_env: SyncEnv, mode: str, code: str, tex
         "enabled": True,
         "state": "error",
         "lastSuccessAt": iso_utc(now),
+        "exactThrough": None,
         "errorCode": code,
         "error": text,
     }
@@ -119,7 +136,12 @@ def test_login_error_for_an_older_token_is_ignored(sync_env: SyncEnv) -> None:
     result = block(sync_env)
     assert result is not None and result["state"] == "error"
     sync_env.sign_in(TEST_SUB, sync_env.exp + 100, "user_sync_test")
-    assert block(sync_env) == {"enabled": True, "state": "syncing-never", "lastSuccessAt": None}
+    assert block(sync_env) == {
+        "enabled": True,
+        "state": "syncing-never",
+        "lastSuccessAt": None,
+        "exactThrough": None,
+    }
 
 
 def test_block_never_carries_identity_or_server_text(sync_env: SyncEnv) -> None:
@@ -134,6 +156,11 @@ def test_block_never_carries_identity_or_server_text(sync_env: SyncEnv) -> None:
 def test_corrupt_state_reads_as_never_synced(sync_env: SyncEnv) -> None:
     save_state(SyncState(failures=1))
     state_path().write_bytes(b"\x00garbage")
-    assert block(sync_env) == {"enabled": True, "state": "syncing-never", "lastSuccessAt": None}
+    assert block(sync_env) == {
+        "enabled": True,
+        "state": "syncing-never",
+        "lastSuccessAt": None,
+        "exactThrough": None,
+    }
     sync_env.sign_out()
     assert block(sync_env) is None

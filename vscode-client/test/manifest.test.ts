@@ -18,6 +18,7 @@ const properties = manifest.contributes.configuration.properties as Record<strin
 test("settings with docs/editor.md's names, types, defaults, minimums and enums", () => {
   const expected: Record<string, Partial<Property>> = {
     "codeburn.cursorSync.enabled": { type: "boolean", default: true },
+    "codeburn.cursorSync.intervalMinutes": { type: "integer", default: 5, minimum: 2 },
     "codeburn.cursor.databasePath": { type: "string", default: "" },
     "codeburn.refreshIntervalSeconds": { type: "integer", default: 30, minimum: 10 },
     "codeburn.statusBar.show": { type: "string", default: "both", enum: ["today", "month", "both"] },

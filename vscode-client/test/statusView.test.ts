@@ -5,6 +5,7 @@ import {
   backgroundColorId,
   computeView,
   forecastLine,
+  exactThroughText,
   syncLine,
   TOOLTIP_COMMANDS,
   type ViewInput,
@@ -317,4 +318,42 @@ test("before a forecast exists the tooltip says from when; an older server says 
   assert.match(view({ state: { kind: "status", status: waiting } }).tooltip, /forecast from the 3rd day with usage/);
   assert.equal(forecastLine(status()), undefined);
   assert.doesNotMatch(view().tooltip, /At this pace/);
+});
+
+test("the exact part's reach: the time today, the date too on another day, in the locale", () => {
+  const sync = (exactThrough: string | null) => ({
+    enabled: true,
+    state: "ok" as const,
+    lastSuccessAt: "2026-11-30T11:48:00.000Z",
+    exactThrough,
+  });
+  const at = sync("2026-11-30T11:05:00.000Z");
+  assert.equal(exactThroughText(at, now, "en-GB", "UTC"), "exact to 11:05, estimated after");
+  assert.equal(exactThroughText(at, now, "en-GB", "Europe/Berlin"), "exact to 12:05, estimated after");
+  assert.equal(
+    exactThroughText(sync("2026-11-29T14:05:00.000Z"), now, "en-GB", "UTC"),
+    "exact to 29 Nov 14:05, estimated after",
+  );
+  // In Auckland `now` is 1 Dec 01:00: 11:30 UTC on the 30th is today there, 10:30 is not.
+  assert.equal(
+    exactThroughText(sync("2026-11-30T11:30:00.000Z"), now, "en-GB", "Pacific/Auckland"),
+    "exact to 00:30, estimated after",
+  );
+  assert.equal(
+    exactThroughText(sync("2026-11-30T10:30:00.000Z"), now, "en-GB", "Pacific/Auckland"),
+    "exact to 30 Nov 23:30, estimated after",
+  );
+  assert.match(exactThroughText(at, now, "en-US", "UTC") ?? "", /^exact to 11:05 AM, estimated after$/);
+  assert.equal(exactThroughText(sync(null), now), undefined);
+  assert.equal(exactThroughText(sync("not a time"), now), undefined);
+  assert.equal(
+    syncLine(at, now, "en-GB", "UTC"),
+    "Synced from cursor.com 12 min ago · exact to 11:05, estimated after",
+  );
+  const tooltip = view({
+    state: { kind: "status", status: status({ cursorSync: at }) },
+    locale: "en-GB",
+    timeZone: "UTC",
+  }).tooltip;
+  assert.match(tooltip, /exact to 11:05, estimated after/);
 });

@@ -160,6 +160,7 @@ export class Controller implements vscode.Disposable {
       busy: this.busy > 0,
       now: this.deps.now(),
       syncSetting: this.settings().syncEnabled,
+      locale: vscode.env.language,
     });
     this.item.text = view.text;
     const tooltip = new vscode.MarkdownString(view.tooltip, true);
@@ -337,7 +338,10 @@ export class Controller implements vscode.Disposable {
   private serverSettings(): unknown {
     const config = vscode.workspace.getConfiguration(PROTOCOL.settingsSection);
     return {
-      cursorSync: { enabled: config.get("cursorSync.enabled") },
+      cursorSync: {
+        enabled: config.get("cursorSync.enabled"),
+        intervalMinutes: config.get("cursorSync.intervalMinutes"),
+      },
       cursor: { databasePath: config.get("cursor.databasePath") },
       refreshIntervalSeconds: config.get("refreshIntervalSeconds"),
       statusBar: { show: config.get("statusBar.show"), period: config.get("statusBar.period") },

@@ -39,6 +39,10 @@ export interface ViewInput {
   now: Date;
   /** The editor setting `codeburn.cursorSync.enabled`. */
   syncSetting: boolean;
+  /** The editor's locale (`vscode.env.language`) for times and dates; the runtime's if absent. */
+  locale?: string;
+  /** A time zone for times and dates (tests); the local one if absent. */
+  timeZone?: string;
 }
 
 export interface StatusView {
@@ -94,16 +98,48 @@ function warningText(text: string): string {
   );
 }
 
+/**
+ * "exact to 14:05, estimated after": how far the synced (exact) figures reach, in the editor's
+ * locale and the local time zone, with the date when it is not today; `undefined` without one.
+ */
+export function exactThroughText(
+  sync: CursorSyncBlock | null,
+  now: Date,
+  locale?: string,
+  timeZone?: string,
+): string | undefined {
+  const iso = sync?.exactThrough;
+  const when = iso ? new Date(iso) : undefined;
+  if (when === undefined || Number.isNaN(when.getTime())) {
+    return undefined;
+  }
+  const time = when.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit", timeZone });
+  const day = (d: Date) => d.toLocaleDateString("en-CA", { timeZone });
+  const date =
+    day(when) === day(now)
+      ? ""
+      : `${when.toLocaleDateString(locale, { day: "numeric", month: "short", timeZone })} `;
+  return `exact to ${date}${time}, estimated after`;
+}
+
 /** The sync line (docs/report-json.md#cursorsync-block), or `undefined` when there is none (sync off or never signed in). */
-export function syncLine(sync: CursorSyncBlock | null, now: Date): string | undefined {
+export function syncLine(
+  sync: CursorSyncBlock | null,
+  now: Date,
+  locale?: string,
+  timeZone?: string,
+): string | undefined {
   if (sync === null) {
     return undefined;
   }
   switch (sync.state) {
-    case "ok":
-      return sync.lastSuccessAt
+    case "ok": {
+      const synced = sync.lastSuccessAt
         ? `Synced from cursor.com ${formatRelative(sync.lastSuccessAt, now)}`
         : "Synced from cursor.com";
+      const exact = exactThroughText(sync, now, locale, timeZone);
+      return exact ? `${synced} · ${exact}` : synced;
+    }
     case "syncing-never":
       return "Not synced from cursor.com yet";
     case "off":
@@ -312,7 +348,7 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
   }
   const extra = [
     unreadableLine(status),
-    syncLine(status.cursorSync, input.now),
+    syncLine(status.cursorSync, input.now, input.locale, input.timeZone),
     ...quotaLines(status, input.now),
     budgetLine(status, input.period ?? "month"),
   ];

@@ -33,6 +33,10 @@ export interface CursorSyncBlock {
   enabled: boolean;
   state: SyncState;
   lastSuccessAt: string | null;
+  /** The newest synced event (the exact figures reach it); absent from older servers. */
+  exactThrough?: string | null;
+  /** The last sync read fewer events than cursor.com counted (and merged them). */
+  incomplete?: { served: number; count: number };
   errorCode?: "login" | "network" | "export";
   error?: string;
 }
