@@ -3,6 +3,7 @@
 from codeburn.providers.pricing.prices import (
     base_model,
     canonical_model,
+    claude_cost,
     cost_of,
     display_name,
     rates_for,
@@ -11,6 +12,7 @@ from codeburn.providers.pricing.prices import (
 __all__ = [
     "base_model",
     "canonical_model",
+    "claude_cost",
     "cost_of",
     "display_name",
     "rates_for",
