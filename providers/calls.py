@@ -8,6 +8,9 @@ from typing import Any, Final
 CURSOR: Final = "cursor"
 CURSOR_AGENT: Final = "cursor-agent"
 GROKBOT: Final = "grokbot"
+# Other AI coding tools whose own logs on this machine we read (docs/other-tools.md).
+CLAUDE_CODE: Final = "claude-code"
+CODEX: Final = "codex"
 # Not a provider of Cursor spend: export rows billed by the user's own API key, listed apart.
 USER_API_KEY: Final = "user-api-key"
 
