@@ -18,6 +18,8 @@ PROVIDER_NAMES: Final[dict[str, str]] = {
     CURSOR: "Cursor",
     CURSOR_AGENT: "Cursor Agent",
     GROKBOT: "Grok Bot",
+    CLAUDE_CODE: "Claude Code",
+    CODEX: "Codex",
 }
 
 # Projects for usage that no workspace claims.

@@ -20,6 +20,13 @@ if TYPE_CHECKING:
         codex_calls,
         decode_codex,
     )
+    from codeburn.providers.agents.reader import (
+        ToolLogs,
+        ToolRead,
+        ToolSnapshot,
+        claude_roots,
+        codex_root,
+    )
 else:  # imported on first use (see codeburn.providers.lazy)
     __getattr__ = lazy_surface(
         __name__,
@@ -39,6 +46,13 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "codex_calls",
                 "decode_codex",
             ),
+            "codeburn.providers.agents.reader": (
+                "ToolLogs",
+                "ToolRead",
+                "ToolSnapshot",
+                "claude_roots",
+                "codex_root",
+            ),
         },
     )
 
@@ -50,8 +64,13 @@ __all__ = [
     "CodexChunk",
     "CodexState",
     "CodexUsage",
+    "ToolLogs",
+    "ToolRead",
+    "ToolSnapshot",
     "claude_calls",
+    "claude_roots",
     "codex_calls",
+    "codex_root",
     "decode_claude",
     "decode_codex",
 ]

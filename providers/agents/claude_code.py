@@ -236,11 +236,22 @@ def claude_calls(files: Iterable[ClaudeFile]) -> ClaudeCalls:
                 prompts[session] = file.first_prompt
     for session, prompt in prompts.items():
         titles.setdefault(session, prompt)
-    calls = [_call(key, request, session) for key, (request, session) in chosen.items()]
+    # A session's folder is where it started: Claude Code's `cwd` follows the agent's `cd`s,
+    # and one session is one project row.
+    started: dict[str, tuple[int, str]] = {}
+    for request, session in chosen.values():
+        first = started.get(session)
+        if request.cwd and (first is None or request.timestamp_ms < first[0]):
+            started[session] = (request.timestamp_ms, request.cwd)
+    projects = {session: path_project(cwd) for session, (_, cwd) in started.items()}
+    calls = [
+        _call(key, request, session, projects.get(session, UNKNOWN_PROJECT))
+        for key, (request, session) in chosen.items()
+    ]
     return ClaudeCalls(calls, titles)
 
 
-def _call(key: str, request: ClaudeRequest, session: str) -> Call:
+def _call(key: str, request: ClaudeRequest, session: str, project: str) -> Call:
     cost, priced = claude_cost(
         request.model,
         request.input_tokens,
@@ -253,7 +264,7 @@ def _call(key: str, request: ClaudeRequest, session: str) -> Call:
         f"{CLAUDE_CODE}:{key}",
         CLAUDE_CODE,
         request.model or "unknown",
-        path_project(request.cwd) if request.cwd else UNKNOWN_PROJECT,
+        project,
         session,
         request.timestamp_ms,
         request.input_tokens,

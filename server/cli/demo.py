@@ -40,6 +40,8 @@ from codeburn.providers.samples import (
 from codeburn.server.service import UsageService, named_period
 
 HOME_ENV = "CODEBURN_CURSOR_HOME"
+CLAUDE_ENV = "CLAUDE_CONFIG_DIR"
+CODEX_ENV = "CODEX_HOME"
 EXPORT_DAYS_AGO: Final = (9, 7)  # the sample export: whole local days, inside the last 30
 
 
@@ -47,12 +49,22 @@ EXPORT_DAYS_AGO: Final = (9, 7)  # the sample export: whole local days, inside t
 def _sample_environment() -> Iterator[Path]:
     """A throw-away data root, cache and config: nothing of the user's is read or written."""
     folder = Path(tempfile.mkdtemp(prefix="codeburn-demo-"))
-    names = ("CODEBURN_CACHE_DIR", "CODEBURN_CONFIG_DIR", "CODEBURN_CURSOR_SYNC", HOME_ENV)
+    names = (
+        "CODEBURN_CACHE_DIR",
+        "CODEBURN_CONFIG_DIR",
+        "CODEBURN_CURSOR_SYNC",
+        HOME_ENV,
+        CLAUDE_ENV,
+        CODEX_ENV,
+    )
     saved = {k: os.environ.get(k) for k in names}
     os.environ["CODEBURN_CACHE_DIR"] = str(folder / "cache")
     os.environ["CODEBURN_CONFIG_DIR"] = str(folder / "config")
     os.environ["CODEBURN_CURSOR_SYNC"] = "0"
     os.environ[HOME_ENV] = str(folder / "empty-cursor-home")  # never the user's ~/.cursor
+    # never the user's ~/.claude or ~/.codex
+    os.environ[CLAUDE_ENV] = str(folder / "empty-claude-config")
+    os.environ[CODEX_ENV] = str(folder / "empty-codex-home")
     try:
         with writes_now():  # its cache files go into the folder before it is removed
             yield folder

@@ -159,7 +159,7 @@ class UsageService:
         first-seen times sealed days hold, per namespace (see `DailyCache.first_seen`).
         """
         snapshot = self._local.snapshot()
-        if not self.db_path.is_file() and not snapshot.idents:
+        if not self._local.has_sources(snapshot):
             return [], self._no_data(), True
         fingerprint = db_fingerprint(self.db_path, self._local.sources_fingerprint(snapshot))
         # This service's own last results first: the file may still be queued to be written
@@ -326,7 +326,7 @@ class UsageService:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
                 self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths)
-        elif not self.db_path.is_file() and not self._local.snapshot().idents:
+        elif not self._local.has_sources(self._local.snapshot()):
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
             # Imported or synced usage is data: show it, and say what is missing.

@@ -1,0 +1,124 @@
+"""Claude Code and Codex in the same meter (docs/other-tools.md): one project row per folder
+across Cursor, Claude Code and Codex; `--provider` filters; an appended line shows at the next
+report; only other tools' logs, no Cursor, is still data."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from codeburn.providers import iso_utc
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.server.cli.main import main
+from tests.agent_fixtures import (
+    SESSION,
+    assistant,
+    jsonl,
+    session_meta,
+    token_count,
+    turn_context,
+    usage,
+    write,
+)
+from tests.usage_fixtures import at, days_ago, isolated_env
+
+FOLDER = "/srv/other-tools-test/shop"
+SLUG = "-srv-other-tools-test-shop"
+ROLLOUT = "019c16bd-a0fc-7293-855d-2948ce5dc471"
+
+
+def _claude(root: Path, *extra: dict[str, object]) -> Path:
+    day = days_ago(1)
+    lines = [
+        assistant("m1", "r1", iso_utc(at(day, 9)), usage(inp=10, out=100, read=1000), cwd=FOLDER),
+        assistant(
+            "m2", "r2", iso_utc(at(day, 9, 5)), usage(inp=5, out=50, write_1h=400), cwd=FOLDER
+        ),
+        *extra,
+    ]
+    return write(root / "projects" / SLUG / f"{SESSION}.jsonl", lines)
+
+
+def _codex(root: Path) -> Path:
+    day = days_ago(1)
+    return write(
+        root / "sessions" / f"rollout-2026-01-01T00-00-00-{ROLLOUT}.jsonl",
+        [
+            session_meta(ROLLOUT, FOLDER, iso_utc(at(day, 10))),
+            turn_context("gpt-5.2-codex", iso_utc(at(day, 10))),
+            token_count(iso_utc(at(day, 10, 1)), (1000, 400, 30, 0)),
+            token_count(iso_utc(at(day, 10, 1)), (1000, 400, 30, 0)),
+        ],
+    )
+
+
+@pytest.fixture
+def three_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    isolated_env(tmp_path, monkeypatch)
+    day = days_ago(1)
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        p.bubble("c1", "c1-1", role="user", text="q" * 40, created_at=iso_utc(at(day, 8)))
+        p.bubble(
+            "c1", "c1-2", role="assistant", text="r" * 200, created_at=iso_utc(at(day, 8, 1)),
+            model="gpt-5",
+        )  # fmt: skip
+        p.workspace("w1", folder=f"file://{FOLDER}", composers=["c1"])
+    _claude(Path(os.environ["CLAUDE_CONFIG_DIR"]))
+    _codex(Path(os.environ["CODEX_HOME"]))
+    return p.db_path
+
+
+def _report(capsys: pytest.CaptureFixture[str], db: Path | None, *extra: str) -> dict:
+    args = ["report", "--format", "json", "--from", days_ago(3).isoformat()]
+    args += ["--cursor-db", str(db)] if db is not None else []
+    assert main([*args, *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_one_project_row_for_a_folder_used_from_three_tools(
+    three_tools: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _report(capsys, three_tools)
+    providers = {p["id"]: p for p in report["providers"]}
+    assert set(providers) == {"cursor", "claude-code", "codex"}
+    assert providers["claude-code"]["name"] == "Claude Code"
+    assert providers["claude-code"]["calls"] == 2 and providers["codex"]["calls"] == 1
+    claude_cost = (10 * 3 + 100 * 15 + 1000 * 0.30 + 5 * 3 + 50 * 15 + 400 * 6 + 1000 * 0.30) / 1e6
+    assert providers["claude-code"]["cost"] == pytest.approx(claude_cost)
+    assert providers["claude-code"]["listPriceCost"] == pytest.approx(claude_cost)
+    assert providers["claude-code"]["billedCost"] == 0 == providers["codex"]["estimatedCost"]
+    assert providers["codex"]["inputTokens"] == 600
+    assert providers["codex"]["cacheReadTokens"] == 400
+    (row,) = report["projects"]
+    assert (row["project"], row["name"], row["path"]) == (SLUG, "shop", FOLDER)
+    assert row["calls"] == sum(p["calls"] for p in providers.values())
+    only = _report(capsys, three_tools, "--provider", "codex")
+    assert [p["id"] for p in only["providers"]] == ["codex"]
+    assert only["totals"]["calls"] == 1
+
+
+def test_an_appended_line_shows_at_the_next_report(
+    three_tools: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _report(capsys, three_tools, "--provider", "claude-code")["totals"]
+    path = _claude(Path(os.environ["CLAUDE_CONFIG_DIR"]))
+    line = assistant("m3", "r3", iso_utc(at(days_ago(0), 0, 1)), usage(out=7), cwd=FOLDER)
+    with path.open("ab") as fh:
+        fh.write(jsonl([line]))
+    after = _report(capsys, three_tools, "--provider", "claude-code")["totals"]
+    assert after["calls"] == before["calls"] + 1
+    assert after["outputTokens"] == before["outputTokens"] + 7
+
+
+def test_other_tools_alone_are_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    _codex(Path(os.environ["CODEX_HOME"]))
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(tmp_path / "no-cursor" / "state.vscdb"))
+    report = _report(capsys, None)
+    assert [p["id"] for p in report["providers"]] == ["codex"]
+    assert any("Claude Code and Codex logs only" in w for w in report["warnings"])
