@@ -12,6 +12,8 @@ if TYPE_CHECKING:
         write_behind,
     )
     from codeburn.providers.calls import (
+        CLAUDE_CODE,
+        CODEX,
         CURSOR,
         CURSOR_AGENT,
         GROKBOT,
@@ -97,6 +99,8 @@ else:  # imported on first use (see codeburn.providers.lazy)
         {
             "codeburn.providers.agent": ("Turn",),
             "codeburn.providers.calls": (
+                "CLAUDE_CODE",
+                "CODEX",
                 "CURSOR",
                 "CURSOR_AGENT",
                 "GROKBOT",
@@ -191,6 +195,8 @@ else:  # imported on first use (see codeburn.providers.lazy)
     )
 
 __all__ = [
+    "CLAUDE_CODE",
+    "CODEX",
     "CURSOR",
     "CURSOR_AGENT",
     "DAY",

@@ -201,6 +201,27 @@ def conversations_of(
     return (memo if memo is not None else ConversationMemo()).build(parts, turns, titles)
 
 
+def tool_conversations(read: ToolRead) -> dict[str, LocalConversation]:
+    """Other tools' sessions as conversations (title, project, models, span; no turns: exact
+    Cursor events are never theirs)."""
+    runs: dict[str, tuple[Call, dict[str, None], int, int]] = {}
+    for call in read.calls:
+        run = runs.get(call.session)
+        ms = call.timestamp_ms
+        if run is None:
+            runs[call.session] = (call, {call.model: None}, ms, ms)
+        else:
+            run[1][call.model] = None
+            if ms < run[2] or ms > run[3]:
+                runs[call.session] = (run[0], run[1], min(ms, run[2]), max(ms, run[3]))
+    return {
+        sid: LocalConversation(
+            sid, first.project, first.provider, read.titles.get(sid), tuple(models), (), lo, hi
+        )
+        for sid, (first, models, lo, hi) in runs.items()
+    }
+
+
 def earliest(seen: dict[str, int], held: Mapping[str, int]) -> dict[str, int]:
     """`seen` with the times of `held` it lacks or has later (a rebuilt file keeps old days)."""
     merged = dict(seen)
@@ -337,6 +358,8 @@ class LocalReader:
         calls = since(parts, floor_ms)
         calls += [c for c in tools.calls if c.timestamp_ms >= floor_ms]
         conversations = conversations_of(parts, result, agent, self._conversations)
+        if tools.calls:
+            conversations = {**conversations, **tool_conversations(tools)}
         paths = named_paths(c.project for c in calls)
         return LocalRead(
             calls,

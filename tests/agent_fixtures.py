@@ -124,6 +124,14 @@ def session_meta(session: str, cwd: str, at: str) -> dict[str, Any]:
     }
 
 
+def user_message(text: str, at: str) -> dict[str, Any]:
+    return {
+        "timestamp": at,
+        "type": "event_msg",
+        "payload": {"type": "user_message", "message": text},
+    }
+
+
 def turn_context(model: str, at: str) -> dict[str, Any]:
     return {"timestamp": at, "type": "turn_context", "payload": {"cwd": CWD, "model": model}}
 

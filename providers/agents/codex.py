@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from codeburn.providers.agents.claude_code import shorten
 from codeburn.providers.agents.lines import complete_end, count, iter_lines, parse_object
 from codeburn.providers.calls import CODEX, Call
 from codeburn.providers.ide import path_project
@@ -25,7 +26,7 @@ _ROLLOUT_ID: Final = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.IGNORECASE
 )
 # The only lines that matter; every other line (messages, tool output) is never parsed.
-_WANTED: Final = (b'"token_count"', b'"turn_context"', b'"session_meta"')
+_WANTED: Final = (b'"token_count"', b'"turn_context"', b'"session_meta"', b'"user_message"')
 
 Totals = tuple[int, int, int, int]  # input (cached included), cached input, output, reasoning
 
@@ -38,6 +39,7 @@ class CodexState:
     cwd: str | None = None
     model: str | None = None
     totals: Totals | None = None
+    title: str | None = None  # the first prompt, cut short
 
 
 @dataclass(slots=True)
@@ -81,6 +83,10 @@ def decode_codex(data: bytes, state: CodexState, base: int = 0) -> CodexChunk:
             model = payload.get("model")
             if isinstance(model, str) and model:
                 state.model = model
+        elif kind == "event_msg" and payload.get("type") == "user_message":
+            text = payload.get("message")
+            if state.title is None and isinstance(text, str) and text.strip():
+                state.title = shorten(text)
         elif kind == "event_msg" and payload.get("type") == "token_count":
             usage = _usage_of(obj, payload, state, offset)
             if isinstance(usage, CodexUsage):
@@ -165,9 +171,14 @@ def rollout_id(path: str) -> str | None:
     return found.group(1).lower() if found else None
 
 
+def codex_session(path: str, state: CodexState) -> str:
+    """A rollout's session: its id (from `session_meta`, else its file name)."""
+    return state.session or rollout_id(path) or path
+
+
 def codex_calls(path: str, state: CodexState, usages: list[CodexUsage]) -> list[Call]:
     """The priced calls of one rollout; session: the rollout's id, project: its cwd."""
-    session = state.session or rollout_id(path) or path
+    session = codex_session(path, state)
     project = path_project(state.cwd) if state.cwd else UNKNOWN_PROJECT
     calls = []
     for usage in usages:

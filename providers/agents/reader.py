@@ -30,13 +30,14 @@ from codeburn.providers.agents.codex import (
     CodexState,
     CodexUsage,
     codex_calls,
+    codex_session,
     decode_codex,
 )
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
 
 CLAUDE_ENV: Final = "CLAUDE_CONFIG_DIR"
 CODEX_ENV: Final = "CODEX_HOME"
-STATE_VERSION: Final = 1  # of the kept state's layout and of the decoders' rules
+STATE_VERSION: Final = 2  # of the kept state's layout and of the decoders' rules
 CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may span chunks)
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
@@ -287,6 +288,8 @@ class ToolLogs:
             if entry.calls is None:
                 entry.calls = codex_calls(entry.name, entry.codex, entry.usages)
             read.calls.extend(entry.calls)
+            if entry.codex.title and entry.calls:
+                read.titles[codex_session(entry.name, entry.codex)] = entry.codex.title
             assumed += sum(1 for u in entry.usages if u.assumed_model)
         read.found = {c.provider for c in read.calls}
         for tool, label in ((CLAUDE_CODE, "Claude Code"), (CODEX, "Codex")):
@@ -357,7 +360,7 @@ def _entry_row(e: _Kept) -> dict[str, Any]:
         ]
     if e.codex is not None:
         s = e.codex
-        row["state"] = [s.session, s.cwd, s.model, list(s.totals) if s.totals else None]
+        row["state"] = [s.session, s.cwd, s.model, list(s.totals) if s.totals else None, s.title]
         row["usages"] = [
             [
                 u.offset,
@@ -402,8 +405,8 @@ def _entry_of(row: dict[str, Any]) -> _Kept:
         requests = [ClaudeRequest(*r) for r in row["requests"]]
         entry.claude = ClaudeFile(entry.name, requests, row["summary"], row["prompt"])
     elif entry.tool == CODEX:
-        session, cwd, model, totals = row["state"]
-        entry.codex = CodexState(session, cwd, model, tuple(totals) if totals else None)
+        session, cwd, model, totals, title = row["state"]
+        entry.codex = CodexState(session, cwd, model, tuple(totals) if totals else None, title)
         entry.usages = [CodexUsage(*u) for u in row["usages"]]
     else:
         raise ValueError(entry.tool)

@@ -16,6 +16,8 @@ from codeburn.cache import (
     iter_events,
 )
 from codeburn.providers import (
+    CLAUDE_CODE,
+    CODEX,
     CURSOR,
     CURSOR_AGENT,
     GROKBOT,
@@ -33,7 +35,7 @@ from codeburn.server.service.attribution import (
     attribute,
 )
 
-CONVERSATION_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT})
+CONVERSATION_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT, CLAUDE_CODE, CODEX})
 # Exact events that belong to a conversation (an unattributed one belongs to none).
 CONVERSATION_KINDS: Final = frozenset({BY_ID, BY_TIME, OTHER_MACHINES})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from codeburn.providers.agents import CodexState, codex_calls, decode_codex
-from tests.agent_fixtures import jsonl, session_meta, token_count, turn_context
+from tests.agent_fixtures import jsonl, session_meta, token_count, turn_context, user_message
 
 ROLLOUT = "019c16bd-a0fc-7293-855d-2948ce5dc471"
 PATH = f"sessions/2026/02/01/rollout-2026-02-01T01-07-32-{ROLLOUT}.jsonl"
@@ -14,7 +14,9 @@ PATH = f"sessions/2026/02/01/rollout-2026-02-01T01-07-32-{ROLLOUT}.jsonl"
 def _lines() -> list[dict[str, object]]:
     return [
         session_meta(ROLLOUT, "/home/dev/shop", "2026-02-01T01:07:32.000Z"),
+        user_message("add a  checkout\npage", "2026-02-01T01:07:39.000Z"),
         turn_context("gpt-5.2-codex", "2026-02-01T01:07:40.000Z"),
+        user_message("and tests", "2026-02-01T01:07:40.500Z"),
         token_count("2026-02-01T01:07:41.000Z", None),
         token_count("2026-02-01T01:07:45.000Z", (10_000, 6_000, 300, 100)),
         token_count("2026-02-01T01:07:45.400Z", (10_000, 6_000, 300, 100)),  # the repeat
@@ -40,6 +42,7 @@ def test_deltas_of_running_totals_repeats_skipped_input_without_cached() -> None
     ]
     calls = codex_calls(PATH, state, chunk.usages)
     assert {c.session for c in calls} == {ROLLOUT}
+    assert state.title == "add a checkout page"
     assert {c.project for c in calls} == {"-home-dev-shop"}
     assert {c.provider for c in calls} == {"codex"}
     assert calls[0].cost == pytest.approx((4_000 * 1.75 + 6_000 * 0.175 + 300 * 14) / 1e6)

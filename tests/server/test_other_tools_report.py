@@ -21,6 +21,7 @@ from tests.agent_fixtures import (
     token_count,
     turn_context,
     usage,
+    user_message,
     write,
 )
 from tests.usage_fixtures import at, days_ago, isolated_env
@@ -48,6 +49,7 @@ def _codex(root: Path) -> Path:
         root / "sessions" / f"rollout-2026-01-01T00-00-00-{ROLLOUT}.jsonl",
         [
             session_meta(ROLLOUT, FOLDER, iso_utc(at(day, 10))),
+            user_message("fix the cart", iso_utc(at(day, 10))),
             turn_context("gpt-5.2-codex", iso_utc(at(day, 10))),
             token_count(iso_utc(at(day, 10, 1)), (1000, 400, 30, 0)),
             token_count(iso_utc(at(day, 10, 1)), (1000, 400, 30, 0)),
@@ -95,6 +97,11 @@ def test_one_project_row_for_a_folder_used_from_three_tools(
     (row,) = report["projects"]
     assert (row["project"], row["name"], row["path"]) == (SLUG, "shop", FOLDER)
     assert row["calls"] == sum(p["calls"] for p in providers.values())
+    conversations = {c["provider"]: c for c in report["conversations"]}
+    assert conversations["claude-code"]["id"] == SESSION
+    assert conversations["claude-code"]["project"] == SLUG
+    assert conversations["codex"]["id"] == ROLLOUT
+    assert conversations["codex"]["title"] == "fix the cart"
     only = _report(capsys, three_tools, "--provider", "codex")
     assert [p["id"] for p in only["providers"]] == ["codex"]
     assert only["totals"]["calls"] == 1
