@@ -241,7 +241,25 @@ def _summary(slices: DaySlices) -> dict[str, Any]:
         "billedCost": total.billed_cost,
         "listPriceCost": total.list_price_cost,
         "calls": total.calls,
+        "providers": provider_summary(slices),
     }
+
+
+def provider_summary(slices: DaySlices) -> list[dict[str, Any]]:
+    """Per tool, for the tooltip's one line each (docs/other-tools.md): cost descending."""
+    rows: list[dict[str, Any]] = [
+        {
+            "id": provider,
+            "name": PROVIDER_NAMES.get(provider, provider),
+            "cost": part.totals.cost,
+            "estimatedCost": part.totals.estimated_cost,
+            "calls": part.totals.calls,
+        }
+        for provider, part in slices.items()
+        if part.totals.calls
+    ]
+    rows.sort(key=lambda r: (-r["cost"], r["name"]))
+    return rows
 
 
 def top_models(month: DaySlices, limit: int = 5) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.providers import iso_utc
+from codeburn.providers import iso_utc, now_ms
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.cli.main import main
 from tests.agent_fixtures import (
@@ -129,3 +129,34 @@ def test_other_tools_alone_are_data(
     report = _report(capsys, None)
     assert [p["id"] for p in report["providers"]] == ["codex"]
     assert any("Claude Code and Codex logs only" in w for w in report["warnings"])
+
+
+def test_status_today_and_month_carry_a_line_per_tool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_env(tmp_path, monkeypatch)
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(tmp_path / "no-cursor" / "state.vscdb"))
+    just_now = iso_utc(now_ms() - 60_000)
+    write(
+        Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / SLUG / f"{SESSION}.jsonl",
+        [assistant("m1", "r1", just_now, usage(inp=10, out=100, read=0), cwd=FOLDER)],
+    )
+    write(
+        Path(os.environ["CODEX_HOME"]) / "sessions" / f"rollout-x-{ROLLOUT}.jsonl",
+        [
+            session_meta(ROLLOUT, FOLDER, just_now),
+            turn_context("gpt-5-codex", just_now),
+            token_count(just_now, (1000, 0, 10, 0)),
+        ],
+    )
+    assert main(["status", "--format", "json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    for period in ("today", "month"):
+        rows = status[period]["providers"]
+        assert [(r["id"], r["name"], r["calls"]) for r in rows] == [
+            ("claude-code", "Claude Code", 1),
+            ("codex", "Codex", 1),
+        ]
+        assert rows[0]["cost"] == pytest.approx((10 * 3 + 100 * 15) / 1e6)
+        assert rows[1]["cost"] == pytest.approx((1000 * 1.25 + 10 * 10) / 1e6)
+        assert status[period]["listPriceCost"] == pytest.approx(rows[0]["cost"] + rows[1]["cost"])
