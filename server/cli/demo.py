@@ -31,10 +31,12 @@ from codeburn.providers import (
     writes_now,
 )
 from codeburn.providers.samples import (
+    AgentLogsSpec,
     Cursor3Spec,
     SampleSpec,
     generate_cursor3_profile,
     generate_sample_profile,
+    write_agent_logs,
     write_sample_export,
 )
 from codeburn.server.service import UsageService, named_period
@@ -160,13 +162,23 @@ def _cursor3_sample(folder: Path) -> None:
     # Its own cache and import store: sample 1's usage export must not show up here.
     os.environ["CODEBURN_CACHE_DIR"] = str(folder / "cache3")
     info = generate_cursor3_profile(folder / "Cursor3", home, Cursor3Spec())
+    # Claude Code and Codex beside it, in two of the same folders: one project row each.
+    os.environ[CLAUDE_ENV] = str(folder / "claude")
+    os.environ[CODEX_ENV] = str(folder / "codex")
+    agents = write_agent_logs(
+        folder / "claude", folder / "codex", AgentLogsSpec(now_ms=now_ms(), days=20)
+    )
     ide = sum(info.kinds.values())
-    _heading("Sample 2 of 2 — Cursor 3.x layout: conversation graphs, transcripts and the CLI")
+    _heading(
+        "Sample 2 of 2 — Cursor 3.x layout: conversation graphs, transcripts and the CLI,"
+        " with Claude Code and Codex"
+    )
     print(
         f"{ide} IDE conversations in the 3.x layout (composerHeaders table, conversationState "
         f"roots, {info.blobs:,} agentKv blobs; {info.kinds.get('encrypted', 0)} encrypted), "
         f"{info.classic.conversations if info.classic else 0} older ones as bubbles, "
         f"{info.transcripts} agent transcripts and {info.cli_sessions} Cursor Agent CLI "
-        f"sessions (store.db) under {home.name}/ — estimates only.\n"
+        f"sessions (store.db) under {home.name}/ — estimates only; {agents.claude_files} "
+        f"Claude Code and {agents.codex_files} Codex logs — exact tokens at list price.\n"
     )
     _show(UsageService(info.db_path), Budget(daily=5.0, monthly=60.0))
