@@ -56,6 +56,7 @@ def _line(obj: dict[str, Any]) -> bytes:
 class _Claude:
     def __init__(self, rng: random.Random, spec: AgentLogsSpec) -> None:
         self.rng, self.spec = rng, spec
+        self.start = spec.now_ms
 
     def usage(self) -> dict[str, Any]:
         rng = self.rng
@@ -73,8 +74,14 @@ class _Claude:
             "service_tier": "standard",
         }
 
+    def gap(self, n: int) -> int:
+        """The longest pause between requests: a long session's last one is still in the past
+        (whatever the start, within the last hour before `now_ms`)."""
+        return max(2_000, min(90_000, (self.spec.now_ms - self.start - 60 * _MINUTE) // n))
+
     def session(self, session: str, cwd: str, start_ms: int, n: int, sidechain: bool) -> bytes:
         rng, out = self.rng, bytearray()
+        self.start = start_ms
         common = {"cwd": cwd, "sessionId": session, "version": "2.1.30", "isSidechain": sidechain}
         ms = start_ms
         if not sidechain:
@@ -89,7 +96,7 @@ class _Claude:
             )
         model = rng.choice(CLAUDE_MODELS)
         for i in range(n):
-            ms += rng.randint(2_000, 90_000)
+            ms += rng.randint(1_000, self.gap(n))
             usage = self.usage()
             message_id, request_id = (
                 f"msg_{uuid.UUID(int=rng.getrandbits(128)).hex[:24]}",
@@ -143,10 +150,11 @@ def write_agent_logs(claude_root: Path, codex_root: Path, spec: AgentLogsSpec) -
     for s in range(spec.claude_sessions):
         cwd = spec.folders[s % len(spec.folders)]
         session = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        start = rng.randint(first_ms, spec.now_ms - 120 * _MINUTE)
+        n = rng.randint(*spec.requests)
+        start = rng.randint(first_ms, max(first_ms, spec.now_ms - n * 4_000 - 120 * _MINUTE))
         folder = claude_root / "projects" / cwd.replace("/", "-")
         folder.mkdir(parents=True, exist_ok=True)
-        data = claude.session(session, cwd, start, rng.randint(*spec.requests), sidechain=False)
+        data = claude.session(session, cwd, start, n, sidechain=False)
         (folder / f"{session}.jsonl").write_bytes(data)
         info.claude_files += 1
         info.bytes += len(data)
@@ -159,8 +167,9 @@ def write_agent_logs(claude_root: Path, codex_root: Path, spec: AgentLogsSpec) -
             info.bytes += len(sub)
     for s in range(spec.codex_sessions):
         cwd = spec.folders[s % len(spec.folders)]
-        start = rng.randint(first_ms, spec.now_ms - 120 * _MINUTE)
-        data, requests = _codex_rollout(rng, spec, cwd, start)
+        n = rng.randint(*spec.requests)
+        start = rng.randint(first_ms, max(first_ms, spec.now_ms - n * 4_000 - 120 * _MINUTE))
+        data, requests = _codex_rollout(rng, spec, cwd, start, n)
         rollout = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         folder = codex_root / "sessions" / _iso(start)[:10].replace("-", "/")
         folder.mkdir(parents=True, exist_ok=True)
@@ -174,7 +183,7 @@ def write_agent_logs(claude_root: Path, codex_root: Path, spec: AgentLogsSpec) -
 
 
 def _codex_rollout(
-    rng: random.Random, spec: AgentLogsSpec, cwd: str, start: int
+    rng: random.Random, spec: AgentLogsSpec, cwd: str, start: int, n: int
 ) -> tuple[bytes, int]:
     out = bytearray()
     out += _line(
@@ -213,9 +222,9 @@ def _codex_rollout(
         }
     )
     totals = [0, 0, 0, 0]
-    ms, n = start, rng.randint(*spec.requests)
+    ms = start
     for _ in range(n):
-        ms += rng.randint(2_000, 60_000)
+        ms += rng.randint(1_000, max(2_000, min(60_000, (spec.now_ms - start - 3_600_000) // n)))
         inp = rng.randint(2000, 60000)
         last = [inp, rng.randint(0, inp), rng.randint(10, 3000), 0]
         last[3] = rng.randint(0, last[2])
