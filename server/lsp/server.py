@@ -247,7 +247,12 @@ class CodeBurnServer(LanguageServer):
         day = today()
         try:
             fingerprint = await self.blocking(service.fingerprint)
-            answer = await self.blocking(service.status, budget=settings.budget(), sync=False)
+            answer = await self.blocking(
+                service.status,
+                budget=settings.budget(),
+                sync=False,
+                providers=settings.counted(),
+            )
             if answer is None:  # only a cached-only read may come back empty
                 raise RuntimeError("no figures")
             status = answer

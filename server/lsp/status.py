@@ -18,10 +18,13 @@ from codeburn.cache import (
     read_json,
     write_cache_json,
 )
+from codeburn.providers import CURSOR, CURSOR_AGENT, GROKBOT
 from codeburn.server.service import WARNING_SHARE, build_status, format_money
 
 NOTICES_FILE: Final = "budget-notices.v1.json"
 LEVELS: Final = {"ok": 0, "warning": 1, "over": 2}
+# Cursor's own usage; a budget figure that counts another tool is "AI spend" (docs/other-tools.md)
+CURSOR_TOOLS: Final = frozenset({CURSOR, CURSOR_AGENT, GROKBOT})
 
 
 def with_env(status: dict[str, Any]) -> dict[str, Any]:
@@ -59,15 +62,16 @@ class Crossing:
     level: str  # "warning" | "over"
     spent: float
     limit: float
+    spend: str = "Cursor spend"  # "AI spend" when the figure counts more tools than Cursor's
 
     def message(self) -> str:
         what = "today's" if self.scope == "daily" else "this month's"
         spent, limit = format_money(self.spent), format_money(self.limit)
         if self.level == "over":
-            return f"CodeBurn: {what} Cursor spend {spent} is over your {limit} {self.scope} budget"
+            return f"CodeBurn: {what} {self.spend} {spent} is over your {limit} {self.scope} budget"
         share = int(WARNING_SHARE * 100)
         return (
-            f"CodeBurn: {what} Cursor spend {spent} has reached {share}% of your "
+            f"CodeBurn: {what} {self.spend} {spent} has reached {share}% of your "
             f"{limit} {self.scope} budget"
         )
 
@@ -89,8 +93,12 @@ def budget_levels(status: dict[str, Any], today: date) -> list[tuple[str, str, C
         limit = budget.get(scope)
         if not limit:
             continue
-        spent = float((status.get(block) or {}).get("cost") or 0.0)
-        out.append((scope, period, Crossing(scope, _level(spent, limit), spent, float(limit))))
+        figures = status.get(block) or {}
+        spent = float(figures.get("cost") or 0.0)
+        tools = {p.get("id") for p in figures.get("providers") or [] if isinstance(p, dict)}
+        spend = "AI spend" if tools - CURSOR_TOOLS else "Cursor spend"
+        crossing = Crossing(scope, _level(spent, limit), spent, float(limit), spend)
+        out.append((scope, period, crossing))
     return out
 
 

@@ -306,16 +306,19 @@ def build_status(
     unreadable: dict[str, int] | None = None,
     diagnostics: list[str] | None = None,
     paths: dict[str, str] | None = None,
+    providers: frozenset[str] | None = None,
 ) -> dict[str, Any]:
-    """`paths`: project slug → its folder (`projects.ProjectNames`)."""
-    today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS, conversations=False)
+    """`paths`: project slug → its folder (`projects.ProjectNames`); `providers`: the tools the
+    figures, budgets and top lists count (the `codeburn.providers` setting; None: all)."""
+    counted = providers or ALL_PROVIDERS
+    today_slices = merge_days([days.get(today, {})], counted, conversations=False)
     month_slices = merge_days(
         (
             s
             for d, s in days.items()
             if d.year == today.year and d.month == today.month and d <= today
         ),
-        ALL_PROVIDERS,
+        counted,
         conversations=False,
     )
     local_cost = sum(part.local_cost for part in month_slices.values())

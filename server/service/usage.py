@@ -462,8 +462,10 @@ class UsageService:
         quota: bool = False,
         sync: bool = True,
         cached_only: bool = False,
+        providers: frozenset[str] | None = None,
     ) -> dict[str, Any] | None:
-        """The SPEC §8 status object (today and this month).
+        """The SPEC §8 status object (today and this month) of the tools in `providers` (the
+        `codeburn.providers` setting; None: every tool).
 
         `cached_only` answers from the caches without parsing (a starting editor's first figures);
         None when nothing is cached for this database yet.
@@ -487,6 +489,7 @@ class UsageService:
             unreadable=collected.local.unreadable,
             diagnostics=collected.local.diagnostics,
             paths=collected.paths,
+            providers=providers,
         )
 
     # -- cursor.com -------------------------------------------------------------------------

@@ -160,3 +160,28 @@ def test_status_today_and_month_carry_a_line_per_tool(
         assert rows[0]["cost"] == pytest.approx((10 * 3 + 100 * 15) / 1e6)
         assert rows[1]["cost"] == pytest.approx((1000 * 1.25 + 10 * 10) / 1e6)
         assert status[period]["listPriceCost"] == pytest.approx(rows[0]["cost"] + rows[1]["cost"])
+
+
+def test_the_providers_setting_chooses_what_status_and_budgets_count(
+    three_tools: Path,
+) -> None:
+    from codeburn.cache import Budget  # noqa: PLC0415
+    from codeburn.providers import today  # noqa: PLC0415
+    from codeburn.server.lsp.status import budget_levels  # noqa: PLC0415
+    from codeburn.server.service import UsageService  # noqa: PLC0415
+
+    service = UsageService(three_tools)
+    budget = Budget(daily=None, monthly=0.000_001)
+    every = service.status(budget=budget, sync=False)
+    only = service.status(budget=budget, sync=False, providers=frozenset({"cursor"}))
+    assert every is not None and only is not None
+    if days_ago(1).month != today().month:
+        pytest.skip("yesterday's usage is in another month")
+    assert {p["id"] for p in every["month"]["providers"]} == {"cursor", "claude-code", "codex"}
+    assert [p["id"] for p in only["month"]["providers"]] == ["cursor"]
+    assert only["month"]["cost"] == pytest.approx(only["month"]["providers"][0]["cost"])
+    assert every["month"]["cost"] > only["month"]["cost"]
+    ((_, _, crossing),) = budget_levels(every, today())
+    assert "today's" not in crossing.message() and "AI spend" in crossing.message()
+    ((_, _, crossing),) = budget_levels(only, today())
+    assert "Cursor spend" in crossing.message()

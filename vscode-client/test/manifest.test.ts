@@ -24,6 +24,7 @@ test("settings with the SPEC's names, types, defaults, minimums and enums", () =
     "codeburn.budget.daily": { type: "number", default: 0, minimum: 0 },
     "codeburn.budget.monthly": { type: "number", default: 0, minimum: 0 },
     "codeburn.python.interpreter": { type: "string", default: "" },
+    "codeburn.providers": { type: "array", default: [] },
   };
   assert.deepEqual(Object.keys(properties).sort(), Object.keys(expected).sort());
   for (const [key, want] of Object.entries(expected)) {

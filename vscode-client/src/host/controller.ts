@@ -342,6 +342,7 @@ export class Controller implements vscode.Disposable {
       statusBar: { show: config.get("statusBar.show") },
       budget: { daily: config.get("budget.daily"), monthly: config.get("budget.monthly") },
       python: { interpreter: config.get("python.interpreter") },
+      providers: config.get("providers"),
     };
   }
 
