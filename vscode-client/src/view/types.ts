@@ -13,6 +13,16 @@ export interface PeriodFigures {
   billedCost?: number;
   listPriceCost?: number;
   calls: number;
+  /** Per tool (Cursor, Claude Code, Codex…), cost descending; absent from older servers. */
+  providers?: ProviderFigures[];
+}
+
+export interface ProviderFigures {
+  id: string;
+  name: string;
+  cost: number;
+  estimatedCost: number;
+  calls: number;
 }
 
 export interface TopModel {
