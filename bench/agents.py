@@ -179,8 +179,7 @@ def main() -> int:
         )
         theirs_after, _ = _ccusage(args.ccusage, "claude", env)
     print(
-        "| tool | ccusage s | ours cold s | cold ÷ ccusage | ours unchanged s | "
-        "ccusage RSS MB | ours cold RSS MB | tokens equal |"
+        "| tool | ccusage s | ours cold s | cold ÷ ccusage | ours unchanged s | tokens equal |"
     )
     print("|---|---:|---:|---:|---:|---|")
     for tool, theirs, cold, warm, their_tokens, our_tokens in rows:

@@ -21,6 +21,7 @@ from codeburn.providers.pricing import claude_cost
 SYNTHETIC: Final = "<synthetic>"  # Claude Code's own placeholder messages: no request, no cost
 TITLE_CHARS: Final = 80
 UNKNOWN_PROJECT: Final = "claude-code"  # a request whose lines name no folder
+_COPIES_SPAN_MS: Final = 24 * 60 * 60 * 1000  # copies of one request lie well within a day
 _TAGS: Final = re.compile(r"<[^>]*>")
 _SPACES: Final = re.compile(r"\s+")
 # Lines that can matter: a request's usage, a session's summary, its first prompt. Every other
@@ -210,17 +211,37 @@ class ClaudeCalls:
     titles: dict[str, str]  # session → its title
 
 
-def claude_calls(files: Iterable[ClaudeFile]) -> ClaudeCalls:
+def claude_calls(files: Iterable[ClaudeFile], since_ms: int | None = None) -> ClaudeCalls:
     """One call per API request over every file: of a request's copies, the one with the
-    largest output; a `progress` copy only when its sub-agent's own file is absent."""
+    largest output; a `progress` copy only when its sub-agent's own file is absent.
+
+    `since_ms`: only the calls at or after it are made (a refresh wants the days not sealed
+    yet); the copies of one request lie seconds apart, so those of the day before still
+    compete, and a session's folder is still where it started."""
     files = list(files)
     present = {a for f in files if (a := agent_id_of(f.path)) is not None}
+    low = None if since_ms is None else since_ms - _COPIES_SPAN_MS
     chosen: dict[str, tuple[ClaudeRequest, str]] = {}
     titles: dict[str, str] = {}
     prompts: dict[str, str] = {}
+    # A session's folder is where it started: Claude Code's `cwd` follows the agent's `cd`s,
+    # and one session is one project row. A file is written in time order: its first request
+    # with a `cwd` is its earliest.
+    started: dict[str, tuple[int, str]] = {}
     for file in files:
         parent = parent_session_of(file.path)
         for request in file.requests:
+            if request.cwd and not (request.agent_id is not None and request.agent_id in present):
+                session = parent or request.session or file.path
+                first = started.get(session)
+                if first is None or request.timestamp_ms < first[0]:
+                    started[session] = (request.timestamp_ms, request.cwd)
+                break
+    for file in files:
+        parent = parent_session_of(file.path)
+        for request in file.requests:
+            if low is not None and request.timestamp_ms < low:
+                continue
             if request.agent_id is not None and request.agent_id in present:
                 continue  # the sub-agent's own file holds it
             session = parent or request.session or file.path
@@ -236,17 +257,11 @@ def claude_calls(files: Iterable[ClaudeFile]) -> ClaudeCalls:
                 prompts[session] = file.first_prompt
     for session, prompt in prompts.items():
         titles.setdefault(session, prompt)
-    # A session's folder is where it started: Claude Code's `cwd` follows the agent's `cd`s,
-    # and one session is one project row.
-    started: dict[str, tuple[int, str]] = {}
-    for request, session in chosen.values():
-        first = started.get(session)
-        if request.cwd and (first is None or request.timestamp_ms < first[0]):
-            started[session] = (request.timestamp_ms, request.cwd)
     projects = {session: path_project(cwd) for session, (_, cwd) in started.items()}
     calls = [
         _call(key, request, session, projects.get(session, UNKNOWN_PROJECT))
         for key, (request, session) in chosen.items()
+        if since_ms is None or request.timestamp_ms >= since_ms
     ]
     return ClaudeCalls(calls, titles)
 

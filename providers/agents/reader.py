@@ -182,13 +182,14 @@ class ToolLogs:
     def __init__(self, store: ToolStore | None = None) -> None:
         self.store = store
         self._kept: dict[str, _Kept] | None = None
-        self._claude: tuple[list[Call], dict[str, str]] | None = None
+        self._claude: tuple[int | None, list[Call], dict[str, str]] | None = None
         self.changed = False
 
     def snapshot(self) -> ToolSnapshot:
         return take_snapshot()
 
-    def read(self, snap: ToolSnapshot) -> ToolRead:
+    def read(self, snap: ToolSnapshot, since_ms: int | None = None) -> ToolRead:
+        """The calls at or after `since_ms` (all: None) of the files in `snap`."""
         kept = self._load()
         problems = list(snap.problems)
         gone = set(kept) - set(snap.files)
@@ -204,7 +205,7 @@ class ToolLogs:
                 self._forget(new)
         if gone:
             self.changed = True
-        return self._result(kept, problems)
+        return self._result(kept, problems, since_ms)
 
     def _forget(self, entry: _Kept) -> None:
         self.changed = True
@@ -273,25 +274,36 @@ class ToolLogs:
             entry.offset = base + end
             carry = data[end:]
 
-    def _result(self, kept: dict[str, _Kept], problems: list[str]) -> ToolRead:
+    def _result(
+        self, kept: dict[str, _Kept], problems: list[str], since_ms: int | None
+    ) -> ToolRead:
         read = ToolRead(diagnostics=problems)
-        if self._claude is None:
+        if self._claude is None or self._claude[0] != since_ms:
             files = [e.claude for e in kept.values() if e.claude is not None]
-            made = claude_calls(files)
-            self._claude = (made.calls, made.titles)
-        read.calls.extend(self._claude[0])
-        read.titles.update(self._claude[1])
+            made = claude_calls(files, since_ms)
+            self._claude = (since_ms, made.calls, made.titles)
+        read.calls.extend(self._claude[1])
+        read.titles.update(self._claude[2])
+        read.found = (
+            {CLAUDE_CODE}
+            if any(e.tool == CLAUDE_CODE and e.claude and e.claude.requests for e in kept.values())
+            else set()
+        )
         assumed = 0
         for entry in kept.values():
-            if entry.codex is None:
+            if entry.codex is None or not entry.usages:
                 continue
+            read.found.add(CODEX)
+            if since_ms is not None and entry.usages[-1].timestamp_ms < since_ms:
+                continue  # nothing of it in the period read (usages are in time order)
             if entry.calls is None:
                 entry.calls = codex_calls(entry.name, entry.codex, entry.usages)
-            read.calls.extend(entry.calls)
+            read.calls.extend(
+                c for c in entry.calls if since_ms is None or c.timestamp_ms >= since_ms
+            )
             if entry.codex.title and entry.calls:
                 read.titles[codex_session(entry.name, entry.codex)] = entry.codex.title
             assumed += sum(1 for u in entry.usages if u.assumed_model)
-        read.found = {c.provider for c in read.calls}
         for tool, label in ((CLAUDE_CODE, "Claude Code"), (CODEX, "Codex")):
             bad = [e for e in kept.values() if e.tool == tool and e.bad_lines]
             if bad:

@@ -100,3 +100,18 @@ def test_codex_days_equal_ccusage(logs: Path) -> None:
         assert chunk.bad_lines == 0 and not any(u.assumed_model for u in chunk.usages)
         calls += codex_calls(path.as_posix(), state, chunk.usages)
     _same(_days(calls), _golden("ccusage-codex-daily.json", "costUSD"))
+
+
+def test_calls_since_a_time_are_the_whole_reads_calls_from_then(logs: Path) -> None:
+    """What a refresh asks (the days not sealed) equals the full read cut at that time: the
+    copies of a request still compete, a session's folder is still where it started."""
+    projects = logs / "claude" / "projects"
+    files = []
+    for path in sorted(projects.rglob("*.jsonl")):
+        chunk = decode_claude(path.read_bytes())
+        files.append(ClaudeFile(path.relative_to(projects).as_posix(), chunk.requests))
+    whole = claude_calls(files).calls
+    times = sorted({c.timestamp_ms for c in whole})
+    for since in (times[0], times[len(times) // 3], times[len(times) // 2] + 1, times[-1]):
+        cut = sorted((c.key, c.project, c.cost) for c in whole if c.timestamp_ms >= since)
+        assert sorted((c.key, c.project, c.cost) for c in claude_calls(files, since).calls) == cut
