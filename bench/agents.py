@@ -178,9 +178,7 @@ def main() -> int:
             env,
         )
         theirs_after, _ = _ccusage(args.ccusage, "claude", env)
-    print(
-        "| tool | ccusage s | ours cold s | cold ÷ ccusage | ours unchanged s | tokens equal |"
-    )
+    print("| tool | ccusage s | ours cold s | cold ÷ ccusage | ours unchanged s | tokens equal |")
     print("|---|---:|---:|---:|---:|---|")
     for tool, theirs, cold, warm, their_tokens, our_tokens in rows:
         print(
