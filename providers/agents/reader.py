@@ -37,10 +37,11 @@ from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
 
 CLAUDE_ENV: Final = "CLAUDE_CONFIG_DIR"
 CODEX_ENV: Final = "CODEX_HOME"
-STATE_VERSION: Final = 2  # of the kept state's layout and of the decoders' rules
+STATE_VERSION: Final = 3  # of the kept state's layout and of the decoders' rules
 CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may span chunks)
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
+DAY_MS: Final = 24 * 60 * 60 * 1000
 
 Ident = tuple[int, int, int]  # size, mtime_ns, inode
 
@@ -166,6 +167,39 @@ class _Kept:
     codex: CodexState | None = None
     usages: list[CodexUsage] = field(default_factory=list)
     calls: list[Call] | None = None  # Codex: this file's calls, made once per change
+    # The records as the state file holds them (JSON text), until they are needed: a refresh
+    # decodes only the files that changed or have records in the days it reads.
+    raw: str | None = None
+    records: int = 0
+    last_ms: int = 0  # the latest record's time
+    first: ClaudeRequest | None = None  # Claude Code: the first request that names a folder
+    assumed: int = 0  # Codex: requests priced as FALLBACK_MODEL
+
+    def decoded(self) -> bool:
+        """Its records decoded from `raw` (False: `raw` is damaged; read the file again)."""
+        if self.raw is None:
+            return True
+        try:
+            rows = json.loads(self.raw)
+            if self.claude is not None:
+                self.claude.requests = [ClaudeRequest(*r) for r in rows]
+            else:
+                self.usages = [CodexUsage(*u) for u in rows]
+        except (ValueError, TypeError):
+            return False
+        self.raw = None
+        return True
+
+    def took(self, requests: list[ClaudeRequest], usages: list[CodexUsage]) -> None:
+        """Note what new records say of the whole file."""
+        for r in requests:
+            self.last_ms = max(self.last_ms, r.timestamp_ms)
+            if self.first is None and r.cwd and r.agent_id is None:
+                self.first = r
+        for u in usages:
+            self.last_ms = max(self.last_ms, u.timestamp_ms)
+            self.assumed += u.assumed_model
+        self.records += len(requests) + len(usages)
 
 
 @dataclass(slots=True)
@@ -205,6 +239,14 @@ class ToolLogs:
                 self._forget(new)
         if gone:
             self.changed = True
+        low = None if since_ms is None else since_ms - DAY_MS
+        for key, entry in list(kept.items()):
+            if self._needed(entry, low) and not entry.decoded():  # damaged: read it again
+                found = snap.files.get(key)
+                again = self._read_file(found, None, problems) if found is not None else None
+                self._forget(kept.pop(key))
+                if again is not None:
+                    kept[key] = again
         return self._result(kept, problems, since_ms)
 
     def _forget(self, entry: _Kept) -> None:
@@ -222,6 +264,8 @@ class ToolLogs:
                     problems.append(f"{file.path} is not a text log (binary bytes)")
                     return None
                 entry = old if old is not None and self._continues(old, file, head) else None
+                if entry is not None and not entry.decoded():
+                    entry = None
                 if entry is None:
                     entry = _Kept(file.tool, file.name, file.ident, 0, "")
                     if file.tool == CLAUDE_CODE:
@@ -264,11 +308,13 @@ class ToolLogs:
                 file.requests += chunk.requests
                 file.summary = file.summary or chunk.summary
                 file.first_prompt = file.first_prompt or chunk.first_prompt
+                entry.took(chunk.requests, [])
                 end, bad = chunk.end, chunk.bad_lines
             else:
                 assert entry.codex is not None
                 got = decode_codex(data, entry.codex, base)
                 entry.usages += got.usages
+                entry.took([], got.usages)
                 end, bad = got.end, got.bad_lines
             entry.bad_lines += bad
             entry.offset = base + end
@@ -278,24 +324,21 @@ class ToolLogs:
         self, kept: dict[str, _Kept], problems: list[str], since_ms: int | None
     ) -> ToolRead:
         read = ToolRead(diagnostics=problems)
+        low = None if since_ms is None else since_ms - DAY_MS
         if self._claude is None or self._claude[0] != since_ms:
-            files = [e.claude for e in kept.values() if e.claude is not None]
+            files = [self._claude_file(e, low) for e in kept.values() if e.claude is not None]
             made = claude_calls(files, since_ms)
             self._claude = (since_ms, made.calls, made.titles)
         read.calls.extend(self._claude[1])
         read.titles.update(self._claude[2])
-        read.found = (
-            {CLAUDE_CODE}
-            if any(e.tool == CLAUDE_CODE and e.claude and e.claude.requests for e in kept.values())
-            else set()
-        )
+        read.found = {e.tool for e in kept.values() if e.records}
         assumed = 0
         for entry in kept.values():
-            if entry.codex is None or not entry.usages:
+            if entry.codex is None or not entry.records:
                 continue
-            read.found.add(CODEX)
-            if since_ms is not None and entry.usages[-1].timestamp_ms < since_ms:
-                continue  # nothing of it in the period read (usages are in time order)
+            assumed += entry.assumed
+            if since_ms is not None and entry.last_ms < since_ms:
+                continue  # nothing of it in the period read
             if entry.calls is None:
                 entry.calls = codex_calls(entry.name, entry.codex, entry.usages)
             read.calls.extend(
@@ -303,7 +346,6 @@ class ToolLogs:
             )
             if entry.codex.title and entry.calls:
                 read.titles[codex_session(entry.name, entry.codex)] = entry.codex.title
-            assumed += sum(1 for u in entry.usages if u.assumed_model)
         for tool, label in ((CLAUDE_CODE, "Claude Code"), (CODEX, "Codex")):
             bad = [e for e in kept.values() if e.tool == tool and e.bad_lines]
             if bad:
@@ -317,6 +359,22 @@ class ToolLogs:
                 f"{assumed} Codex requests name no model; priced as {FALLBACK_MODEL}"
             )
         return read
+
+    @staticmethod
+    def _needed(entry: _Kept, low: int | None) -> bool:
+        """Whether the records of a file are wanted by a read of the calls since `low`."""
+        return low is None or entry.last_ms >= low
+
+    @staticmethod
+    def _claude_file(entry: _Kept, low: int | None) -> ClaudeFile:
+        """The file as `claude_calls` needs it: whole, or (all its records before the period
+        read) only its first request, which says where its session started."""
+        file = entry.claude
+        assert file is not None
+        if entry.raw is None:
+            return file
+        first = [entry.first] if entry.first is not None else []
+        return ClaudeFile(file.path, first, file.summary, file.first_prompt)
 
     # -- what is kept between runs -------------------------------------------------------
 
@@ -341,6 +399,36 @@ def _digest(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
+def _request_row(r: ClaudeRequest) -> list[Any]:
+    return [
+        r.key,
+        r.offset,
+        r.session,
+        r.model,
+        r.timestamp_ms,
+        r.cwd,
+        r.input_tokens,
+        r.output_tokens,
+        r.cache_read_tokens,
+        r.cache_write_5m,
+        r.cache_write_1h,
+        r.agent_id,
+    ]
+
+
+def _usage_row(u: CodexUsage) -> list[Any]:
+    return [
+        u.offset,
+        u.timestamp_ms,
+        u.model,
+        u.assumed_model,
+        u.input_tokens,
+        u.cache_read_tokens,
+        u.output_tokens,
+        u.reasoning_tokens,
+    ]
+
+
 def _entry_row(e: _Kept) -> dict[str, Any]:
     row: dict[str, Any] = {
         "tool": e.tool,
@@ -349,43 +437,24 @@ def _entry_row(e: _Kept) -> dict[str, Any]:
         "offset": e.offset,
         "head": e.head,
         "bad": e.bad_lines,
+        "records": e.records,
+        "last": e.last_ms,
+        "assumed": e.assumed,
+        "first": _request_row(e.first) if e.first is not None else None,
     }
     if e.claude is not None:
         row["summary"] = e.claude.summary
         row["prompt"] = e.claude.first_prompt
-        row["requests"] = [
-            [
-                r.key,
-                r.offset,
-                r.session,
-                r.model,
-                r.timestamp_ms,
-                r.cwd,
-                r.input_tokens,
-                r.output_tokens,
-                r.cache_read_tokens,
-                r.cache_write_5m,
-                r.cache_write_1h,
-                r.agent_id,
-            ]
-            for r in e.claude.requests
-        ]
+        rows: Any = e.raw
+        if rows is None:
+            rows = json.dumps([_request_row(r) for r in e.claude.requests])
     if e.codex is not None:
         s = e.codex
         row["state"] = [s.session, s.cwd, s.model, list(s.totals) if s.totals else None, s.title]
-        row["usages"] = [
-            [
-                u.offset,
-                u.timestamp_ms,
-                u.model,
-                u.assumed_model,
-                u.input_tokens,
-                u.cache_read_tokens,
-                u.output_tokens,
-                u.reasoning_tokens,
-            ]
-            for u in e.usages
-        ]
+        rows = e.raw
+        if rows is None:
+            rows = json.dumps([_usage_row(u) for u in e.usages])
+    row["rows"] = rows  # JSON text: decoded only when a read needs them
     return row
 
 
@@ -412,14 +481,17 @@ def _entry_of(row: dict[str, Any]) -> _Kept:
         int(row["offset"]),
         str(row["head"]),
         int(row["bad"]),
+        raw=str(row["rows"]),
+        records=int(row["records"]),
+        last_ms=int(row["last"]),
+        first=ClaudeRequest(*row["first"]) if row["first"] else None,
+        assumed=int(row["assumed"]),
     )
     if entry.tool == CLAUDE_CODE:
-        requests = [ClaudeRequest(*r) for r in row["requests"]]
-        entry.claude = ClaudeFile(entry.name, requests, row["summary"], row["prompt"])
+        entry.claude = ClaudeFile(entry.name, [], row["summary"], row["prompt"])
     elif entry.tool == CODEX:
         session, cwd, model, totals, title = row["state"]
         entry.codex = CodexState(session, cwd, model, tuple(totals) if totals else None, title)
-        entry.usages = [CodexUsage(*u) for u in row["usages"]]
     else:
         raise ValueError(entry.tool)
     return entry

@@ -151,3 +151,31 @@ def test_links_loops_binary_files_and_two_roots(tmp_path: Path) -> None:
     read = ToolLogs().read(take_snapshot([first, second], codex))
     assert len(read.calls) == 2
     assert any("not a text log" in d for d in read.diagnostics)
+
+
+def test_a_read_since_a_time_from_the_kept_state_equals_a_fresh_read_cut_there(
+    tmp_path: Path,
+) -> None:
+    """A refresh decodes only the files with records in its days; its calls equal the whole
+    read's from then (the state's other files say only where their sessions started)."""
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    old = [
+        assistant(f"o{i}", f"q{i}", f"2026-01-0{i + 1}T10:00:00.000Z", usage()) for i in range(3)
+    ]
+    write(claude / "projects" / "-old" / "11111111-0000-4000-8000-000000000000.jsonl", old)
+    _claude_file(claude, 4)
+    store = _Store()
+    logs = ToolLogs(store)
+    logs.read(take_snapshot([claude], codex))
+    logs.save()
+    since = int(__import__("datetime").datetime(2026, 3, 1).timestamp() * 1000)
+    kept = ToolLogs(store)
+    got = kept.read(take_snapshot([claude], codex), since).calls
+    whole = _fresh(claude, codex)
+    assert _key(got) == _key([c for c in whole if c.timestamp_ms >= since])
+    assert len(got) == 4
+    assert sum(e.raw is not None for e in (kept._kept or {}).values()) == 1  # the old file
+    store.data = store.data.replace(b'[[\\"o0', b"[[garbage")  # one file's records damaged
+    assert store.data.count(b"[[garbage") == 1
+    again = ToolLogs(store)
+    assert _key(again.read(take_snapshot([claude], codex)).calls) == _key(whole)
