@@ -286,12 +286,12 @@ class LocalReader:
         another tool's logs."""
         return self.db_path.is_file() or bool(snapshot.idents) or bool(self._tool_snapshot().files)
 
-    def _read_tools(self, since_ms: int) -> ToolRead:
+    def _read_tools(self, since_ms: int, progress: Progress | None = None) -> ToolRead:
         """Claude Code's and Codex's logs: only what is new since the last read; the state is
         saved by the command's writer (or behind the language server's status)."""
         snap, self._tool_snap = self._tool_snapshot(), None
         tools = self.tools
-        read = tools.read(snap, since_ms)
+        read = tools.read(snap, since_ms, progress)
         if tools.changed:
             data, store = tools.dump(), self.store
             tools.changed = False
@@ -342,7 +342,7 @@ class LocalReader:
         finally:
             if beside is not None:
                 beside.cancel()
-        tools = self._read_tools(floor_ms)
+        tools = self._read_tools(floor_ms, progress)
         if result is None and not agent.has_data and not tools.calls:
             return LocalRead(no_data=missing)
         combined = self.agent.combine(

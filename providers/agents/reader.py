@@ -14,7 +14,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -42,6 +42,7 @@ CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may sp
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
 DAY_MS: Final = 24 * 60 * 60 * 1000
+PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
 
 Ident = tuple[int, int, int]  # size, mtime_ns, inode
 
@@ -222,21 +223,37 @@ class ToolLogs:
     def snapshot(self) -> ToolSnapshot:
         return take_snapshot()
 
-    def read(self, snap: ToolSnapshot, since_ms: int | None = None) -> ToolRead:
-        """The calls at or after `since_ms` (all: None) of the files in `snap`."""
+    def read(
+        self,
+        snap: ToolSnapshot,
+        since_ms: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ToolRead:
+        """The calls at or after `since_ms` (all: None) of the files in `snap`. `progress`:
+        (bytes read, bytes to read), after each file, when there is much to read (a first
+        read of a large history: the editor's `$/progress`, the CLI's bar)."""
         kept = self._load()
         problems = list(snap.problems)
         gone = set(kept) - set(snap.files)
         for key in gone:
             self._forget(kept.pop(key))
-        for key, file in snap.files.items():
-            old = kept.get(key)
-            if old is not None and old.ident == file.ident:
-                continue
+        changed = [
+            (key, file, kept.get(key))
+            for key, file in snap.files.items()
+            if (old := kept.get(key)) is None or old.ident != file.ident
+        ]
+        total = sum(max(0, f.ident[0] - (o.offset if o else 0)) for _, f, o in changed)
+        if total < PROGRESS_BYTES:
+            progress = None
+        done = 0
+        for key, file, old in changed:
             new = self._read_file(file, old, problems)
             if new is not None:
                 kept[key] = new
                 self._forget(new)
+            done += max(0, file.ident[0] - (old.offset if old else 0))
+            if progress is not None:
+                progress(min(done, total), total)
         if gone:
             self.changed = True
         low = None if since_ms is None else since_ms - DAY_MS

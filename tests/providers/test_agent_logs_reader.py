@@ -179,3 +179,27 @@ def test_a_read_since_a_time_from_the_kept_state_equals_a_fresh_read_cut_there(
     assert store.data.count(b"[[garbage") == 1
     again = ToolLogs(store)
     assert _key(again.read(take_snapshot([claude], codex)).calls) == _key(whole)
+
+
+def test_a_large_first_read_reports_progress_by_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codeburn.providers.agents import reader  # noqa: PLC0415
+
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    for n in range(3):
+        write(
+            claude / "projects" / "p" / f"{n:08d}-0000-4000-8000-000000000000.jsonl",
+            [assistant(f"m{n}", f"r{n}", T.format(n), usage())],
+        )
+    size = sum(p.stat().st_size for p in claude.rglob("*.jsonl"))
+    seen: list[tuple[int, int]] = []
+    monkeypatch.setattr(reader, "PROGRESS_BYTES", size)
+    logs = ToolLogs()
+    logs.read(take_snapshot([claude], codex), progress=lambda d, t: seen.append((d, t)))
+    assert [t for _, t in seen] == [size] * 3
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1][0] == size
+    seen.clear()
+    monkeypatch.setattr(reader, "PROGRESS_BYTES", size + 1)  # below it: no progress
+    ToolLogs().read(take_snapshot([claude], codex), progress=lambda d, t: seen.append((d, t)))
+    assert seen == []
