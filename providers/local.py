@@ -286,6 +286,14 @@ class LocalReader:
         another tool's logs."""
         return self.db_path.is_file() or bool(snapshot.idents) or bool(self._tool_snapshot().files)
 
+    def tool_calls(self, first_ms: int, end_ms: int) -> list[Call]:
+        """Other tools' calls in [first_ms, end_ms): their logs are read whole, with no
+        6-month floor (docs/other-tools.md); the read's state is kept for the next read."""
+        tools = self.tools
+        read = tools.read(self._tool_snapshot(), first_ms)
+        self._tool_snap = None
+        return [c for c in read.calls if c.timestamp_ms < end_ms]
+
     def _read_tools(self, since_ms: int, progress: Progress | None = None) -> ToolRead:
         """Claude Code's and Codex's logs: only what is new since the last read; the state is
         saved by the command's writer (or behind the language server's status)."""

@@ -306,12 +306,8 @@ class UsageService:
             else:
                 before_floor.append(day)
             day += ONE_DAY
-        if before_floor and snapshot is not None and snapshot.events:
-            # The floor limits the scan of Cursor's database only: stored exact events show
-            # for any period asked.
-            stored = derive_days(before_floor[0], before_floor[-1], (), snapshot)
-            for day in before_floor:
-                days[day] = stored.get(day, {})
+        if before_floor:
+            days.update(self._before_floor(before_floor, floor_day, snapshot))
         local = LocalState()
         diagnostics: list[str] = []
         if needed:
@@ -346,6 +342,17 @@ class UsageService:
             )
         self.local = local
         return Collected(days, local, snapshot, diagnostics, {**daily.paths, **local.paths})
+
+    def _before_floor(
+        self, before: list[date], floor_day: date, snapshot: ImportSnapshot | None
+    ) -> dict[date, DaySlices]:
+        """Days before the floor: it limits the scan of Cursor's own files only, so stored
+        exact events and other tools' logs (read whole) show for any period asked."""
+        earlier = self._local.tool_calls(local_midnight_ms(before[0]), local_midnight_ms(floor_day))
+        if not earlier and (snapshot is None or not snapshot.events):
+            return {}
+        stored = derive_days(before[0], before[-1], earlier, snapshot)
+        return {day: stored.get(day, {}) for day in before}
 
     def _hold_first_seen(
         self, daily: DailyCache, zone: str, floor_day: date

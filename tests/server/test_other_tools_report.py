@@ -185,3 +185,24 @@ def test_the_providers_setting_chooses_what_status_and_budgets_count(
     assert "today's" not in crossing.message() and "AI spend" in crossing.message()
     ((_, _, crossing),) = budget_levels(only, today())
     assert "Cursor spend" in crossing.message()
+
+
+def test_other_tools_history_before_the_six_month_floor_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Cursor's own files are read back to the floor only; these logs whole."""
+    isolated_env(tmp_path, monkeypatch)
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(tmp_path / "no-cursor" / "state.vscdb"))
+    old, recent = days_ago(240), days_ago(2)
+    write(
+        Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / SLUG / f"{SESSION}.jsonl",
+        [
+            assistant("m1", "r1", iso_utc(at(old, 12)), usage(out=11), cwd=FOLDER),
+            assistant("m2", "r2", iso_utc(at(recent, 12)), usage(out=22), cwd=FOLDER),
+        ],
+    )
+    args = ["report", "--format", "json", "--from", days_ago(300).isoformat()]
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [d["date"] for d in report["days"]] == [old.isoformat(), recent.isoformat()]
+    assert report["totals"]["outputTokens"] == 33

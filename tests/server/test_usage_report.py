@@ -112,7 +112,10 @@ def test_status_shape_and_month_figures(
     assert status["unreadable"] == {"count": 0, "reasons": {}}
     assert status["warnings"] == []
     assert status["schema"] == "codeburn.status/1" and status["state"] == "ok"
-    zero = {"cost": 0, "estimatedCost": 0, "billedCost": 0, "listPriceCost": 0, "calls": 0}
+    zero = {
+        "cost": 0, "estimatedCost": 0, "billedCost": 0, "listPriceCost": 0, "calls": 0,
+        "providers": [],
+    }  # fmt: skip
     assert status["today"] == zero
     month = today().isoformat()[:7]  # the local month (generatedAt is UTC)
     if d1[:7] == month:  # A (d1) and B (d2) are both this month
