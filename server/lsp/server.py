@@ -35,7 +35,13 @@ from codeburn.server.lsp.log import setup_logging
 from codeburn.server.lsp.progress import ParseProgress, WorkProgress
 from codeburn.server.lsp.protocol import CheckedProtocol, QuietParseErrors
 from codeburn.server.lsp.settings import SECTION, Settings, changed_settings, parse_settings
-from codeburn.server.lsp.status import BudgetNotices, failed_status, payload_key, with_env
+from codeburn.server.lsp.status import (
+    BudgetNotices,
+    ToolNotices,
+    failed_status,
+    payload_key,
+    with_env,
+)
 from codeburn.server.names import STATUS_METHOD
 from codeburn.server.service import UsageService
 
@@ -81,6 +87,7 @@ class CodeBurnServer(LanguageServer):
         self._seen_day = today()
         self._quota: dict[str, Any] | None = None
         self._notices = BudgetNotices()
+        self._tools = ToolNotices()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -209,6 +216,7 @@ class CodeBurnServer(LanguageServer):
             if real:
                 self._log_diagnostics(payload)
                 self.spawn(self._budget_messages(payload))
+                self.spawn(self._tool_messages(payload))
         return payload
 
     def _log_diagnostics(self, status: dict[str, Any]) -> None:
@@ -219,6 +227,12 @@ class CodeBurnServer(LanguageServer):
             self._logged_diagnostics = notes
             for note in notes:
                 log.info("local read: %s", note)
+
+    async def _tool_messages(self, status: dict[str, Any]) -> None:
+        for text in await self.blocking(self._tools.due, status):
+            self.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Info, message=text)
+            )
 
     async def _budget_messages(self, status: dict[str, Any]) -> None:
         for crossing in await self.blocking(self._notices.due, status, today()):

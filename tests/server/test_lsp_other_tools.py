@@ -53,3 +53,23 @@ async def test_the_providers_setting_leaves_other_tools_out_of_the_status(
         status = await s.statuses.wait()
         assert _claude(status) is None
         assert {p["id"] for p in status["today"]["providers"]} <= {"cursor"}
+
+
+async def test_a_tool_found_for_the_first_time_is_announced_once(
+    server_env: ServerEnv,
+) -> None:
+    path = write(_session(server_env), [])
+    with path.open("ab") as fh:
+        fh.write(_line(1))
+    for run in range(2):  # the second editor session: already announced
+        async with lsp_session(server_env) as s:
+            await s.statuses.wait()
+            with path.open("ab") as fh:
+                fh.write(_line(len(s.client.messages) + 10))
+            await s.command(REFRESH)
+            await s.command(REFRESH)
+            shown = [m.message for m in s.client.messages if "Claude Code" in m.message]
+        if run == 0:
+            assert len(shown) == 1 and "codeburn.providers" in shown[0], shown
+        else:
+            assert shown == []
