@@ -24,7 +24,7 @@ from tests.agent_fixtures import (
     user_message,
     write,
 )
-from tests.usage_fixtures import at, days_ago, isolated_env
+from tests.usage_fixtures import at, days_ago, isolated_env, local_zone
 
 FOLDER = "/srv/other-tools-test/shop"
 SLUG = "-srv-other-tools-test-shop"
@@ -206,3 +206,50 @@ def test_other_tools_history_before_the_six_month_floor_is_read(
     report = json.loads(capsys.readouterr().out)
     assert [d["date"] for d in report["days"]] == [old.isoformat(), recent.isoformat()]
     assert report["totals"]["outputTokens"] == 33
+
+
+@pytest.mark.parametrize(
+    ("provider", "tool", "golden", "cost_key"),
+    [
+        ("claude-code", "claude", "ccusage-claude-daily.json", "totalCost"),
+        ("codex", "codex", "ccusage-codex-daily.json", "costUSD"),
+    ],
+)
+def test_the_report_days_of_the_real_logs_equal_ccusage(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    provider: str,
+    tool: str,
+    golden: str,
+    cost_key: str,
+) -> None:
+    """End to end, as a person runs it (UTC days; the logs lie before the 6-month floor)."""
+    import gzip  # noqa: PLC0415
+
+    from tests.providers.test_agents_vs_ccusage import DATA  # noqa: PLC0415
+
+    isolated_env(tmp_path, monkeypatch)
+    monkeypatch.setenv("CODEBURN_CURSOR_DB", str(tmp_path / "no-cursor" / "state.vscdb"))
+    root = Path(os.environ["CLAUDE_CONFIG_DIR" if tool == "claude" else "CODEX_HOME"])
+    for source in (DATA / tool).rglob("*.jsonl*"):
+        target = root / source.relative_to(DATA / tool)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = source.read_bytes()
+        if source.suffix == ".gz":
+            target, data = target.with_suffix(""), gzip.decompress(data)
+        target.write_bytes(data)
+    with local_zone("UTC"):
+        args = ["report", "--format", "json", "--from", "2025-08-01", "--provider", provider]
+        assert main(args) == 0
+    ours = {d["date"]: d for d in json.loads(capsys.readouterr().out)["days"]}
+    theirs = {d["date"]: d for d in json.loads((DATA / golden).read_text())["daily"]}
+    assert sorted(ours) == sorted(theirs)
+    for day, d in theirs.items():
+        o = ours[day]
+        mine = (o["inputTokens"], o["outputTokens"], o["cacheReadTokens"], o["cacheWriteTokens"])
+        assert mine == (
+            d["inputTokens"], d["outputTokens"], d["cacheReadTokens"], d["cacheCreationTokens"]
+        ), day  # fmt: skip
+        assert o["cost"] == pytest.approx(d[cost_key], rel=1e-9), day
+        assert o["listPriceCost"] == pytest.approx(d[cost_key], rel=1e-9), day
