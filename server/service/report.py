@@ -174,16 +174,29 @@ def build_report(
     merged, per_day = _period_slices(days, period, providers)
     models: dict[tuple[str, str], Totals] = {}
     projects: dict[str, Totals] = {}
+    tools: dict[str, list[dict[str, Any]]] = {}  # project → its split by tool
     unpriced: dict[str, list[int]] = {}
     for provider_id, part in merged.items():
         for model, totals in part.models.items():
             models[(provider_id, model)] = totals
         for project, totals in part.projects.items():
             projects.setdefault(project, Totals()).merge(totals)
+            if totals.calls:
+                tools.setdefault(project, []).append(
+                    {
+                        "id": provider_id,
+                        "name": PROVIDER_NAMES.get(provider_id, provider_id),
+                        "cost": totals.cost,
+                        "estimatedCost": totals.estimated_cost,
+                        "calls": totals.calls,
+                    }
+                )
         for model, (calls, tokens) in part.unpriced.items():
             entry = unpriced.setdefault(model, [0, 0])
             entry[0] += calls
             entry[1] += tokens
+    for split in tools.values():
+        split.sort(key=lambda r: (-r["cost"], r["name"]))
     local_cost = sum(part.local_cost for part in merged.values())
     report: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
@@ -205,7 +218,10 @@ def build_report(
             ),
             "name",
         ),
-        "projects": _rows(((names.fields(p), t) for p, t in projects.items()), "project"),
+        "projects": _rows(
+            (({**names.fields(p), "providers": tools.get(p, [])}, t) for p, t in projects.items()),
+            "project",
+        ),
         "days": [{"date": d.isoformat(), **t.to_json()} for d, t in per_day if t.calls],
         "unpricedModels": sorted(
             ({"model": m, "calls": c, "tokens": t} for m, (c, t) in unpriced.items()),

@@ -97,6 +97,9 @@ def test_one_project_row_for_a_folder_used_from_three_tools(
     (row,) = report["projects"]
     assert (row["project"], row["name"], row["path"]) == (SLUG, "shop", FOLDER)
     assert row["calls"] == sum(p["calls"] for p in providers.values())
+    split = {t["id"]: (t["name"], t["calls"]) for t in row["providers"]}  # the row, by tool
+    assert split == {p: (providers[p]["name"], providers[p]["calls"]) for p in providers}
+    assert sum(t["cost"] for t in row["providers"]) == pytest.approx(row["cost"])
     conversations = {c["provider"]: c for c in report["conversations"]}
     assert conversations["claude-code"]["id"] == SESSION
     assert conversations["claude-code"]["project"] == SLUG

@@ -84,7 +84,10 @@ def test_report_shape_follows_the_spec(
     assert set(report["period"]) == {"label", "from", "to", "timezone"}
     assert all(set(p) == totals_keys | {"id", "name"} for p in report["providers"])
     assert all(set(m) == totals_keys | {"model", "name", "provider"} for m in report["models"])
-    assert all(set(p) == totals_keys | {"project", "name", "path"} for p in report["projects"])
+    project_keys = totals_keys | {"project", "name", "path", "providers"}
+    assert all(set(p) == project_keys for p in report["projects"])
+    tool_keys = {"id", "name", "cost", "estimatedCost", "calls"}
+    assert all(set(t) == tool_keys for p in report["projects"] for t in p["providers"])
     assert all(set(d) == totals_keys | {"date"} for d in report["days"])
     assert set(report["coverage"]) == {"ranges", "localEstimateCost"}
     assert report["userApiKey"] == {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
