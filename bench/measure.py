@@ -84,6 +84,9 @@ def env_for(db: Path, cache_dir: Path, config_dir: Path, home: Path) -> dict[str
         CODEBURN_CACHE_DIR=str(cache_dir),
         CODEBURN_CONFIG_DIR=str(config_dir),
         CODEBURN_CURSOR_SYNC="0",
+        # never the machine's own Claude Code or Codex logs
+        CLAUDE_CONFIG_DIR=str(home / "no-claude-config"),
+        CODEX_HOME=str(home / "no-codex-home"),
     )
     env.pop("CODEBURN_LOG", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: compiled modules are cached

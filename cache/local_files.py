@@ -2,7 +2,8 @@
 
 Parsed agent transcripts and CLI stores (`agent_files`), first-seen times of undated
 requests (`first_seen`), the Cursor 3.x blob memo (`blob_memo`) and the transcripts' turns by
-content (`agent_memo`), each in its own file; the reader gets them through this object only.
+content (`agent_memo`), the other tools' log state (`tool_logs`), each in its own file; the
+reader gets them through this object only.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from codeburn.cache.agent_files import load_agent_files, save_agent_files
 from codeburn.cache.agent_memo import load_agent_memo, save_agent_memo
 from codeburn.cache.blob_memo import load_blob_memo, save_blob_memo
 from codeburn.cache.first_seen import load_first_seen, save_first_seen
+from codeburn.cache.tool_logs import load_tool_logs, save_tool_logs
 
 
 class LocalFiles:
@@ -45,3 +47,9 @@ class LocalFiles:
 
     def save_agent_memo(self, data: bytes) -> None:
         save_agent_memo(self.cache_dir, data)
+
+    def load_tool_logs(self) -> bytes | None:
+        return load_tool_logs(self.cache_dir)
+
+    def save_tool_logs(self, data: bytes) -> None:
+        save_tool_logs(self.cache_dir, data)

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
         write_behind,
     )
     from codeburn.providers.calls import (
+        CLAUDE_CODE,
+        CODEX,
         CURSOR,
         CURSOR_AGENT,
         GROKBOT,
@@ -98,6 +100,8 @@ else:  # imported on first use (see codeburn.providers.lazy)
         {
             "codeburn.providers.agent": ("Turn",),
             "codeburn.providers.calls": (
+                "CLAUDE_CODE",
+                "CODEX",
                 "CURSOR",
                 "CURSOR_AGENT",
                 "GROKBOT",
@@ -193,6 +197,8 @@ else:  # imported on first use (see codeburn.providers.lazy)
     )
 
 __all__ = [
+    "CLAUDE_CODE",
+    "CODEX",
     "CURSOR",
     "CURSOR_AGENT",
     "DAY",

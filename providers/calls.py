@@ -8,6 +8,9 @@ from typing import Any, Final
 CURSOR: Final = "cursor"
 CURSOR_AGENT: Final = "cursor-agent"
 GROKBOT: Final = "grokbot"
+# Other AI coding tools whose own logs on this machine we read (docs/other-tools.md).
+CLAUDE_CODE: Final = "claude-code"
+CODEX: Final = "codex"
 # Not a provider of Cursor spend: export rows billed by the user's own API key, listed apart.
 USER_API_KEY: Final = "user-api-key"
 
@@ -15,6 +18,8 @@ PROVIDER_NAMES: Final[dict[str, str]] = {
     CURSOR: "Cursor",
     CURSOR_AGENT: "Cursor Agent",
     GROKBOT: "Grok Bot",
+    CLAUDE_CODE: "Claude Code",
+    CODEX: "Codex",
 }
 
 # Projects for usage that no workspace claims.

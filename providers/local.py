@@ -1,4 +1,5 @@
-"""Every local source in one read: Cursor's IDE database, agent transcripts, CLI stores.
+"""Every local source in one read: Cursor's IDE database, agent transcripts, CLI stores, and
+other AI coding tools' logs (Claude Code, Codex: docs/other-tools.md).
 
 `LocalReader.read` reads the IDE database (incrementally, one reader kept per floor) and the
 Cursor home beside it, combines them (one representation per conversation, `combine`) and says
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 # The database and graph readers on first use: a status answered from our caches reads neither.
 import codeburn.providers.agent as agent_formats
 import codeburn.providers.ide as ide_db
+from codeburn.providers.agents import ToolLogs, ToolRead, ToolSnapshot
 from codeburn.providers.background_writes import write_behind
 from codeburn.providers.calls import Call
 from codeburn.providers.conversations import ConversationMemo, LocalConversation
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
 
 FIRST_SEEN_PREFIX: Final = "agent-transcripts:"
 AGENT_ONLY: Final = "showing agent transcripts and Cursor Agent CLI sessions only"
+OTHER_TOOLS_ONLY: Final = "showing Claude Code and Codex logs only"
 BESIDE_NICE: Final = 10  # the priority of the transcripts' process beside the database
 Progress = Callable[[int, int], None]
 
@@ -57,6 +60,8 @@ class LocalStore(Protocol):
     def save_blob_memo(self, data: bytes) -> None: ...
     def load_agent_memo(self) -> bytes | None: ...
     def save_agent_memo(self, data: bytes) -> None: ...
+    def load_tool_logs(self) -> bytes | None: ...
+    def save_tool_logs(self, data: bytes) -> None: ...
 
 
 class _MemoFile:
@@ -222,6 +227,27 @@ def conversations_of(
     return (memo if memo is not None else ConversationMemo()).build(parts, turns, titles)
 
 
+def tool_conversations(read: ToolRead) -> dict[str, LocalConversation]:
+    """Other tools' sessions as conversations (title, project, models, span; no turns: exact
+    Cursor events are never theirs)."""
+    runs: dict[str, tuple[Call, dict[str, None], int, int]] = {}
+    for call in read.calls:
+        run = runs.get(call.session)
+        ms = call.timestamp_ms
+        if run is None:
+            runs[call.session] = (call, {call.model: None}, ms, ms)
+        else:
+            run[1][call.model] = None
+            if ms < run[2] or ms > run[3]:
+                runs[call.session] = (run[0], run[1], min(ms, run[2]), max(ms, run[3]))
+    return {
+        sid: LocalConversation(
+            sid, first.project, first.provider, read.titles.get(sid), tuple(models), (), lo, hi
+        )
+        for sid, (first, models, lo, hi) in runs.items()
+    }
+
+
 def earliest(seen: dict[str, int], held: Mapping[str, int]) -> dict[str, int]:
     """`seen` with the times of `held` it lacks or has later (a rebuilt file keeps old days)."""
     merged = dict(seen)
@@ -261,15 +287,57 @@ class LocalReader:
         self._seen_saved: dict[str, int] | None = None
         self._parts = PartMemo()
         self._conversations = ConversationMemo()
+        self.tools = ToolLogs(store)
+        self._tool_snap: ToolSnapshot | None = None  # taken by the last fingerprint
 
     def snapshot(self) -> AgentSnapshot:
         """The Cursor home's files and their identities (cheap: no file is read)."""
         return self.agent.snapshot()
 
+    def _tool_snapshot(self) -> ToolSnapshot:
+        snap = self._tool_snap
+        if snap is None:
+            snap = self._tool_snap = self.tools.snapshot()
+        return snap
+
     def sources_fingerprint(self, snapshot: AgentSnapshot) -> str:
-        """Changes whenever a figure of a source beside the database file could."""
+        """Changes whenever a figure of a source beside the database file could (the other
+        tools' logs included)."""
         workspaces = storage_fingerprint(workspace_storage_dir(self.db_path))
-        return f"{workspaces}|{snapshot.fingerprint}"
+        self._tool_snap = self.tools.snapshot()
+        return f"{workspaces}|{snapshot.fingerprint}|{self._tool_snap.fingerprint}"
+
+    def has_sources(self, snapshot: AgentSnapshot) -> bool:
+        """Whether anything local exists to read: the database, the Cursor home's files, or
+        another tool's logs."""
+        return self.db_path.is_file() or bool(snapshot.idents) or bool(self._tool_snapshot().files)
+
+    def tool_calls(self, first_ms: int, end_ms: int) -> list[Call]:
+        """Other tools' calls in [first_ms, end_ms): their logs are read whole, with no
+        6-month floor (docs/other-tools.md); the read's state is kept for the next read."""
+        tools = self.tools
+        read = tools.read(self._tool_snapshot(), first_ms)
+        self._tool_snap = None
+        return [c for c in read.calls if c.timestamp_ms < end_ms]
+
+    def _read_tools(self, since_ms: int, progress: Progress | None = None) -> ToolRead:
+        """Claude Code's and Codex's logs: only what is new since the last read; the state is
+        saved by the command's writer (or behind the language server's status)."""
+        snap, self._tool_snap = self._tool_snapshot(), None
+        tools = self.tools
+        read = tools.read(snap, since_ms, progress)
+        if tools.changed:
+            data, store = tools.dump(), self.store
+            tools.changed = False
+
+            def save() -> None:
+                store.save_tool_logs(data)
+
+            if not (later(save) or write_behind("tool logs", save)):
+                save()
+        if not self.keep_state:
+            self.tools = ToolLogs(self.store)
+        return read
 
     def read(
         self,
@@ -284,7 +352,8 @@ class LocalReader:
         lost first-seen file never dates a request a sealed day holds again."""
         held = held or {}
         db_exists = self.db_path.is_file()
-        if not db_exists and not snapshot.idents:
+        if not self.has_sources(snapshot):
+            self._tool_snap = None
             return LocalRead(no_data="")
         result: ReadResult | None = None
         missing = ""
@@ -307,19 +376,27 @@ class LocalReader:
         finally:
             if beside is not None:
                 beside.cancel()
-        if result is None and not agent.has_data:
+        tools = self._read_tools(floor_ms, progress)
+        if result is None and not agent.has_data and not tools.calls:
             return LocalRead(no_data=missing)
         combined = self.agent.combine(
             result, agent, held.get(self.agent.first_seen_key), self._parts
         )
         notes = local_notices(result, combined.unreadable)
-        diagnostics = local_diagnostics(result, skipped_cli_gauges(agent), combined.inferred)
+        diagnostics = (
+            local_diagnostics(result, skipped_cli_gauges(agent), combined.inferred)
+            + tools.diagnostics
+        )
         if result is None:
-            notes.insert(0, f"No Cursor database found at {self.db_path}; {AGENT_ONLY}")
+            only = AGENT_ONLY if agent.has_data else OTHER_TOOLS_ONLY
+            notes.insert(0, f"No Cursor database found at {self.db_path}; {only}")
         parts = self._parts.all(combined.parts)
         self._parts.done()
         calls = since(parts, floor_ms)
+        calls += tools.calls
         conversations = conversations_of(parts, result, agent, self._conversations)
+        if tools.calls:
+            conversations = {**conversations, **tool_conversations(tools)}
         paths = named_paths(c.project for c in calls)
         return LocalRead(
             calls,
@@ -533,6 +610,12 @@ class _SavesForParent:
 
     def save_agent_memo(self, data: bytes) -> None:
         self._keep("save_agent_memo", data)
+
+    def load_tool_logs(self) -> bytes | None:
+        return self._store.load_tool_logs()
+
+    def save_tool_logs(self, data: bytes) -> None:
+        self._keep("save_tool_logs", data)
 
 
 def _read_saving_later(side: AgentSide, snapshot: AgentSnapshot) -> tuple[AgentRead, _Saves]:

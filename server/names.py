@@ -36,5 +36,5 @@ SET_CURSOR_SYNC: Final = "codeburn.server.setCursorSync"
 COMMANDS: Final = (IMPORT_CSV, REMOVE_IMPORT, SYNC_CURSOR, REFRESH, REPORT, SET_CURSOR_SYNC)
 """Every `workspace/executeCommand` id the server offers, in the order it advertises them."""
 
-PROVIDER_CHOICES: Final = ("all", "cursor", "cursor-agent", "grokbot")
+PROVIDER_CHOICES: Final = ("all", "cursor", "cursor-agent", "grokbot", "claude-code", "codex")
 """The `provider` filter of reports (CLI `--provider`, the report command's option)."""

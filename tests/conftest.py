@@ -135,3 +135,15 @@ def no_secret_anywhere(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Non
 def no_real_cursor_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Transcripts and CLI sessions come only from what a test writes, never the real ~/.cursor."""
     monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(tmp_path / "cursor-home"))
+
+
+@pytest.fixture(autouse=True)
+def no_real_agent_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code's and Codex's logs come only from what a test writes, never the developer's
+    own ~/.claude, ~/.config/claude or ~/.codex (docs/other-tools.md): both point at empty
+    folders of the test's own (subprocesses inherit them)."""
+    claude, codex = tmp_path / "claude-config", tmp_path / "codex-home"
+    claude.mkdir(exist_ok=True)
+    codex.mkdir(exist_ok=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.setenv("CODEX_HOME", str(codex))

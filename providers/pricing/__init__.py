@@ -4,6 +4,7 @@ from codeburn.providers.pricing.display import display_name
 from codeburn.providers.pricing.prices import (
     base_model,
     canonical_model,
+    claude_cost,
     cost_of,
     rates_for,
 )
@@ -11,6 +12,7 @@ from codeburn.providers.pricing.prices import (
 __all__ = [
     "base_model",
     "canonical_model",
+    "claude_cost",
     "cost_of",
     "display_name",
     "rates_for",

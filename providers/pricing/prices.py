@@ -20,8 +20,9 @@ class Rates:
 
     input: float
     output: float
-    cache_write: float
+    cache_write: float  # a 5-minute cache write, the only kind Cursor reports
     cache_read: float
+    cache_write_1h: float  # a 1-hour cache write (Claude Code writes both kinds)
 
 
 SNAPSHOT_FILE: Final = "model_prices.json"
@@ -30,6 +31,8 @@ _PER_MILLION: Final = 1_000_000
 # 0.1 × input.
 _CACHE_WRITE_FACTOR: Final = 1.25
 _CACHE_READ_FACTOR: Final = 0.1
+# Anthropic's published multiplier for a 1-hour cache write where no rate is listed: 2 × input.
+_CACHE_WRITE_1H_FACTOR: Final = 2.0
 
 # docs/pricing.md's table (USD per million tokens; None is a "—" cell), keyed by the
 # "priced as" name.
@@ -63,6 +66,20 @@ _TABLE_PER_MILLION: Final[dict[str, tuple[float, float, float | None, float | No
     "code-supernova": (0, 0, 0, 0),
 }
 
+# 1-hour cache-write rates (USD per million) of the models Claude Code names, as Anthropic lists
+# them (docs/other-tools.md); the catalogue has none, and any other model's is 2 × input.
+_ONE_HOUR_PER_MILLION: Final[dict[str, float]] = {
+    "claude-sonnet-4": 6,
+    "claude-sonnet-4-5": 6,
+    "claude-sonnet-4-6": 6,
+    "claude-opus-4": 30,
+    "claude-opus-4-1": 30,
+    "claude-opus-4-5": 10,
+    "claude-opus-4-6": 10,
+    "claude-opus-5": 10,
+    "claude-haiku-4-5": 2,
+}
+
 # Cursor names that are not a model name of their own.
 _ALIASES: Final = {
     "": "claude-sonnet-4-5",
@@ -94,13 +111,18 @@ _SUFFIXES: Final = frozenset(
 CLOUD_PREFIX: Final = re.compile(r"^(?:[a-z]{2,6}\.)?(?:anthropic|openai|google|xai)\.")
 CLOUD_VERSION: Final = re.compile(r"(?:-\d{8})?-v\d+(?::\d+)?$")
 _CLAUDE_FAMILIES: Final = frozenset({"sonnet", "opus", "haiku"})
+_DATE_SUFFIX: Final = re.compile(r"-\d{8}$")
 
 _MEMO_LIMIT: Final = 10_000
 _memo: dict[str, Rates | None] = {}
 
 
 def _rates(
-    input_rate: float, output: float, cache_write: float | None, cache_read: float | None
+    input_rate: float,
+    output: float,
+    cache_write: float | None,
+    cache_read: float | None,
+    cache_write_1h: float | None = None,
 ) -> Rates:
     """Per-token rates with docs/pricing.md's defaults for missing cache rates."""
     return Rates(
@@ -108,6 +130,9 @@ def _rates(
         output=output,
         cache_write=input_rate * _CACHE_WRITE_FACTOR if cache_write is None else cache_write,
         cache_read=input_rate * _CACHE_READ_FACTOR if cache_read is None else cache_read,
+        cache_write_1h=(
+            input_rate * _CACHE_WRITE_1H_FACTOR if cache_write_1h is None else cache_write_1h
+        ),
     )
 
 
@@ -118,7 +143,13 @@ def _per_token(value: float | None) -> float | None:
 @cache
 def _override_table() -> dict[str, Rates]:
     return {
-        name: _rates(row[0] / _PER_MILLION, row[1] / _PER_MILLION, *map(_per_token, row[2:]))
+        name: _rates(
+            row[0] / _PER_MILLION,
+            row[1] / _PER_MILLION,
+            _per_token(row[2]),
+            _per_token(row[3]),
+            _per_token(_ONE_HOUR_PER_MILLION.get(name)),
+        )
         for name, row in _TABLE_PER_MILLION.items()
     }
 
@@ -207,6 +238,10 @@ def _resolve(model: str) -> Rates | None:
     rates = _find(candidates, table) or _find(candidates, load_catalogue())
     if rates is not None:
         return rates
+    # Anthropic's dated ids (`claude-sonnet-4-20250514`) where only the undated one is listed.
+    undated = _DATE_SUFFIX.sub("", name)
+    if undated != name:
+        return _resolve(undated)
     # After the snapshot, so that a distinct model it knows (gpt-5.1-codex-mini) keeps its price.
     for family in _FAMILIES:
         if name.startswith(f"{family}-"):
@@ -242,6 +277,27 @@ def cost_of(
         input_tokens * rates.input
         + output_tokens * rates.output
         + cache_write_tokens * rates.cache_write
+        + cache_read_tokens * rates.cache_read
+    ), True
+
+
+def claude_cost(
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cache_write_5m_tokens: int,
+    cache_write_1h_tokens: int,
+    cache_read_tokens: int,
+) -> tuple[float, bool]:
+    """`cost_of` with Claude Code's two kinds of cache write, each at its own rate."""
+    rates = rates_for(model)
+    if rates is None:
+        return 0.0, False
+    return (
+        input_tokens * rates.input
+        + output_tokens * rates.output
+        + cache_write_5m_tokens * rates.cache_write
+        + cache_write_1h_tokens * rates.cache_write_1h
         + cache_read_tokens * rates.cache_read
     ), True
 

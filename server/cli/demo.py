@@ -31,15 +31,19 @@ from codeburn.providers import (
     writes_now,
 )
 from codeburn.providers.samples import (
+    AgentLogsSpec,
     Cursor3Spec,
     SampleSpec,
     generate_cursor3_profile,
     generate_sample_profile,
+    write_agent_logs,
     write_sample_export,
 )
 from codeburn.server.service import UsageService, named_period
 
 HOME_ENV = "CODEBURN_CURSOR_HOME"
+CLAUDE_ENV = "CLAUDE_CONFIG_DIR"
+CODEX_ENV = "CODEX_HOME"
 EXPORT_DAYS_AGO: Final = (9, 7)  # the sample export: whole local days, inside the last 30
 
 
@@ -47,12 +51,22 @@ EXPORT_DAYS_AGO: Final = (9, 7)  # the sample export: whole local days, inside t
 def _sample_environment() -> Iterator[Path]:
     """A throw-away data root, cache and config: nothing of the user's is read or written."""
     folder = Path(tempfile.mkdtemp(prefix="codeburn-demo-"))
-    names = ("CODEBURN_CACHE_DIR", "CODEBURN_CONFIG_DIR", "CODEBURN_CURSOR_SYNC", HOME_ENV)
+    names = (
+        "CODEBURN_CACHE_DIR",
+        "CODEBURN_CONFIG_DIR",
+        "CODEBURN_CURSOR_SYNC",
+        HOME_ENV,
+        CLAUDE_ENV,
+        CODEX_ENV,
+    )
     saved = {k: os.environ.get(k) for k in names}
     os.environ["CODEBURN_CACHE_DIR"] = str(folder / "cache")
     os.environ["CODEBURN_CONFIG_DIR"] = str(folder / "config")
     os.environ["CODEBURN_CURSOR_SYNC"] = "0"
     os.environ[HOME_ENV] = str(folder / "empty-cursor-home")  # never the user's ~/.cursor
+    # never the user's ~/.claude or ~/.codex
+    os.environ[CLAUDE_ENV] = str(folder / "empty-claude-config")
+    os.environ[CODEX_ENV] = str(folder / "empty-codex-home")
     try:
         with writes_now():  # its cache files go into the folder before it is removed
             yield folder
@@ -162,13 +176,20 @@ def _cursor3_sample(folder: Path) -> None:
     # Its own cache and import store: sample 1's usage export must not show up here.
     os.environ["CODEBURN_CACHE_DIR"] = str(folder / "cache3")
     info = generate_cursor3_profile(folder / "Cursor3", home, Cursor3Spec())
+    # Claude Code and Codex beside it, in two of the same folders: one project row each.
+    os.environ[CLAUDE_ENV] = str(folder / "claude")
+    os.environ[CODEX_ENV] = str(folder / "codex")
+    agents = write_agent_logs(
+        folder / "claude", folder / "codex", AgentLogsSpec(now_ms=now_ms(), days=20)
+    )
     ide = sum(info.kinds.values())
-    _heading("Sample 2 of 2 — Cursor 3.x layout: conversation graphs, transcripts and the CLI")
+    _heading("Sample 2 of 2 — Cursor 3.x layout, with Claude Code and Codex")
     say(
         f"{ide} IDE conversations in the 3.x layout (composerHeaders table, conversationState "
         f"roots, {info.blobs:,} agentKv blobs; {info.kinds.get('encrypted', 0)} encrypted), "
         f"{info.classic.conversations if info.classic else 0} older ones as bubbles, "
         f"{info.transcripts} agent transcripts and {info.cli_sessions} Cursor Agent CLI "
-        f"sessions (store.db) under {home.name}/ — estimates only.\n"
+        f"sessions (store.db) under {home.name}/ — estimates only; {agents.claude_files} "
+        f"Claude Code and {agents.codex_files} Codex logs — exact tokens at list price.\n"
     )
     _show(UsageService(info.db_path), Budget(daily=5.0, monthly=60.0))

@@ -37,7 +37,13 @@ from codeburn.server.lsp.log import setup_logging
 from codeburn.server.lsp.progress import ParseProgress, WorkProgress
 from codeburn.server.lsp.protocol import CheckedProtocol, QuietParseErrors
 from codeburn.server.lsp.settings import SECTION, Settings, changed_settings, parse_settings
-from codeburn.server.lsp.status import AlertNotices, failed_status, payload_key, with_env
+from codeburn.server.lsp.status import (
+    AlertNotices,
+    ToolNotices,
+    failed_status,
+    payload_key,
+    with_env,
+)
 from codeburn.server.names import STATUS_METHOD
 from codeburn.server.service import UsageService, combined_message
 
@@ -83,6 +89,7 @@ class CodeBurnServer(LanguageServer):
         self._seen_day = today()
         self._quota: dict[str, Any] | None = None
         self._notices = AlertNotices()
+        self._tools = ToolNotices()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -217,6 +224,7 @@ class CodeBurnServer(LanguageServer):
             if real:
                 self._log_diagnostics(payload)
                 self.spawn(self._alert_messages(payload))
+                self.spawn(self._tool_messages(payload))
         return payload
 
     def _log_diagnostics(self, status: dict[str, Any]) -> None:
@@ -243,6 +251,12 @@ class CodeBurnServer(LanguageServer):
             level, types.MessageType.Info
         )
         self.window_show_message(types.ShowMessageParams(type=kind, message=text))
+
+    async def _tool_messages(self, status: dict[str, Any]) -> None:
+        for text in await self.blocking(self._tools.due, status):
+            self.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Info, message=text)
+            )
 
     async def refresh(self, *, fresh: bool) -> dict[str, Any]:
         """Read and publish the status; `fresh` asks for a read that starts after this call.
@@ -289,6 +303,7 @@ class CodeBurnServer(LanguageServer):
             "budget_period": settings.status_bar_period,
             "known_quota": self._quota,
             "included_percent": settings.alerts_included_percent,
+            "providers": settings.counted(),
         }
 
     async def first_status(self) -> None:

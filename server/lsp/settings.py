@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Final
 
 from codeburn.cache import Budget
-from codeburn.server.names import SETTINGS_SECTION
+from codeburn.server.names import PROVIDER_CHOICES, SETTINGS_SECTION
 
 SECTION: Final = SETTINGS_SECTION
 MIN_REFRESH_S: Final = 10
@@ -38,10 +38,15 @@ class Settings:
     alerts_enabled: bool = True
     alerts_included_percent: tuple[float, ...] = (80.0, 100.0)
     cursor_sync_interval_minutes: int = 5
+    providers: tuple[str, ...] = ()  # what the status bar, budgets and alerts count; () = all
 
     def budget(self) -> Budget:
         """0 means off (null in the status object)."""
         return Budget(daily=self.budget_daily or None, monthly=self.budget_monthly or None)
+
+    def counted(self) -> frozenset[str] | None:
+        """The tools the status counts; None: every tool found (docs/other-tools.md)."""
+        return frozenset(self.providers) if self.providers else None
 
 
 class _Invalid(ValueError):
@@ -127,6 +132,18 @@ def _percents(value: Any) -> tuple[float, ...]:
     return tuple(sorted({float(v) for v in value}))
 
 
+TOOL_IDS: Final = tuple(p for p in PROVIDER_CHOICES if p != "all")
+
+
+def _providers(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Invalid(f"expected a list of tool ids ({', '.join(TOOL_IDS)})")
+    unknown = [v for v in value if v not in TOOL_IDS]
+    if unknown:
+        raise _Invalid(f"unknown tool {unknown[0]!r}; expected some of {', '.join(TOOL_IDS)}")
+    return tuple(dict.fromkeys(value))
+
+
 # dotted setting name (without "codeburn.") → (field, converter)
 SETTINGS: Final[dict[str, tuple[str, Callable[[Any], Any]]]] = {
     "cursorSync.enabled": ("cursor_sync_enabled", _boolean),
@@ -140,6 +157,7 @@ SETTINGS: Final[dict[str, tuple[str, Callable[[Any], Any]]]] = {
     "statusBar.period": ("status_bar_period", _period),
     "alerts.enabled": ("alerts_enabled", _boolean),
     "alerts.includedPercent": ("alerts_included_percent", _percents),
+    "providers": ("providers", _providers),
 }
 _DEFAULTS: Final[dict[str, Any]] = {f.name: f.default for f in fields(Settings)}
 

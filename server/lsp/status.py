@@ -18,6 +18,7 @@ from codeburn.cache import (
     read_json,
     write_cache_json,
 )
+from codeburn.providers import CLAUDE_CODE, CODEX
 from codeburn.server.service import build_status
 
 NOTICES_FILE: Final = "alert-notices.v1.json"
@@ -91,3 +92,49 @@ class AlertNotices:
         if persist and due:
             write_cache_json(self.path, shown)
         return due
+
+
+TOOLS_FILE: Final = "tools-announced.v1.json"
+# Tools found beside Cursor, announced once each (docs/other-tools.md).
+ANNOUNCED_TOOLS: Final = {CLAUDE_CODE: "Claude Code", CODEX: "Codex"}
+
+
+class ToolNotices:
+    """Which other tools were announced (in the cache folder, shared by editor windows): a tool
+    is announced the first time the status counts it."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self._path = path
+        self._memory: set[str] = set()
+
+    @property
+    def path(self) -> Path:
+        return self._path or cache_dir() / TOOLS_FILE
+
+    def due(self, status: dict[str, Any]) -> list[str]:
+        """Messages for the tools counted now and never announced; marks them. Blocking."""
+        counted = {
+            p.get("id")
+            for block in ("today", "month")
+            for p in (status.get(block) or {}).get("providers") or []
+            if isinstance(p, dict)
+        }
+        new = [t for t in ANNOUNCED_TOOLS if t in counted and t not in self._memory]
+        if not new:
+            return []
+        try:
+            with locked(self.path):
+                stored = read_json(self.path)
+                done = {str(t) for t in stored} if isinstance(stored, list) else set()
+                new = [t for t in new if t not in done]
+                if new:
+                    write_cache_json(self.path, sorted(done | set(new)))
+        except (LockTimeoutError, OSError):
+            pass
+        self._memory.update(new)
+        return [
+            f"CodeBurn now counts {ANNOUNCED_TOOLS[t]}, found on this machine: its exact tokens "
+            "at API list prices. Choose the tools CodeBurn counts in Settings "
+            "(codeburn.providers)."
+            for t in new
+        ]

@@ -171,7 +171,11 @@ def attribute(
     if ids is None:
         events = list(events)
         ids = [(c.timestamp_ms, cid) for c, cid in events if cid]
-    attributor = Attributor(conversations)
+    # Only Cursor's own conversations can be an exact event's (other tools' sessions are listed
+    # with them, never attributed to, nor counted by the namespace guard).
+    attributor = Attributor(
+        {cid: c for cid, c in conversations.items() if c.provider in ATTRIBUTED_PROVIDERS}
+    )
     others: list[Call] = []
 
     def split() -> Iterator[tuple[Call, str]]:

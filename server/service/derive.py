@@ -17,6 +17,8 @@ from codeburn.cache import (
     iter_events,
 )
 from codeburn.providers import (
+    CLAUDE_CODE,
+    CODEX,
     CURSOR,
     CURSOR_AGENT,
     GROKBOT,
@@ -34,7 +36,7 @@ from codeburn.server.service.attribution import (
     attribute,
 )
 
-CONVERSATION_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT})
+CONVERSATION_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT, CLAUDE_CODE, CODEX})
 # Exact events that belong to a conversation (an unattributed one belongs to none).
 CONVERSATION_KINDS: Final = frozenset({BY_ID, BY_TIME, OTHER_MACHINES})
 

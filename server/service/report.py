@@ -194,16 +194,29 @@ def build_report(
     merged, per_day = _period_slices(days, period, providers)
     models: dict[tuple[str, str], Totals] = {}
     projects: dict[str, Totals] = {}
+    tools: dict[str, list[dict[str, Any]]] = {}  # project → its split by tool
     unpriced: dict[str, list[int]] = {}
     for provider_id, part in merged.items():
         for model, totals in part.models.items():
             models[(provider_id, model)] = totals
         for project, totals in part.projects.items():
             projects.setdefault(project, Totals()).merge(totals)
+            if totals.calls:
+                tools.setdefault(project, []).append(
+                    {
+                        "id": provider_id,
+                        "name": PROVIDER_NAMES.get(provider_id, provider_id),
+                        "cost": totals.cost,
+                        "estimatedCost": totals.estimated_cost,
+                        "calls": totals.calls,
+                    }
+                )
         for model, (calls, tokens) in part.unpriced.items():
             entry = unpriced.setdefault(model, [0, 0])
             entry[0] += calls
             entry[1] += tokens
+    for split in tools.values():
+        split.sort(key=lambda r: (-r["cost"], r["name"]))
     local_cost = sum(part.local_cost for part in merged.values())
     report: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
@@ -225,7 +238,10 @@ def build_report(
             ),
             "name",
         ),
-        "projects": _rows(((names.fields(p), t) for p, t in projects.items()), "project"),
+        "projects": _rows(
+            (({**names.fields(p), "providers": tools.get(p, [])}, t) for p, t in projects.items()),
+            "project",
+        ),
         "days": [{"date": d.isoformat(), **t.to_json()} for d, t in per_day if t.calls],
         "unpricedModels": sorted(
             ({"model": m, "calls": c, "tokens": t} for m, (c, t) in unpriced.items()),
@@ -262,7 +278,25 @@ def _summary(slices: DaySlices) -> dict[str, Any]:
         "listPriceCost": total.list_price_cost,
         "calls": total.calls,
         **no_project(slices),
+        "providers": provider_summary(slices),
     }
+
+
+def provider_summary(slices: DaySlices) -> list[dict[str, Any]]:
+    """Per tool, for the tooltip's one line each (docs/other-tools.md): cost descending."""
+    rows: list[dict[str, Any]] = [
+        {
+            "id": provider,
+            "name": PROVIDER_NAMES.get(provider, provider),
+            "cost": part.totals.cost,
+            "estimatedCost": part.totals.estimated_cost,
+            "calls": part.totals.calls,
+        }
+        for provider, part in slices.items()
+        if part.totals.calls
+    ]
+    rows.sort(key=lambda r: (-r["cost"], r["name"]))
+    return rows
 
 
 def top_models(month: DaySlices, limit: int = 5) -> list[dict[str, Any]]:
@@ -300,20 +334,27 @@ def top_project(month: DaySlices, names: ProjectNames) -> dict[str, Any] | None:
     return {**names.fields(project), "cost": cost, "estimatedCost": estimated}
 
 
-def day_figures(days: dict[date, DaySlices]) -> dict[date, DayFigures]:
+def day_figures(
+    days: dict[date, DaySlices], counted: frozenset[str] = ALL_PROVIDERS
+) -> dict[date, DayFigures]:
     """Each day's figures of what the status bar counts (the forecast's input)."""
     out = {}
     for day, slices in days.items():
-        total = _total(slices, ALL_PROVIDERS)
+        total = _total(slices, counted)
         out[day] = DayFigures(total.cost, total.estimated_cost, total.calls)
     return out
 
 
-def cycle_block(days: dict[date, DaySlices], cycle: Cycle, today: date) -> dict[str, Any]:
+def cycle_block(
+    days: dict[date, DaySlices],
+    cycle: Cycle,
+    today: date,
+    counted: frozenset[str] = ALL_PROVIDERS,
+) -> dict[str, Any]:
     """The status object's `cycle`: its local days, where they come from, and its figures."""
     slices = merge_days(
         (s for d, s in days.items() if cycle.start <= d <= min(cycle.end, today)),
-        ALL_PROVIDERS,
+        counted,
         conversations=False,
     )
     return {
@@ -325,11 +366,16 @@ def cycle_block(days: dict[date, DaySlices], cycle: Cycle, today: date) -> dict[
 
 
 def forecast_block(
-    days: dict[date, DaySlices], cycle: Cycle, today: date, quota: dict[str, Any] | None
+    days: dict[date, DaySlices],
+    cycle: Cycle,
+    today: date,
+    quota: dict[str, Any] | None,
+    counted: frozenset[str] = ALL_PROVIDERS,
 ) -> dict[str, Any] | None:
-    """The status object's `forecast` at the process's clock (docs/forecast.md)."""
+    """The status object's `forecast` at the process's clock (docs/forecast.md): of what the
+    status bar counts; the pools and on-demand figures are Cursor's alone (from the quota)."""
     return project_forecast(
-        day_figures(days),
+        day_figures(days, counted),
         cycle,
         today=today,
         now_ms=now_ms(),
@@ -354,25 +400,28 @@ def build_status(
     cycle: Cycle | None = None,
     budget_period: str = "month",
     included_percent: Sequence[float] = DEFAULT_INCLUDED_PERCENT,
+    providers: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """`paths`: project slug → its folder (`projects.ProjectNames`); `cycle`: the billing cycle
     (`cycle` and `forecast` are null without it); `budget_period`: what the monthly budget
     counts, `month` or `cycle` (what the status bar's second figure shows); `included_percent`:
-    the included-usage thresholds of `alerts`."""
-    today_slices = merge_days([days.get(today, {})], ALL_PROVIDERS, conversations=False)
+    the included-usage thresholds of `alerts`; `providers`: the tools the figures, budgets, top
+    lists and forecast count (the `codeburn.providers` setting; None: all)."""
+    counted = providers or ALL_PROVIDERS
+    today_slices = merge_days([days.get(today, {})], counted, conversations=False)
     month_slices = merge_days(
         (
             s
             for d, s in days.items()
             if d.year == today.year and d.month == today.month and d <= today
         ),
-        ALL_PROVIDERS,
+        counted,
         conversations=False,
     )
     local_cost = sum(part.local_cost for part in month_slices.values())
     today_total = _total(today_slices).cost
     month_total = _total(month_slices).cost
-    cycle_summary = cycle_block(days, cycle, today) if cycle is not None else None
+    cycle_summary = cycle_block(days, cycle, today, counted) if cycle is not None else None
     if budget_period == "cycle" and cycle_summary is not None:
         month_total = cycle_summary["cost"]
     status: dict[str, Any] = {
@@ -388,7 +437,9 @@ def build_status(
         "budget": budget_block(budget, today_total, month_total),
         "quota": quota,
         "cycle": cycle_summary,
-        "forecast": forecast_block(days, cycle, today, quota) if cycle is not None else None,
+        "forecast": (
+            forecast_block(days, cycle, today, quota, counted) if cycle is not None else None
+        ),
         "cursorSync": cursor_sync,
         "warnings": list(warnings or []),
         "diagnostics": list(diagnostics or []),

@@ -176,7 +176,7 @@ class UsageService:
         first-seen times sealed days hold, per namespace (see `DailyCache.first_seen`).
         """
         snapshot = self._local.snapshot()
-        if not self.db_path.is_file() and not snapshot.idents:
+        if not self._local.has_sources(snapshot):
             return [], self._no_data(), True
         fingerprint = db_fingerprint(self.db_path, self._local.sources_fingerprint(snapshot))
         # This service's own last results first: the file may still be queued to be written
@@ -334,12 +334,10 @@ class UsageService:
             first = min(first, oldest_held(daily, snapshot, floor_day))
         since = first if history_from is None else min(history_from, first)
         days, needed, before_floor = self._plan(daily, since, first, last, now_day, floor_day)
-        if before_floor and snapshot is not None and snapshot.events:
-            # The floor limits the scan of Cursor's database only: stored exact events show
-            # for any period asked.
-            stored = derive_days(before_floor[0], before_floor[-1], (), snapshot)
-            for day in before_floor:
-                days[day] = stored.get(day, {})
+        if before_floor:
+            # The floor limits the scan of Cursor's database only: stored exact events and
+            # other tools' logs show for any period asked.
+            days.update(self._before_floor(before_floor, floor_day, snapshot))
         local = LocalState()
         diagnostics: list[str] = []
         if needed:
@@ -354,7 +352,7 @@ class UsageService:
                 days[day] = derived.get(day, {})
             if sealable and store_error is None and parse_from < now_day:
                 self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths)
-        elif not self.db_path.is_file() and not self._local.snapshot().idents:
+        elif not self._local.has_sources(self._local.snapshot()):
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
             # Imported or synced usage is data: show it, and say what is missing.
@@ -394,6 +392,17 @@ class UsageService:
                 stored_only.append(day)
             day += ONE_DAY
         return days, needed, stored_only
+
+    def _before_floor(
+        self, before: list[date], floor_day: date, snapshot: ImportSnapshot | None
+    ) -> dict[date, DaySlices]:
+        """Days before the floor: it limits the scan of Cursor's own files only, so stored
+        exact events and other tools' logs (read whole) show for any period asked."""
+        earlier = self._local.tool_calls(local_midnight_ms(before[0]), local_midnight_ms(floor_day))
+        if not earlier and (snapshot is None or not snapshot.events):
+            return {}
+        stored = derive_days(before[0], before[-1], earlier, snapshot)
+        return {day: stored.get(day, {}) for day in before}
 
     def _hold_first_seen(
         self, daily: DailyCache, zone: str, floor_day: date
@@ -515,9 +524,11 @@ class UsageService:
         budget_period: str = "month",
         known_quota: dict[str, Any] | None = None,
         included_percent: Sequence[float] = DEFAULT_INCLUDED_PERCENT,
+        providers: frozenset[str] | None = None,
     ) -> dict[str, Any] | None:
         """The status object (docs/report-json.md): today, this month, the billing cycle and its
-        forecast.
+        forecast, of the tools in `providers` (the `codeburn.providers` setting; None: every
+        tool).
 
         `cached_only` answers from the caches without parsing (a starting editor's first figures);
         None when nothing is cached for this database yet. `budget_period`: what the monthly
@@ -555,6 +566,7 @@ class UsageService:
             cycle=cycle,
             budget_period=budget_period,
             included_percent=included_percent,
+            providers=providers,
         )
 
     # -- cursor.com -------------------------------------------------------------------------

@@ -77,6 +77,7 @@ def expected(row: tuple[float, float, float | None, float | None]) -> Rates:
         output=out / 1e6,
         cache_write=(1.25 * inp if write is None else write) / 1e6,
         cache_read=(0.1 * inp if read is None else read) / 1e6,
+        cache_write_1h=2 * inp / 1e6,
     )
 
 
@@ -204,6 +205,7 @@ def snapshot_rates(name: str) -> Rates:
         output=out,
         cache_write=1.25 * inp if write is None else write,
         cache_read=0.1 * inp if read is None else read,
+        cache_write_1h=2 * inp,
     )
 
 
@@ -316,3 +318,39 @@ def test_refresh_script_builds_the_compact_file(tmp_path: Path) -> None:
         "grok-y": [1e-6, 2e-6, None, None],
         "gpt-codex-q": [1e-6, 2e-6, None, None],
     }
+
+
+# docs/other-tools.md: the rates ccusage 20.0.24 applies to what Claude Code and Codex name
+# (input / output / cache write 5 m / cache write 1 h / cache read, USD per million).
+AGENT_RATES = [
+    ("claude-sonnet-4-20250514", (3, 15, 3.75, 6, 0.30)),
+    ("claude-sonnet-4-5-20250929", (3, 15, 3.75, 6, 0.30)),
+    ("claude-opus-4-1-20250805", (15, 75, 18.75, 30, 1.50)),
+    ("claude-opus-4-5-20251101", (5, 25, 6.25, 10, 0.50)),
+    ("claude-opus-4-6", (5, 25, 6.25, 10, 0.50)),
+    ("claude-haiku-4-5-20251001", (1, 5, 1.25, 2, 0.10)),
+    ("gpt-5-codex", (1.25, 10, None, None, 0.125)),
+    ("gpt-5.1-codex", (1.25, 10, None, None, 0.125)),
+    ("gpt-5.2-codex", (1.75, 14, None, None, 0.175)),
+    ("gpt-5.3-codex", (1.75, 14, None, None, 0.175)),
+]
+
+
+@pytest.mark.parametrize(("model", "row"), AGENT_RATES)
+def test_other_tools_models_price_at_cc_usage_rates(
+    model: str, row: tuple[float, float, float | None, float | None, float]
+) -> None:
+    rates = rates_for(model)
+    assert rates is not None
+    inp, out, write, write_1h, read = row
+    assert rates.input == pytest.approx(inp / 1e6)
+    assert rates.output == pytest.approx(out / 1e6)
+    assert rates.cache_read == pytest.approx(read / 1e6)
+    if write is not None and write_1h is not None:
+        assert rates.cache_write == pytest.approx(write / 1e6)
+        assert rates.cache_write_1h == pytest.approx(write_1h / 1e6)
+
+
+def test_a_dated_claude_id_prices_as_its_undated_model() -> None:
+    assert rates_for("claude-sonnet-4-20250514") == rates_for("claude-sonnet-4")
+    assert rates_for("claude-nonesuch-4-20250514") is None

@@ -119,7 +119,19 @@ def test_a_first_demo_shows_the_whole_sample_on_any_day(
     assert "web-app" in thirty_days and "-home-dev-web-app" not in thirty_days  # folder names
     # the export's days are inside: its exact figures and the local estimates are both there
     assert_total_adds_up(thirty_days)
-    assert_total_adds_up(out[second:], single="all estimated")  # sample 2: estimates only
+    # sample 2: Cursor's estimates, and Claude Code and Codex logs' exact tokens at list price
+    sample2 = out[second:]
+    assert re.search(r"^Claude Code +│ +\$[\d,.]+ ", sample2, re.M), sample2
+    assert re.search(r"^Codex +│ +\$[\d,.]+ ", sample2, re.M), sample2
+    split = re.search(
+        r"^Total ~\$(?P<total>[\d,.]+) .*\n  = \$(?P<list>[\d,.]+) exact tokens at list price"
+        r" \+ ~\$(?P<est>[\d,.]+) estimated$",
+        sample2,
+        re.M,
+    )
+    assert split is not None, sample2
+    total, listed, est = (Decimal(split[k].replace(",", "")) for k in ("total", "list", "est"))
+    assert abs(listed + est - total) <= Decimal("0.01") and listed > 0 and est > 0
 
 
 def test_the_demo_reports_the_last_30_days_with_its_export(tmp_path: Path) -> None:

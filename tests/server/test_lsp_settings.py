@@ -83,6 +83,8 @@ def test_later_layers_win_key_by_key() -> None:
         ({"cursor": {"databasePath": ["/x"]}}, "cursor.databasePath"),
         ({"cursorSync": {"intervalMinutes": 1}}, "cursorSync.intervalMinutes"),
         ({"cursorSync.intervalMinutes": "5"}, "cursorSync.intervalMinutes"),
+        ({"providers": ["cursor", "copilot"]}, "providers"),
+        ({"providers": "codex"}, "providers"),
     ],
 )
 def test_bad_values_fall_back_to_the_default_with_a_warning(raw: object, name: str) -> None:
@@ -206,3 +208,12 @@ async def test_tcp_mode_serves_the_same_protocol(server_env: ServerEnv) -> None:
             process.kill()
             process.wait()
         await client.stop()
+
+
+def test_providers_setting_chooses_the_counted_tools() -> None:
+    settings, warnings = parse_settings({"providers": ["cursor", "claude-code", "cursor"]})
+    assert warnings == []
+    assert settings.providers == ("cursor", "claude-code")
+    assert settings.counted() == frozenset({"cursor", "claude-code"})
+    assert parse_settings({"providers": []})[0].counted() is None  # every tool found
+    assert parse_settings({})[0].counted() is None

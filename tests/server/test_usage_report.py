@@ -88,7 +88,10 @@ def test_report_shape_follows_the_spec(
     assert set(report["period"]) == {"label", "from", "to", "timezone"}
     assert all(set(p) == totals_keys | {"id", "name"} for p in report["providers"])
     assert all(set(m) == totals_keys | {"model", "name", "provider"} for m in report["models"])
-    assert all(set(p) == totals_keys | {"project", "name", "path"} for p in report["projects"])
+    project_keys = totals_keys | {"project", "name", "path", "providers"}
+    assert all(set(p) == project_keys for p in report["projects"])
+    tool_keys = {"id", "name", "cost", "estimatedCost", "calls"}
+    assert all(set(t) == tool_keys for p in report["projects"] for t in p["providers"])
     assert all(set(d) == totals_keys | {"date"} for d in report["days"])
     assert set(report["coverage"]) == {"ranges", "localEstimateCost"}
     assert report["userApiKey"] == {"calls": 0, "tokens": 0, "apiCost": 0.0, "models": []}
@@ -119,6 +122,7 @@ def test_status_shape_and_month_figures(
     zero = {
         "cost": 0, "estimatedCost": 0, "billedCost": 0, "listPriceCost": 0, "calls": 0,
         "noProjectCost": 0, "noProjectEstimatedCost": 0,
+        "providers": [],
     }  # fmt: skip
     assert status["today"] == zero
     month = today().isoformat()[:7]  # the local month (generatedAt is UTC)

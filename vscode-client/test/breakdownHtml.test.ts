@@ -398,3 +398,20 @@ test("the cycle view before a forecast, and without a readable quota", () => {
   assert.match(svg, /Forecast from the 3rd day with usage/);
   assert.doesNotMatch(svg, /class="(band|projection|included|ondemand)"/);
 });
+
+test("one project row per folder across tools, split by tool when more than one tool counts", () => {
+  const base = report();
+  const split = [
+    { id: "claude-code", name: "Claude Code", cost: 4, estimatedCost: 0, calls: 9 },
+    { id: "cursor", name: "Cursor", cost: 2, estimatedCost: 2, calls: 11 },
+  ];
+  const several: ReportPayload = {
+    ...base,
+    providers: [...base.providers, { id: "claude-code", name: "Claude Code", ...totals(4, 0, 9) }],
+    projects: [{ ...base.projects[0], providers: split }, ...base.projects.slice(1)],
+  };
+  const html = renderBreakdown(several, { nonce: "n" });
+  assert.match(html, /<th>Tools<\/th>/);
+  assert.match(html, /<td>Claude Code \$4\.00 · Cursor ~\$2\.00<\/td>/);
+  assert.doesNotMatch(renderBreakdown(base, { nonce: "n" }), /<th>Tools<\/th>/);
+});

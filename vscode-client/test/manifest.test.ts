@@ -28,6 +28,7 @@ test("settings with docs/editor.md's names, types, defaults, minimums and enums"
     "codeburn.statusBar.period": { type: "string", default: "month", enum: ["month", "cycle"] },
     "codeburn.alerts.enabled": { type: "boolean", default: true },
     "codeburn.alerts.includedPercent": { type: "array", default: [80, 100] },
+    "codeburn.providers": { type: "array", default: [] },
   };
   assert.deepEqual(Object.keys(properties).sort(), Object.keys(expected).sort());
   for (const [key, want] of Object.entries(expected)) {

@@ -357,3 +357,21 @@ test("the exact part's reach: the time today, the date too on another day, in th
   }).tooltip;
   assert.match(tooltip, /exact to 11:05, estimated after/);
 });
+
+test("the tooltip has one line per tool when another tool than Cursor counts", () => {
+  const month = {
+    cost: 10.5,
+    estimatedCost: 2.5,
+    calls: 40,
+    providers: [
+      { id: "claude-code", name: "Claude Code", cost: 6, estimatedCost: 0, calls: 20 },
+      { id: "cursor", name: "Cursor", cost: 2.5, estimatedCost: 2.5, calls: 12 },
+      { id: "codex", name: "Codex", cost: 2, estimatedCost: 0, calls: 8 },
+    ],
+  };
+  const md = view({ state: { kind: "status", status: status({ month }) } }).tooltip;
+  assert.match(md, /By tool this month:\n\n- Claude Code — \$6\.00 · 20 calls\n- Cursor — ~\$2\.50 · 12 calls\n- Codex — \$2\.00 · 8 calls/);
+  assert.match(md, /exact tokens at API list prices/);
+  const cursorOnly = { ...month, providers: [month.providers[1]] };
+  assert.doesNotMatch(view({ state: { kind: "status", status: status({ month: cursorOnly }) } }).tooltip, /By tool/);
+});

@@ -351,6 +351,7 @@ export class Controller implements vscode.Disposable {
         includedPercent: config.get("alerts.includedPercent"),
       },
       python: { interpreter: config.get("python.interpreter") },
+      providers: config.get("providers"),
     };
   }
 

@@ -354,9 +354,17 @@ function projectCell(p: ReportPayload["projects"][number]): string {
   return `<span title="${h(p.path ?? p.project)}">${h(p.name)}</span>`;
 }
 
+/** A project row's split by tool ("Cursor ~$2.50 · Claude Code $6.00"). */
+function toolsCell(p: ReportPayload["projects"][number]): string {
+  return (p.providers ?? []).map((t) => `${h(t.name)} ${h(formatFigure(t.cost, t.estimatedCost))}`).join(" · ");
+}
+
 function projectsTable(report: ReportPayload): string {
+  // One row per folder across tools; the split by tool when more than one tool is in the period.
+  const split = report.providers.length > 1;
   const rows = report.projects.map((p) => [
     projectCell(p),
+    ...(split ? [toolsCell(p)] : []),
     formatCount(p.calls),
     formatCount(p.sessions),
     formatTokens(p.inputTokens + p.outputTokens + p.cacheReadTokens + p.cacheWriteTokens),
@@ -364,9 +372,10 @@ function projectsTable(report: ReportPayload): string {
     estimatedCell(p),
   ]);
   return table(
-    ["Project", "Calls", "Sessions", "Tokens", "Cost", "Estimated"],
+    ["Project", ...(split ? ["Tools"] : []), "Calls", "Sessions", "Tokens", "Cost", "Estimated"],
     rows,
     "No project usage in this period.",
+    split ? 2 : 1,
   );
 }
 

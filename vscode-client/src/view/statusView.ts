@@ -311,6 +311,26 @@ const UNAVAILABLE: Record<string, { label: string; background: Background }> = {
   error: { label: "can't read Cursor data", background: "error" },
 };
 
+/** Tools whose own logs are priced at list price, not what their subscription costs. */
+const LIST_PRICE_TOOLS = new Set(["claude-code", "codex"]);
+
+/** One line per tool this month, when more than Cursor counts; said once: what the other
+ * tools' figures are (exact tokens at API list prices, never a subscription's bill). */
+export function toolLines(status: StatusPayload): string[] {
+  const tools = status.month.providers ?? [];
+  if (!tools.some((t) => LIST_PRICE_TOOLS.has(t.id))) {
+    return [];
+  }
+  const lines = ["By tool this month:", ""];
+  for (const tool of tools) {
+    lines.push(
+      `- ${escapeMarkdown(tool.name)} — ${formatFigure(tool.cost, tool.estimatedCost)} · ${plural(tool.calls, "call")}`,
+    );
+  }
+  lines.push("", "_Claude Code and Codex: exact tokens at API list prices, not what a subscription costs_", "");
+  return lines;
+}
+
 function dataTooltip(input: ViewInput, status: StatusPayload): string {
   const lines: string[] = ["**CodeBurn** — Cursor AI spend", ""];
   if (status.state === "db-locked") {
@@ -333,6 +353,7 @@ function dataTooltip(input: ViewInput, status: StatusPayload): string {
       lines.push(forecast, "");
     }
   }
+  lines.push(...toolLines(status));
   if (status.topModels.length > 0) {
     lines.push("Top models this month:", "");
     for (const model of status.topModels.slice(0, 5)) {

@@ -19,6 +19,16 @@ export interface PeriodFigures {
    */
   noProjectCost?: number;
   noProjectEstimatedCost?: number;
+  /** Per tool (Cursor, Claude Code, Codex…), cost descending; absent from older servers. */
+  providers?: ProviderFigures[];
+}
+
+export interface ProviderFigures {
+  id: string;
+  name: string;
+  cost: number;
+  estimatedCost: number;
+  calls: number;
 }
 
 export interface TopModel {
@@ -152,7 +162,8 @@ export interface ReportPayload {
   providers: Array<Totals & { id: string; name: string }>;
   models: Array<Totals & { model: string; name: string; provider: string }>;
   /** `project`: the stable id (a path slug); `name`: what a person reads; `path`: the folder, or null when unknown. */
-  projects: Array<Totals & { project: string; name: string; path: string | null }>;
+  /** `providers`: the row split by tool (Cursor, Claude Code, Codex…); absent from older servers. */
+  projects: Array<Totals & { project: string; name: string; path: string | null; providers?: ProviderFigures[] }>;
   days: Array<Totals & { date: string }>;
   /**
    * The period's conversations, top 50 by cost (`project`: the key of a `projects` row; `title`

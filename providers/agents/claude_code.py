@@ -1,0 +1,293 @@
+"""Claude Code's session logs → its API requests (the rules: docs/other-tools.md).
+
+`decode_claude` turns the bytes of one `.jsonl` file into named records; `claude_calls` decides,
+over every file's records, which copy of a request counts and whose session it is. Both are
+pure: what was read before, and where files lie on disk, is the reader's business.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from codeburn.providers.agents.lines import complete_end, count, iter_lines, parse_object
+from codeburn.providers.calls import CLAUDE_CODE, Call
+from codeburn.providers.ide import path_project
+from codeburn.providers.localtime import parse_iso_ms
+from codeburn.providers.pricing import claude_cost
+
+SYNTHETIC: Final = "<synthetic>"  # Claude Code's own placeholder messages: no request, no cost
+TITLE_CHARS: Final = 80
+UNKNOWN_PROJECT: Final = "claude-code"  # a request whose lines name no folder
+_COPIES_SPAN_MS: Final = 24 * 60 * 60 * 1000  # copies of one request lie well within a day
+_TAGS: Final = re.compile(r"<[^>]*>")
+_SPACES: Final = re.compile(r"\s+")
+# Lines that can matter: a request's usage, a session's summary, its first prompt. Every other
+# line (tool output, file snapshots: most of the bytes) is never parsed.
+_USAGE: Final = b'"usage"'
+_SUMMARY: Final = b'"summary"'
+_USER: Final = b'"user"'
+
+
+@dataclass(slots=True)
+class ClaudeRequest:
+    """One assistant line with usage: one copy of one API request."""
+
+    key: str | None  # message.id + requestId; None: a line without requestId, its own call
+    offset: int  # the line's byte offset in its file
+    session: str
+    model: str
+    timestamp_ms: int
+    cwd: str
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_5m: int
+    cache_write_1h: int
+    agent_id: str | None = None  # a `progress` copy: the sub-agent whose own file has it
+
+    @property
+    def cache_write_tokens(self) -> int:
+        return self.cache_write_5m + self.cache_write_1h
+
+
+@dataclass(slots=True)
+class ClaudeChunk:
+    """What the whole lines of one chunk of a file hold."""
+
+    requests: list[ClaudeRequest] = field(default_factory=list)
+    summary: str | None = None
+    first_prompt: str | None = None
+    bad_lines: int = 0  # lines that are not a JSON object, or a request with no usable time
+    end: int = 0  # bytes of the chunk that were whole lines (a torn tail waits)
+
+
+def decode_claude(data: bytes, base: int = 0, *, want_title: bool = True) -> ClaudeChunk:
+    """The records of `data`, the bytes of one file from offset `base`. `want_title=False`
+    once the file's summary is known (its first prompt is then never needed)."""
+    chunk = ClaudeChunk(end=complete_end(data))
+    for offset, line in iter_lines(data, chunk.end, base):
+        usage = _USAGE in line
+        summary = want_title and _SUMMARY in line
+        prompt = want_title and chunk.first_prompt is None and _USER in line
+        if not (usage or summary or prompt):
+            continue
+        obj = parse_object(line)
+        if obj is None:
+            chunk.bad_lines += 1
+            continue
+        kind = obj.get("type")
+        if kind in {"assistant", "progress"}:
+            request = _request_of(obj, offset)
+            if isinstance(request, ClaudeRequest):
+                chunk.requests.append(request)
+            elif request is False:
+                chunk.bad_lines += 1
+        elif kind == "summary" and want_title:
+            text = obj.get("summary")
+            if isinstance(text, str) and text.strip() and chunk.summary is None:
+                chunk.summary = shorten(text)
+        elif kind == "user" and chunk.first_prompt is None and want_title:
+            chunk.first_prompt = _prompt_of(obj)
+    return chunk
+
+
+def _request_of(obj: dict[str, Any], offset: int) -> ClaudeRequest | bool | None:
+    """The request of an assistant line (or of a sub-agent's message a `progress` line copies);
+    None when the line is not one; False when it is one that cannot be dated."""
+    line, agent_id = obj, None
+    if obj.get("type") == "progress":
+        data = obj.get("data")
+        if not isinstance(data, dict) or data.get("type") != "agent_progress":
+            return None
+        inner = data.get("message")
+        if not isinstance(inner, dict) or inner.get("type") != "assistant":
+            return None
+        agent = data.get("agentId")
+        line, agent_id = inner, agent if isinstance(agent, str) else ""
+    message = line.get("message")
+    if not isinstance(message, dict):
+        return None
+    usage = message.get("usage")
+    model = message.get("model")
+    if not isinstance(usage, dict) or model == SYNTHETIC:
+        return None
+    stamp = line.get("timestamp", obj.get("timestamp"))
+    ms = parse_iso_ms(stamp) if isinstance(stamp, str) else None
+    if ms is None:
+        return False
+    message_id, request_id = message.get("id"), line.get("requestId")
+    key = (
+        f"{message_id}:{request_id}"
+        if isinstance(message_id, str) and isinstance(request_id, str) and request_id
+        else None
+    )
+    write_5m, write_1h = _cache_writes(usage)
+    session = line.get("sessionId", obj.get("sessionId"))
+    cwd = line.get("cwd", obj.get("cwd"))
+    return ClaudeRequest(
+        key,
+        offset,
+        session if isinstance(session, str) else "",
+        model if isinstance(model, str) and model else "",
+        ms,
+        cwd if isinstance(cwd, str) else "",
+        count(usage.get("input_tokens")),
+        count(usage.get("output_tokens")),
+        count(usage.get("cache_read_input_tokens")),
+        write_5m,
+        write_1h,
+        agent_id,
+    )
+
+
+def _cache_writes(usage: dict[str, Any]) -> tuple[int, int]:
+    """(5-minute, 1-hour) cache-write tokens: `cache_creation_input_tokens` is the total; its
+    `cache_creation` parts, when the line has them, say how much of it lives an hour."""
+    total = count(usage.get("cache_creation_input_tokens"))
+    parts = usage.get("cache_creation")
+    if not isinstance(parts, dict):
+        return total, 0
+    one_hour = count(parts.get("ephemeral_1h_input_tokens"))
+    if not total:  # only the parts written
+        total = count(parts.get("ephemeral_5m_input_tokens")) + one_hour
+    one_hour = min(one_hour, total)
+    return total - one_hour, one_hour
+
+
+def _prompt_of(obj: dict[str, Any]) -> str | None:
+    """A person's prompt on a user line (not a tool result, not Claude Code's own meta line)."""
+    if obj.get("isMeta") or obj.get("isSidechain"):
+        return None
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):  # blocks: the first text one, unless it answers a tool call
+        texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        content = texts[0] if texts and len(texts) == len(content) else None
+    if not isinstance(content, str):
+        return None
+    text = _SPACES.sub(" ", _TAGS.sub(" ", content)).strip()
+    return shorten(text) if text else None
+
+
+def shorten(text: str) -> str:
+    """A title of at most TITLE_CHARS characters, on one line."""
+    text = _SPACES.sub(" ", text).strip()
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+@dataclass(slots=True)
+class ClaudeFile:
+    """One file's records and where it lies (`path`: '/'-separated, under `projects/`)."""
+
+    path: str
+    requests: list[ClaudeRequest] = field(default_factory=list)
+    summary: str | None = None
+    first_prompt: str | None = None
+
+
+def agent_id_of(path: str) -> str | None:
+    """`…/agent-<id>.jsonl` (beside a session or in its `subagents/` folder) → `<id>`."""
+    name = path.rsplit("/", 1)[-1]
+    if name.startswith("agent-") and name.endswith(".jsonl"):
+        return name[len("agent-") : -len(".jsonl")]
+    return None
+
+
+def parent_session_of(path: str) -> str | None:
+    """`<session>/subagents/<file>.jsonl` → `<session>`: a sub-agent's requests are its
+    parent's."""
+    parts = path.split("/")
+    if len(parts) >= 3 and parts[-2] == "subagents":
+        return parts[-3]
+    return None
+
+
+@dataclass(slots=True)
+class ClaudeCalls:
+    calls: list[Call]
+    titles: dict[str, str]  # session → its title
+
+
+def claude_calls(files: Iterable[ClaudeFile], since_ms: int | None = None) -> ClaudeCalls:
+    """One call per API request over every file: of a request's copies, the one with the
+    largest output; a `progress` copy only when its sub-agent's own file is absent.
+
+    `since_ms`: only the calls at or after it are made (a refresh wants the days not sealed
+    yet); the copies of one request lie seconds apart, so those of the day before still
+    compete, and a session's folder is still where it started."""
+    files = list(files)
+    present = {a for f in files if (a := agent_id_of(f.path)) is not None}
+    low = None if since_ms is None else since_ms - _COPIES_SPAN_MS
+    chosen: dict[str, tuple[ClaudeRequest, str]] = {}
+    titles: dict[str, str] = {}
+    prompts: dict[str, str] = {}
+    # A session's folder is where it started: Claude Code's `cwd` follows the agent's `cd`s,
+    # and one session is one project row. A file is written in time order: its first request
+    # with a `cwd` is its earliest.
+    started: dict[str, tuple[int, str]] = {}
+    for file in files:
+        parent = parent_session_of(file.path)
+        for request in file.requests:
+            if request.cwd and not (request.agent_id is not None and request.agent_id in present):
+                session = parent or request.session or file.path
+                first = started.get(session)
+                if first is None or request.timestamp_ms < first[0]:
+                    started[session] = (request.timestamp_ms, request.cwd)
+                break
+    for file in files:
+        parent = parent_session_of(file.path)
+        for request in file.requests:
+            if low is not None and request.timestamp_ms < low:
+                continue
+            if request.agent_id is not None and request.agent_id in present:
+                continue  # the sub-agent's own file holds it
+            session = parent or request.session or file.path
+            key = request.key or f"{file.path}@{request.offset}"
+            held = chosen.get(key)
+            if held is None or request.output_tokens > held[0].output_tokens:
+                chosen[key] = (request, session)
+        if parent is None and agent_id_of(file.path) is None and file.requests:
+            session = file.requests[0].session or file.path
+            if file.summary and session not in titles:
+                titles[session] = file.summary
+            if file.first_prompt and session not in prompts:
+                prompts[session] = file.first_prompt
+    for session, prompt in prompts.items():
+        titles.setdefault(session, prompt)
+    projects = {session: path_project(cwd) for session, (_, cwd) in started.items()}
+    calls = [
+        _call(key, request, session, projects.get(session, UNKNOWN_PROJECT))
+        for key, (request, session) in chosen.items()
+        if since_ms is None or request.timestamp_ms >= since_ms
+    ]
+    return ClaudeCalls(calls, titles)
+
+
+def _call(key: str, request: ClaudeRequest, session: str, project: str) -> Call:
+    cost, priced = claude_cost(
+        request.model,
+        request.input_tokens,
+        request.output_tokens,
+        request.cache_write_5m,
+        request.cache_write_1h,
+        request.cache_read_tokens,
+    )
+    return Call(
+        f"{CLAUDE_CODE}:{key}",
+        CLAUDE_CODE,
+        request.model or "unknown",
+        project,
+        session,
+        request.timestamp_ms,
+        request.input_tokens,
+        request.output_tokens,
+        request.cache_read_tokens,
+        request.cache_write_tokens,
+        cost,
+        estimated=False,
+        billed=False,
+        priced=priced,
+    )

@@ -1,0 +1,205 @@
+"""The other tools' log reader: roots, incremental reads, kept state (docs/other-tools.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from codeburn.providers.agents import ToolLogs, claude_roots, codex_root
+from codeburn.providers.agents.reader import take_snapshot
+from codeburn.providers.calls import Call
+from tests.agent_fixtures import (
+    SESSION,
+    assistant,
+    jsonl,
+    session_meta,
+    token_count,
+    turn_context,
+    usage,
+    write,
+)
+
+T = "2026-03-02T10:00:{:02d}.000Z"
+
+
+class _Store:
+    """A `ToolStore` in memory."""
+
+    def __init__(self) -> None:
+        self.data: bytes | None = None
+
+    def load_tool_logs(self) -> bytes | None:
+        return self.data
+
+    def save_tool_logs(self, data: bytes) -> None:
+        self.data = data
+
+
+def _key(calls: list[Call]) -> list[tuple[str, int, int, float]]:
+    return sorted((c.key, c.output_tokens, c.timestamp_ms, c.cost) for c in calls)
+
+
+def _fresh(claude: Path, codex: Path) -> list[Call]:
+    return ToolLogs().read(take_snapshot([claude], codex)).calls
+
+
+def _claude_file(root: Path, n: int) -> Path:
+    lines = [assistant(f"m{i}", f"r{i}", T.format(i), usage(out=10 + i)) for i in range(n)]
+    return write(root / "projects" / "-home-dev-shop" / f"{SESSION}.jsonl", lines)
+
+
+def test_roots_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", f"{tmp_path / 'a'}, {tmp_path / 'b'}")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "c"))
+    assert claude_roots() == [tmp_path / "a", tmp_path / "b"]
+    assert codex_root() == tmp_path / "c"
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+    monkeypatch.delenv("CODEX_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert claude_roots() == [tmp_path / "home/.config/claude", tmp_path / "home/.claude"]
+    assert codex_root() == tmp_path / "home/.codex"
+
+
+def test_the_suite_never_reads_the_developers_own_logs() -> None:
+    for root in [*claude_roots(), codex_root()]:
+        assert root.is_dir() and not any(root.iterdir())
+        assert Path.home() not in root.parents
+
+
+def test_appended_lines_are_read_alone_and_equal_a_fresh_read(tmp_path: Path) -> None:
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    path = _claude_file(claude, 3)
+    rollout = write(
+        codex
+        / "sessions/2026/03/02"
+        / "rollout-2026-03-02T10-00-00-0199f433-233e-74b0-80d8-b9ef1b9fabd7.jsonl",
+        [
+            session_meta("0199f433-233e-74b0-80d8-b9ef1b9fabd7", "/home/dev/shop", T.format(0)),
+            turn_context("gpt-5-codex", T.format(1)),
+            token_count(T.format(2), (100, 20, 5, 0)),
+        ],
+    )
+    logs = ToolLogs(_Store())
+    first = logs.read(take_snapshot([claude], codex))
+    assert first.found == {"claude-code", "codex"} and len(first.calls) == 4
+    with path.open("ab") as fh:  # a whole line and a torn one
+        line = jsonl([assistant("m9", "r9", T.format(9), usage(out=99))])
+        fh.write(line + line[:40])
+    with rollout.open("ab") as fh:
+        fh.write(
+            jsonl(
+                [
+                    token_count(T.format(3), (100, 20, 5, 0)),
+                    token_count(T.format(4), (300, 20, 9, 0)),
+                ]
+            )
+        )
+    second = logs.read(take_snapshot([claude], codex))
+    assert len(second.calls) == 6
+    assert _key(second.calls) == _key(_fresh(claude, codex))
+    with path.open("ab") as fh:  # the torn line completed
+        fh.write(line[40:])
+    third = logs.read(take_snapshot([claude], codex))
+    assert len(third.calls) == 6  # the same request (m9, r9) twice: one call
+    assert _key(third.calls) == _key(_fresh(claude, codex))
+
+
+def test_a_rewritten_or_truncated_file_is_read_again(tmp_path: Path) -> None:
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    path = _claude_file(claude, 4)
+    logs = ToolLogs()
+    assert len(logs.read(take_snapshot([claude], codex)).calls) == 4
+    _claude_file(claude, 2)  # truncated: shorter
+    assert _key(logs.read(take_snapshot([claude], codex)).calls) == _key(_fresh(claude, codex))
+    other = jsonl([assistant("x0", "y0", T.format(0), usage(out=10))] * 2)
+    data = path.read_bytes()
+    path.write_bytes(other + data[len(other) :] if len(other) < len(data) else other)
+    assert _key(logs.read(take_snapshot([claude], codex)).calls) == _key(_fresh(claude, codex))
+    path.unlink()
+    assert logs.read(take_snapshot([claude], codex)).calls == []
+
+
+def test_the_kept_state_spares_reading_unchanged_files(tmp_path: Path) -> None:
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    path = _claude_file(claude, 3)
+    store = _Store()
+    logs = ToolLogs(store)
+    before = logs.read(take_snapshot([claude], codex)).calls
+    logs.save()
+    assert store.data is not None
+    # Same size, inode and time, other bytes: a reader that reopened the file would see them.
+    st = path.stat()
+    path.write_bytes(path.read_bytes().replace(b'"output_tokens":1', b'"output_tokens":7'))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    again = ToolLogs(store).read(take_snapshot([claude], codex)).calls
+    assert _key(again) == _key(before)
+    assert ToolLogs(_Store()).read(take_snapshot([claude], codex)).calls != before
+    store.data = b"{not json"  # damaged: every file read again, nothing lost
+    assert len(ToolLogs(store).read(take_snapshot([claude], codex)).calls) == 3
+
+
+def test_links_loops_binary_files_and_two_roots(tmp_path: Path) -> None:
+    first, second, codex = tmp_path / "c1", tmp_path / "c2", tmp_path / "codex"
+    _claude_file(first, 2)
+    (first / "projects" / "loop").symlink_to(first / "projects")
+    (second / "projects").mkdir(parents=True)
+    (second / "projects" / "same").symlink_to(first / "projects" / "-home-dev-shop")
+    (first / "projects" / "x").mkdir()
+    (first / "projects" / "x" / "bin.jsonl").write_bytes(b"\x00\x01usage\x00" * 100)
+    read = ToolLogs().read(take_snapshot([first, second], codex))
+    assert len(read.calls) == 2
+    assert any("not a text log" in d for d in read.diagnostics)
+
+
+def test_a_read_since_a_time_from_the_kept_state_equals_a_fresh_read_cut_there(
+    tmp_path: Path,
+) -> None:
+    """A refresh decodes only the files with records in its days; its calls equal the whole
+    read's from then (the state's other files say only where their sessions started)."""
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    old = [
+        assistant(f"o{i}", f"q{i}", f"2026-01-0{i + 1}T10:00:00.000Z", usage()) for i in range(3)
+    ]
+    write(claude / "projects" / "-old" / "11111111-0000-4000-8000-000000000000.jsonl", old)
+    _claude_file(claude, 4)
+    store = _Store()
+    logs = ToolLogs(store)
+    logs.read(take_snapshot([claude], codex))
+    logs.save()
+    since = int(__import__("datetime").datetime(2026, 3, 1).timestamp() * 1000)
+    kept = ToolLogs(store)
+    got = kept.read(take_snapshot([claude], codex), since).calls
+    whole = _fresh(claude, codex)
+    assert _key(got) == _key([c for c in whole if c.timestamp_ms >= since])
+    assert len(got) == 4
+    assert sum(e.raw is not None for e in (kept._kept or {}).values()) == 1  # the old file
+    store.data = store.data.replace(b'[[\\"o0', b"[[garbage")  # one file's records damaged
+    assert store.data.count(b"[[garbage") == 1
+    again = ToolLogs(store)
+    assert _key(again.read(take_snapshot([claude], codex)).calls) == _key(whole)
+
+
+def test_a_large_first_read_reports_progress_by_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codeburn.providers.agents import reader  # noqa: PLC0415
+
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    for n in range(3):
+        write(
+            claude / "projects" / "p" / f"{n:08d}-0000-4000-8000-000000000000.jsonl",
+            [assistant(f"m{n}", f"r{n}", T.format(n), usage())],
+        )
+    size = sum(p.stat().st_size for p in claude.rglob("*.jsonl"))
+    seen: list[tuple[int, int]] = []
+    monkeypatch.setattr(reader, "PROGRESS_BYTES", size)
+    logs = ToolLogs()
+    logs.read(take_snapshot([claude], codex), progress=lambda d, t: seen.append((d, t)))
+    assert [t for _, t in seen] == [size] * 3
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1][0] == size
+    seen.clear()
+    monkeypatch.setattr(reader, "PROGRESS_BYTES", size + 1)  # below it: no progress
+    ToolLogs().read(take_snapshot([claude], codex), progress=lambda d, t: seen.append((d, t)))
+    assert seen == []
