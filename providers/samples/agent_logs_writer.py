@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 import random
 import uuid
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from codeburn.providers.samples.titles import TITLES
 
 CLAUDE_MODELS: Final = (
     "claude-sonnet-4-5-20250929",
@@ -49,6 +52,11 @@ def _iso(ms: int) -> str:
     )
 
 
+def _prompt(key: str) -> str:
+    """A session's first prompt, as people write them (the title tools show), fixed by `key`."""
+    return TITLES[zlib.crc32(key.encode()) % len(TITLES)]
+
+
 def _line(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
@@ -85,7 +93,8 @@ class _Claude:
         common = {"cwd": cwd, "sessionId": session, "version": "2.1.30", "isSidechain": sidechain}
         ms = start_ms
         if not sidechain:
-            text = f"please work on {cwd.rsplit('/', 1)[-1]}: step {rng.randint(1, 9)}"
+            rng.randint(1, 9)  # kept: the stream of every later value stays as it was
+            text = _prompt(session)
             out += _line(
                 {
                     **common,
@@ -203,7 +212,7 @@ def _codex_rollout(
         {
             "timestamp": _iso(start),
             "type": "event_msg",
-            "payload": {"type": "user_message", "message": f"fix the tests in {cwd}"},
+            "payload": {"type": "user_message", "message": _prompt(f"{cwd}@{start}")},
         }
     )
     model = rng.choice(CODEX_MODELS)
