@@ -251,6 +251,7 @@ async function drive(page, run, fixture, modules) {
     }
   }
   log("tooltip has the periods and the links");
+  await page.screenshot({ path: join(ARTIFACTS, "tooltip.png") });
   await page.keyboard.press("Escape");
   await page.mouse.move(10, 10);
 
