@@ -25,6 +25,8 @@ from codeburn.server.cli import main as cli_main
 from codeburn.server.cli.main import main
 from tests.usage_fixtures import days_ago, isolated_env, write_hand_profile
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 
 def _process(argv: list[str]) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(

@@ -16,9 +16,17 @@ from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
 from codeburn.cache.config import Budget
-from codeburn.server.lsp.settings import Settings, changed_settings, flatten, parse_settings
+from codeburn.server.lsp.settings import (
+    MIN_REFRESH_ENV,
+    Settings,
+    changed_settings,
+    flatten,
+    parse_settings,
+)
 from codeburn.server.lsp.status import BudgetNotices, payload_key
 from tests.server.conftest import WAIT_S, ServerEnv
+
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 
 def test_defaults() -> None:
@@ -85,6 +93,16 @@ def test_bad_values_fall_back_to_the_default_with_a_warning(raw: object, name: s
     assert settings == Settings()
     (warning,) = warnings
     assert warning.startswith(f"setting codeburn.{name} = ") and "using the default" in warning
+
+
+@pytest.mark.parametrize(("seam", "least"), [("1", 1), ("9", 9), ("0", 10), ("30", 10), ("x", 10)])
+def test_the_least_refresh_interval_is_lowered_only_by_the_test_seam(
+    monkeypatch: pytest.MonkeyPatch, seam: str, least: int
+) -> None:
+    monkeypatch.setenv(MIN_REFRESH_ENV, seam)
+    assert parse_settings({"refreshIntervalSeconds": least})[0].refresh_interval_seconds == least
+    settings, warnings = parse_settings({"refreshIntervalSeconds": least - 1})
+    assert settings == Settings() and f"at least {least} seconds" in warnings[0]
 
 
 def test_nulls_and_unknown_keys_are_ignored() -> None:

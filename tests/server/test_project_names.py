@@ -17,6 +17,8 @@ from codeburn.server.cli.main import main
 from codeburn.server.service.projects import NO_PROJECT, ProjectNames, folder_names
 from tests.usage_fixtures import at, days_ago, isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 # Under a folder of their own: the process-wide slug → folder memo is shared by the suite.
 WORK_API = "/srv/names-test/work/api"
 OSS_API = "/srv/names-test/oss/api"

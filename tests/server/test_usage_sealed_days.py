@@ -28,6 +28,8 @@ from codeburn.server.service.usage import UsageService
 from tests.csv_fixtures import ExportRow, export_bytes, iso_local, write_export
 from tests.usage_fixtures import Env, at, days_ago, isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 ONE_DAY = timedelta(days=1)
 
 
