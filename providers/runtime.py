@@ -112,7 +112,7 @@ _kept: list[_Deferred] = []  # blocks of `writes_at_end(keep=True)`: never freed
 def writes_at_end(*, keep: bool = False) -> Iterator[None]:
     """Work handed to `later` or `detached` inside the block is done in this process when the
     block ends (a CLI command: once its output is written and flushed), `later` works first.
-    Nothing outlives the command (docs/architecture.md): when it returns, every file it writes
+    Nothing outlives the command (docs/robustness.md): when it returns, every file it writes
     is written and nothing it started is still running. `keep`: the block's works, and all
     they hold (a command's calls), are never freed — the process ends next without freeing
     anything (see the CLI's `run`)."""

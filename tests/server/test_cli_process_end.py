@@ -119,7 +119,7 @@ def _files(folder: Path) -> dict[str, int]:
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
 def test_nothing_outlives_a_cold_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """When `codeburn report` returns, every cache file it writes is in place, no process it
-    started is running, and its cache folder can be removed at once (docs/architecture.md)."""
+    started is running, and its cache folder can be removed at once (docs/robustness.md)."""
     isolated_env(tmp_path, monkeypatch)
     info = generate_cursor3_profile(
         tmp_path / "Cursor", tmp_path / "home", Cursor3Spec(conversations=8, classic=0)
