@@ -98,10 +98,12 @@ def can_fork() -> bool:
 @dataclass(slots=True)
 class _Deferred:
     """What a `writes_at_end` block holds: the caches (`later`), then the rest (`detached`),
-    done in that order when the block ends."""
+    done in that order when the block ends, and the writers forked for `detached` works,
+    waited for then."""
 
     first: list[Callable[[], object]] = field(default_factory=list)
     then: list[Callable[[], object]] = field(default_factory=list)
+    writers: list[int] = field(default_factory=list)
 
 
 _after: list[_Deferred | None] = []  # the works `writes_at_end` blocks hold (None: `now`)
@@ -139,7 +141,7 @@ def writes_now() -> Iterator[None]:
 
 
 def _finish(block: _Deferred) -> None:
-    if not (block.first or block.then):
+    if not (block.first or block.then or block.writers):
         return
     for stream in (sys.stdout, sys.stderr):  # the answer is out before the caches are written
         with contextlib.suppress(Exception):  # (a closed pipe: nothing to show)
@@ -147,6 +149,9 @@ def _finish(block: _Deferred) -> None:
     for work in (*block.first, *block.then):
         with contextlib.suppress(Exception):  # (each on its own: a cache file not written)
             work()
+    for pid in block.writers:  # joined: nothing the command started outlives it
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
 def later(work: Callable[[], object]) -> bool:
@@ -160,7 +165,9 @@ def later(work: Callable[[], object]) -> bool:
 
 
 def detached(work: Callable[[], object]) -> bool:
-    """Inside `writes_at_end`: `work` is done at the end of that block, after the `later`
+    """Inside `writes_at_end`: `work()` in a forked process, now, which the end of the block
+    waits for (a memo's encoding runs beside the rest of the command on the second core), or
+    where this process may not fork, in process at the end of the block, after the `later`
     works. Outside any block (a library caller): `work()` in a forked process nobody waits for
     (a cache file it writes: the caller's answer does not depend on it). False in `writes_now`
     or where this process may not fork (see `can_fork`): the caller does the work itself.
@@ -173,9 +180,30 @@ def detached(work: Callable[[], object]) -> bool:
         block = _after[-1]
         if block is None:
             return False
-        block.then.append(work)
+        pid = _fork_writer(work) if can_fork() else None
+        if pid is None:
+            block.then.append(work)
+        else:
+            block.writers.append(pid)
         return True
     return _fork_detached(work)
+
+
+def _fork_writer(work: Callable[[], object]) -> int:
+    """A child doing `work()` with none of the caller's standard streams (nor its buffers: it
+    ends by `os._exit`); its `later` and `detached` works are done by it, at once."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (its work is checked through what it writes)
+        try:
+            _after[:] = [None]
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            with contextlib.suppress(BaseException):
+                work()
+        finally:
+            os._exit(0)
+    return pid
 
 
 def _fork_detached(work: Callable[[], object]) -> bool:

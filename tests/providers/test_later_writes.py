@@ -1,11 +1,12 @@
 """Cache files a CLI command writes once its answer is out (`runtime.later`): done in the
-command's own process when its `writes_at_end` block ends, `later` works before `detached`
-ones, so that when the command returns every file is written; outside a command or in the
-demo they are written at once."""
+command's own process when its `writes_at_end` block ends; `detached` works (memos) run in a
+child forked at once, which the block's end waits for. When the command returns every file is
+written; outside a command or in the demo they are written at once."""
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -13,21 +14,40 @@ import pytest
 from codeburn.providers import runtime
 
 
-def test_later_work_is_done_in_process_when_the_block_ends_caches_first(tmp_path: Path) -> None:
-    order: list[str] = []
-    pid = os.getpid()
+def test_later_work_is_done_in_process_when_the_block_ends(tmp_path: Path) -> None:
+    done: list[str] = []
+    with runtime.writes_at_end():
+        assert runtime.later(lambda: done.append(str(os.getpid())))
+        assert done == []  # promised, not done yet: the command's answer comes first
+    assert done == [str(os.getpid())]  # in this process
 
-    def write(name: str) -> None:
-        assert os.getpid() == pid  # this process, not a fork
-        (tmp_path / name).write_text(name)
-        order.append(name)
+
+def test_detached_work_is_forked_at_once_and_waited_for_at_the_end(tmp_path: Path) -> None:
+    if not runtime.can_fork():
+        pytest.skip("no fork here")
+    gate, target = tmp_path / "gate", tmp_path / "memo"
+
+    def write() -> None:
+        while not gate.exists():  # the block's end must wait for this
+            time.sleep(0.01)
+        target.write_text(str(os.getpid()))
 
     with runtime.writes_at_end():
-        assert runtime.detached(lambda: write("memo"))
-        assert runtime.later(lambda: write("cache"))
-        assert order == []  # promised, not done yet: the command's answer comes first
+        assert runtime.detached(write)
+        gate.touch()
+    assert int(target.read_text()) != os.getpid()  # a child wrote it, before the block ended
+
+
+def test_where_the_process_may_not_fork_detached_work_is_done_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runtime, "can_fork", lambda: False)
+    order: list[str] = []
+    with runtime.writes_at_end():
+        assert runtime.detached(lambda: order.append("memo"))
+        assert runtime.later(lambda: order.append("cache"))
+        assert order == []
     assert order == ["cache", "memo"]
-    assert (tmp_path / "cache").read_text() == "cache"
 
 
 def test_a_failing_work_does_not_stop_the_others(tmp_path: Path) -> None:
