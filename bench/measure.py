@@ -5,7 +5,6 @@ TASK ...` is how the parent starts the in-process ones (floor, incremental).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -134,21 +133,6 @@ def into_page_cache(db: Path, home: Path) -> None:
                     pass
         except OSError:
             continue
-
-
-def writers_done(cache_dir: Path) -> None:
-    """Wait until the cache writer a command forked after its output has written its files
-    (it holds the cache folder's writers lock, `WRITERS_LOCK` in codeburn/server/cli/main.py):
-    a warm status then measures itself, not the cold report's tail (at 300k messages the
-    writer took up to 0.5 s after the report's output, which the status waited for)."""
-    try:
-        fd = os.open(cache_dir / "writers.lock", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH)
-    finally:
-        os.close(fd)
 
 
 def keep_only_memo(cache_dir: Path, fresh_dir: Path) -> None:

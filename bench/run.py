@@ -36,7 +36,6 @@ from measure import (  # noqa: E402
     into_page_cache,
     keep_only_memo,
     same_figures,
-    writers_done,
 )
 from profiles import (  # noqa: E402
     BUBBLE_LAYOUTS,
@@ -114,7 +113,6 @@ def measure_size(profile: Profile, reps: int, lsp: bool) -> dict[str, Any]:
             cold = _cold(env, db, home)
             colds.append(cold.seconds)
             rss_kb.append(cold.max_rss_kb)
-            writers_done(tmp / f"cache-{rep}")
             warms.append(codeburn(["status", "--format", "json"], env).seconds)
             _say(
                 f"  rep {rep + 1}: floor {floors[-1]:.2f} s, cold {colds[-1]:.2f} s "

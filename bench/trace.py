@@ -193,13 +193,12 @@ def timeline(marks: list[Mark]) -> list[str]:
 def _traced_run(
     env: dict[str, str], profile: Profile, trace_file: Path
 ) -> tuple[float, list[Mark]]:
-    from measure import COLD_REPORT, into_page_cache, run_process, writers_done  # noqa: PLC0415
+    from measure import COLD_REPORT, into_page_cache, run_process  # noqa: PLC0415
 
     trace_file.unlink(missing_ok=True)
     into_page_cache(profile.db_path, profile.home)
     argv = [sys.executable, str(Path(__file__).resolve()), INNER, str(trace_file)]
     run = run_process([*argv, *COLD_REPORT], env)
-    writers_done(Path(env["CODEBURN_CACHE_DIR"]))  # the cache writer forked after the output
     return run.seconds, read_marks(trace_file)
 
 

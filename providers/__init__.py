@@ -79,11 +79,10 @@ if TYPE_CHECKING:
     )
     from codeburn.providers.pricing import base_model, display_name
     from codeburn.providers.runtime import (
-        detached_after,
         gc_paused,
         later,
         release_free_memory,
-        wait_for_writers,
+        writes_at_end,
         writes_now,
     )
     from codeburn.providers.sqlite_ro import (
@@ -173,11 +172,10 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "display_name",
             ),
             "codeburn.providers.runtime": (
-                "detached_after",
                 "gc_paused",
                 "later",
                 "release_free_memory",
-                "wait_for_writers",
+                "writes_at_end",
                 "writes_now",
             ),
             "codeburn.providers.background_writes": (
@@ -235,7 +233,6 @@ __all__ = [
     "chosen_user",
     "clean_text",
     "day_end_ms",
-    "detached_after",
     "display_name",
     "earliest",
     "enable_write_behind",
@@ -270,8 +267,8 @@ __all__ = [
     "today",
     "token_from_string",
     "use_snapshot_folder",
-    "wait_for_writers",
     "workspace_storage_dir",
     "write_behind",
+    "writes_at_end",
     "writes_now",
 ]

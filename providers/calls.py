@@ -30,6 +30,16 @@ GROKBOT_IMPORTED_PROJECT: Final = "Grok Bot (imported)"
 OTHER_MACHINES_PROJECT: Final = "Other machines and cloud agents"
 
 
+# One rule for a token count estimated from text (the original tool's name for it): a token
+# stands for 4 characters, rounded up. Every estimate goes through it, so it changes in one place.
+CHARS_PER_TOKEN: Final = 4
+
+
+def estimate_tokens(chars: int) -> int:
+    """Tokens of `chars` characters: `ceil(chars / CHARS_PER_TOKEN)`; 0 → 0, 1–4 → 1, 5 → 2."""
+    return -(-chars // CHARS_PER_TOKEN) if chars > 0 else 0
+
+
 _NUMBERS: Final = (int, float)
 
 

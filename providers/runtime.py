@@ -22,11 +22,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Final, Generic, NoReturn, TypeVar
-
-if sys.platform != "win32":
-    import fcntl
 
 T = TypeVar("T")
 
@@ -101,41 +97,41 @@ def can_fork() -> bool:
 
 @dataclass(slots=True)
 class _Deferred:
-    """What a `detached_after` block holds: the caches (`later`), then the rest (`detached`),
-    done in that order by one writer."""
+    """What a `writes_at_end` block holds: the caches (`later`), then the rest (`detached`),
+    done in that order when the block ends, and the writers forked for `detached` works,
+    waited for then."""
 
     first: list[Callable[[], object]] = field(default_factory=list)
     then: list[Callable[[], object]] = field(default_factory=list)
+    writers: list[int] = field(default_factory=list)
 
 
-_after: list[_Deferred | None] = []  # the works `detached_after` blocks hold (None: `now`)
-_kept: list[_Deferred] = []  # blocks of `detached_after(keep=True)`: never freed
+_after: list[_Deferred | None] = []  # the works `writes_at_end` blocks hold (None: `now`)
+_kept: list[_Deferred] = []  # blocks of `writes_at_end(keep=True)`: never freed
 
 
 @contextlib.contextmanager
-def detached_after(hold: Path | None = None, *, keep: bool = False) -> Iterator[None]:
-    """Work handed to `detached` or `later` inside the block is done by one process forked
-    when the block ends (a CLI command: once its output is written), `later` works first.
-    Forked at once, the writer ran beside the rest of the command on a 2-core machine, and
-    every page the command wrote after the fork was copied (a cold Cursor 3.x report: its
-    blob memo). `hold`: a lock file the writer holds until it ends, so that the next command
-    (`wait_for_writers`) reads what it wrote. `keep`: the block's works, and all they hold (a
-    command's calls), are never freed — the process ends next without freeing anything (see
-    the CLI's `run`): freed after the writer's fork, every page they are on was copied."""
+def writes_at_end(*, keep: bool = False) -> Iterator[None]:
+    """Work handed to `later` or `detached` inside the block is done in this process when the
+    block ends (a CLI command: once its output is written and flushed), `later` works first.
+    Nothing outlives the command (docs/robustness.md): when it returns, every file it writes
+    is written and nothing it started is still running. `keep`: the block's works, and all
+    they hold (a command's calls), are never freed — the process ends next without freeing
+    anything (see the CLI's `run`)."""
     block = _Deferred()
     _after.append(block)
     try:
         yield
     finally:
         _after.remove(block)
-        _finish(block, hold)
+        _finish(block)
         if keep:
             _kept.append(block)
 
 
 @contextlib.contextmanager
 def writes_now() -> Iterator[None]:
-    """Inside the block, `later` and `detached` work is done at once, in process (the CLI's
+    """Inside the block, `later` and `detached` work is done at once, by its caller (the CLI's
     demo removes its throw-away folder before its command ends)."""
     _after.append(None)
     try:
@@ -144,104 +140,80 @@ def writes_now() -> Iterator[None]:
         _after.pop()
 
 
-def _finish(block: _Deferred, hold: Path | None) -> None:
-    if not (block.first or block.then):
-        _reap_ended()
+def _finish(block: _Deferred) -> None:
+    if not (block.first or block.then or block.writers):
         return
-    for stream in (sys.stdout, sys.stderr):
+    for stream in (sys.stdout, sys.stderr):  # the answer is out before the caches are written
         with contextlib.suppress(Exception):  # (a closed pipe: nothing to show)
             stream.flush()
-    _reap_ended()
-    held = _hold(hold) if hold is not None else None
-
-    def write() -> None:
-        for work in (*block.first, *block.then):
-            with contextlib.suppress(Exception):  # (each on its own: a cache file not written)
-                work()
-
-    try:
-        # (forked once: the command's process ends next, so the writer is nobody's for long;
-        # a second fork of a large process would slow its exit)
-        if not _fork_detached(write, orphan=False):  # a thread started since: done here
-            write()
-    finally:
-        if held is not None:
-            os.close(held)  # the writer's copy holds the lock on until it lets go
-
-
-def _hold(path: Path) -> int | None:
-    """A descriptor of `path` locked exclusively (the forked writer shares it), or None."""
-    if sys.platform == "win32":  # (no fork there: nothing is written later)
-        return None
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
-
-
-def wait_for_writers(hold: Path) -> None:
-    """Wait until no writer of an earlier command holds `hold` (see `detached_after`)."""
-    if sys.platform == "win32":
-        return
-    try:
-        fd = os.open(hold, os.O_RDONLY)
-    except OSError:
-        return  # never held: nothing to wait for
-    try:
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_SH)
-    finally:
-        os.close(fd)
+    for work in (*block.first, *block.then):
+        with contextlib.suppress(Exception):  # (each on its own: a cache file not written)
+            work()
+    for pid in block.writers:  # joined: nothing the command started outlives it
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
 def later(work: Callable[[], object]) -> bool:
-    """Queue `work` (a cache file nothing later in the command reads) for the writer forked at
-    the end of the `detached_after` block; the next command waits for it. False outside such
-    a block or where this process may not fork: the caller does the work now."""
+    """Queue `work` (a cache file nothing later in the command reads) for the end of the
+    `writes_at_end` block. False outside such a block: the caller does the work now."""
     block = _after[-1] if _after else None
-    if block is None or not can_fork():
+    if block is None:
         return False
     block.first.append(work)
     return True
 
 
 def detached(work: Callable[[], object]) -> bool:
-    """`work()` in a forked process nobody waits for (a cache file it writes: the caller's
-    answer does not depend on it); False when this process may not fork (see `can_fork`),
-    and the caller does the work itself. Inside `detached_after`, the fork waits for the end
-    of that block (whose writer the next command waits for, when the block holds a lock).
+    """Inside `writes_at_end`: `work()` in a forked process, now, which the end of the block
+    waits for (a memo's encoding runs beside the rest of the command on the second core), or
+    where this process may not fork, in process at the end of the block, after the `later`
+    works. Outside any block (a library caller): `work()` in a forked process nobody waits for
+    (a cache file it writes: the caller's answer does not depend on it). False in `writes_now`
+    or where this process may not fork (see `can_fork`): the caller does the work itself.
 
     The child forks again and ends at once, so the process doing the work belongs to nobody
     (never a zombie of the caller); it holds none of the caller's standard streams open (a
     reader of the caller's output does not wait for it) and its errors go nowhere.
     """
-    if not can_fork() or (_after and _after[-1] is None):
-        return False
-    block = _after[-1] if _after else None
-    if block is not None:
-        block.then.append(work)
+    if _after:
+        block = _after[-1]
+        if block is None:
+            return False
+        pid = _fork_writer(work) if can_fork() else None
+        if pid is None:
+            block.then.append(work)
+        else:
+            block.writers.append(pid)
         return True
     return _fork_detached(work)
 
 
-_unreaped: list[int] = []  # writers forked once (`detached_after`), reaped when ended
+def _fork_writer(work: Callable[[], object]) -> int:
+    """A child doing `work()` with none of the caller's standard streams (nor its buffers: it
+    ends by `os._exit`); its `later` and `detached` works are done by it, at once."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (its work is checked through what it writes)
+        try:
+            _after[:] = [None]
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            with contextlib.suppress(BaseException):
+                work()
+        finally:
+            os._exit(0)
+    return pid
 
 
-def _fork_detached(work: Callable[[], object], *, orphan: bool = True) -> bool:
-    """`orphan`: fork twice, so that the writer belongs to nobody at once; else once."""
+def _fork_detached(work: Callable[[], object]) -> bool:
+    """Fork twice, so that the writer belongs to nobody at once."""
     if not can_fork():
         return False
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its work is checked through what it writes)
         try:
-            if not orphan or os.fork() == 0:
+            if os.fork() == 0:
                 devnull = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1, 2):
                     os.dup2(devnull, fd)
@@ -249,21 +221,8 @@ def _fork_detached(work: Callable[[], object], *, orphan: bool = True) -> bool:
                     work()
         finally:
             os._exit(0)
-    if orphan:
-        os.waitpid(pid, 0)
-    else:
-        _unreaped.append(pid)
+    os.waitpid(pid, 0)
     return True
-
-
-def _reap_ended() -> None:
-    """Reap the writers forked once that have ended (a process that lives on after its
-    command, such as a test run, keeps no zombie of them)."""
-    for pid in list(_unreaped):
-        with contextlib.suppress(ChildProcessError):
-            if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                continue
-        _unreaped.remove(pid)
 
 
 class AsideParts:
@@ -410,6 +369,9 @@ def _run_in_child(work: Callable[[Callable[[object], None]], object], write_fd: 
     # One writer thread writes the frames in order: the work never waits for the caller to
     # read a part, however many it sends before the caller gets to them.
     frames: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    # The caller's `writes_at_end` block is the caller's: what the child hands to `later` or
+    # `detached` is done by the child, now (it ends without running the block).
+    _after[:] = [None]
     writer = threading.Thread(target=_write_frames, args=(write_fd, frames))
     writer.start()
     try:

@@ -7,6 +7,7 @@ providers/localtime.py.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -22,6 +23,17 @@ CLOCKS: dict[str, tuple[str, str]] = {
     # A 23-hour day: DST starts.
     "dst-start": ("2027-03-14T12:00:00", "America/Los_Angeles"),
 }
+
+
+# What a test module reads the suite's moment by: such a module is marked
+# (`pytestmark = pytest.mark.clock`, tests/test_clock.py checks), and `./dev test` runs the
+# marked tests again at each moment above. A module that uses only fixed dates is not.
+READS_THE_CLOCK = re.compile(
+    r"\btoday\(\)|\bdays_ago\(|local_midnight|\bPeriod\(|named_period|suite_clock|time_machine"
+    r"|CLOCK_ENV|CODEBURN_NOW|\blocal_zone\(|\brecent\(|datetime\.now|date\.today|\bnow_ms\(\)"
+    r'|"month"|"week"|--period|timedelta\(days'
+)
+MARK = "pytest.mark.clock"
 
 
 # The real clock's run, within this long of local midnight, runs at noon of the same local day

@@ -6,10 +6,15 @@ import os
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
 
 from codeburn.providers import localtime
 from codeburn.providers.localtime import CLOCK_ENV, now_ms, parse_iso_ms, timezone_name, today
 from tests import clock
+
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 PRINT_NOW = "from codeburn.providers.localtime import iso_utc, now_ms; print(iso_utc(now_ms()))"
 
@@ -65,3 +70,14 @@ def test_the_real_clock_near_midnight_runs_at_noon_of_the_same_day() -> None:
     assert clock.near_midnight_noon(early) == datetime(2026, 12, 2, 12, tzinfo=zone)
     assert clock.near_midnight_noon(datetime(2026, 12, 1, 9, 30, tzinfo=zone)) is None
     assert clock.near_midnight_noon(datetime(2026, 12, 1, 21, 59, tzinfo=zone)) is None
+
+
+def test_every_module_that_reads_the_clock_is_marked_to_run_at_every_moment() -> None:
+    """`./dev test` runs only the `clock` tests again at the fixed moments: a module that reads
+    the suite's moment and is not marked would never meet a month's end or a DST day."""
+    here = Path(__file__).resolve().parent
+    modules = sorted(here.rglob("test_*.py"))
+    reading = [p for p in modules if clock.READS_THE_CLOCK.search(p.read_text())]
+    unmarked = [str(p.relative_to(here)) for p in reading if clock.MARK not in p.read_text()]
+    assert unmarked == []
+    assert len(reading) > 20  # (the pattern still finds them)

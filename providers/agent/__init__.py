@@ -42,7 +42,6 @@ if TYPE_CHECKING:
         StreamWalker,
         command_names,
         content_chars,
-        estimate_tokens,
         json_value,
         record_of,
     )
@@ -87,7 +86,6 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "StreamWalker",
                 "command_names",
                 "content_chars",
-                "estimate_tokens",
                 "json_value",
                 "record_of",
             ),
@@ -122,7 +120,6 @@ __all__ = [
     "decode_parts",
     "decode_root",
     "decoder",
-    "estimate_tokens",
     "finish_turns",
     "graph_calls",
     "graph_turns",

@@ -24,8 +24,8 @@ from operator import attrgetter
 from typing import Any, Final, Protocol
 
 from codeburn.providers.agent import protobuf as pb
-from codeburn.providers.agent.stream import Record, StreamRequest, estimate_tokens, record_of
-from codeburn.providers.calls import Call
+from codeburn.providers.agent.stream import Record, StreamRequest, record_of
+from codeburn.providers.calls import Call, estimate_tokens
 from codeburn.providers.gauges import first_gauge
 from codeburn.providers.localtime import valid_ms
 from codeburn.providers.pricing import canonical_model, cost_of
@@ -768,8 +768,8 @@ def graph_calls(
     As in docs/local-data.md#input-source the input source is chosen once: the meter
     (`graph.used_tokens`, else `meter_tokens` from composerData) credits input once, dated at
     the conversation's start;
-    without a meter each turn's input is `ceil((user + context chars) / 4)`. Output is
-    `ceil(assistant chars / 4)` per turn. Undatable turns are left out.
+    without a meter each turn's input is `estimate_tokens(user + context chars)`. Output is
+    `estimate_tokens(assistant chars)` per turn. Undatable turns are left out.
     """
     lo = valid_ms(created_ms) or graph.started_ms
     hi = valid_ms(updated_ms)

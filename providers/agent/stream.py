@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
@@ -12,6 +11,7 @@ from functools import lru_cache
 from sys import intern
 from typing import Any, Final
 
+from codeburn.providers.calls import estimate_tokens
 from codeburn.providers.localtime import parse_iso_ms, valid_ms
 
 _COMMAND_SPLIT = re.compile(r"&&|\|\||[;|\n]")
@@ -36,11 +36,6 @@ def json_value(text: str) -> Any | None:
     if end != len(text) and text[end:].strip(" \t\n\r"):
         return None
     return value
-
-
-def estimate_tokens(chars: int) -> int:
-    """`ceil(chars / 4)`: 0 → 0, 1–4 → 1, 5 → 2."""
-    return math.ceil(chars / 4) if chars > 0 else 0
 
 
 def content_chars(content: Any) -> int:

@@ -10,8 +10,14 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, Final
 
-from codeburn.providers.agent import StreamRequest, Turn, estimate_tokens
-from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
+from codeburn.providers.agent import StreamRequest, Turn
+from codeburn.providers.calls import (
+    CHARS_PER_TOKEN,
+    CURSOR,
+    UNMAPPED_PROJECT,
+    Call,
+    estimate_tokens,
+)
 from codeburn.providers.gauges import first_gauge
 from codeburn.providers.localtime import LATEST_MS, is_date_ms
 from codeburn.providers.pricing import canonical_model, cost_of, rates_for
@@ -132,14 +138,15 @@ def _bubble_calls(conv: Conversation, fallback: str, text_source: bool) -> list[
     project, session = conv.project, conv.composer_id
     # Bubble model name → (shown model, input rate, output rate, priced), once per name.
     models: dict[str | None, tuple[str, float, float, bool]] = {}
+    per_token = CHARS_PER_TOKEN
     for _rowid, key, typ, ts, inp, out, name, chars, langs, _request in conv.bubbles:
         if not inp and not out:
             if typ == USER_TYPE:
                 if not text_source or chars <= 0:
                     continue
-                inp = (chars + 3) // 4  # noqa: PLW2901
+                inp = -(-chars // per_token)  # noqa: PLW2901 (estimate_tokens, inlined)
             elif chars > 0:
-                out = (chars + 3) // 4  # noqa: PLW2901
+                out = -(-chars // per_token)  # noqa: PLW2901
             else:
                 continue
         entry = models.get(name)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from codeburn.providers.calls import CHARS_PER_TOKEN
 from codeburn.providers.localtime import iso_utc, now_ms
 from codeburn.providers.samples.profile_writer import JournalMode, ProfileWriter
 from codeburn.providers.samples.titles import sample_title
@@ -188,7 +189,8 @@ class _Sample:
         request: str | None,
     ) -> tuple[str, str | bytes]:
         bubble_id = _uid(rng)
-        tokens = (len(text) // 4, 0) if user else (0, len(text) // 4)
+        counted = len(text) // CHARS_PER_TOKEN  # (Cursor's own count: rounded down)
+        tokens = (counted, 0) if user else (0, counted)
         tin, tout = tokens if source == "bubbleTokens" else (0, 0)
         head = f'{{"_v":3,"type":{1 if user else 2},"text":"{text}'
         tail = f'","tokenCount":{{"inputTokens":{tin},"outputTokens":{tout}}}'

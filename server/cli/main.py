@@ -423,9 +423,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(sample=args.sample, cursor_db=args.cursor_db)
 
 
-# Held by the writer of a command's deferred cache files until they are written (see main).
-WRITERS_LOCK = "writers.lock"
-
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "report": cmd_report,
     "today": cmd_report,
@@ -484,13 +481,10 @@ def main(argv: Sequence[str] | None = None, *, ends_process: bool = False) -> in
             # No cyclic GC in a command that ends here: re-enabled after reading the caches,
             # its first collection walks every object they hold to find nothing.
             gc.disable()
-        from codeburn.cache import cache_dir  # noqa: PLC0415
-        from codeburn.providers import detached_after, wait_for_writers  # noqa: PLC0415
+        from codeburn.providers import writes_at_end  # noqa: PLC0415
 
-        hold = cache_dir() / WRITERS_LOCK
-        wait_for_writers(hold)  # what the last command wrote after its output is in place
-        # cache files written aside once the command's output is out
-        with detached_after(hold, keep=ends_process):
+        # cache files written once the command's output is out, before it returns
+        with writes_at_end(keep=ends_process):
             return COMMANDS[args.command](args)
     except UsageError as exc:
         from codeburn.server.service import plain  # noqa: PLC0415
@@ -512,9 +506,9 @@ def main(argv: Sequence[str] | None = None, *, ends_process: bool = False) -> in
 
 def run() -> NoReturn:
     """The `codeburn` process: `main`, then an end that frees nothing (`os._exit` once stdout
-    and stderr are flushed). Freeing a cold report's calls and the interpreter's own teardown
-    take time, most of it copying the pages the cache writer's fork shares.
-    With a thread still running, the usual end (which waits for it)."""
+    and stderr are flushed; the command's cache files are written by then, see `main`). Freeing
+    a cold report's calls and the interpreter's own teardown is time the user waits for and
+    nothing needs. With a thread still running, the usual end (which waits for it)."""
     code = main(ends_process=True)
     if threading.active_count() > 1:
         sys.exit(code)

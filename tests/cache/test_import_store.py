@@ -44,6 +44,8 @@ from tests.csv_fixtures import (
     write_export,
 )
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 ACCOUNT_A = "0123456789abcdef"
 ACCOUNT_B = "fedcba9876543210"
 DAY = timedelta(days=1)

@@ -25,6 +25,8 @@ from codeburn.server.cli.main import main
 from codeburn.server.service.usage import UsageService
 from tests.usage_fixtures import isolated_env, write_profile_with_today
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 HOUR_MS = 3_600_000
 
 

@@ -21,6 +21,8 @@ from codeburn.providers.localtime import iso_utc
 from tests.csv_fixtures import ExportRow, export_bytes
 from tests.usage_fixtures import local_zone
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 # Written by the code at d68fe15 (store v2): three real exports imported by hand and one sync.
 DATA = Path(__file__).resolve().parent.parent / "data" / "store-v2"
 V3_ONLY = {"cells", "usageEvent"}

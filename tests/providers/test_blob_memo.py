@@ -45,6 +45,8 @@ from codeburn.providers.sqlite_ro import open_readonly
 from tests.memo_file import InMemoryMemoFile as _File
 from tests.providers.test_cursor3_refresh import FLOOR, NOW, refreshed, rows, two_turns
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 DAY = 86_400_000
 SECRET = "curl -H 'Authorization: Bearer sk-live-0123456789' https://x | jq .a && npm test"
@@ -425,70 +427,28 @@ def test_a_refresh_after_a_parse_with_the_memo_equals_a_cold_parse(
     assert "cursor:root:c-d:0" in {c.key for c in after.calls}
 
 
-def test_work_detached_inside_detached_after_is_forked_when_the_block_ends(
+def test_work_detached_inside_a_command_is_done_when_it_ends(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if not can_fork():
-        pytest.skip("no fork here")
-    forked: list[str] = []
-    real = runtime._fork_detached
-    monkeypatch.setattr(
-        runtime, "_fork_detached", lambda w, **kw: forked.append("fork") or real(w, **kw)
-    )
     target = tmp_path / "written"
-    with runtime.detached_after():
-        assert runtime.detached(lambda: target.write_text("after"))
-        assert forked == []  # promised, not forked yet
-    assert forked == ["fork"]
-    for _ in range(3000):
-        if target.exists() and target.read_text() == "after":
-            break
-        time.sleep(0.01)
-    assert target.read_text() == "after"
-    assert len(runtime._unreaped) == 1  # forked once (the command's process ends next) ...
-    for _ in range(3000):
-        with runtime.detached_after():
-            pass
-        if not runtime._unreaped:  # ... and reaped once it ended: no zombie left behind
-            break
-        time.sleep(0.01)
-    assert runtime._unreaped == []
-    # a thread started inside the block: no fork at its end, the work is done in process
-    with runtime.detached_after():
-        assert runtime.detached(lambda: target.write_text("in process"))
-        monkeypatch.setattr(runtime, "can_fork", lambda: False)
-    assert target.read_text() == "in process"
-    assert not runtime.detached(lambda: None)  # outside any block, as before
+    with runtime.writes_at_end():
+        assert runtime.detached(lambda: target.write_text("at the end"))
+    assert target.read_text() == "at the end"  # done before the block (the command) ended
+    monkeypatch.setattr(runtime, "can_fork", lambda: False)
+    assert not runtime.detached(lambda: None)  # outside any block and no fork: the caller's
 
 
-def test_a_cli_report_forks_its_memo_writer_once_the_report_is_printed(
+def test_a_cli_report_has_written_its_memo_when_it_returns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if not can_fork():
-        pytest.skip("no fork here")
     from codeburn.server.cli import main as cli  # noqa: PLC0415
 
     db = _profile(tmp_path)
     cache = tmp_path / "cache"
     monkeypatch.setenv("CODEBURN_CACHE_DIR", str(cache))
     monkeypatch.setenv("CODEBURN_CURSOR_SYNC", "0")
-    printed: list[int] = []
-    real_print = cli._print_json
-    monkeypatch.setattr(cli, "_print_json", lambda r: printed.append(1) or real_print(r))
-    at_fork: list[list[int]] = []
-    real_fork = runtime._fork_detached
-    monkeypatch.setattr(
-        runtime,
-        "_fork_detached",
-        lambda w, **kw: at_fork.append(list(printed)) or real_fork(w, **kw),
-    )
     args = ["report", "--cursor-db", str(db), "--format", "json", "--period", "all", "--no-sync"]
     assert cli.main(args) == 0
-    assert printed == [1] and capsys.readouterr().out.startswith("{")
-    assert at_fork == [[1]]  # the memo writer was forked after the report was printed
-    for _ in range(3000):
-        if read_memo(load_blob_memo(cache), str(db)) is not None:
-            break
-        time.sleep(0.01)
+    assert capsys.readouterr().out.startswith("{")
     memo = read_memo(load_blob_memo(cache), str(db))
     assert memo is not None and memo.graphs

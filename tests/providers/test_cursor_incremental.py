@@ -17,6 +17,8 @@ from codeburn.providers.samples.generator import SampleSpec, generate_sample_pro
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from tests.cursor_fixtures import NOW_MS
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 SPEC = SampleSpec(seed=11, conversations=40, bubbles=(4, 12), days=10, now_ms=NOW_MS)
 
 

@@ -15,6 +15,8 @@ from codeburn.providers.localtime import iso_utc, local_midnight_ms, today
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError
 from tests.cursor_fixtures import NOW_MS, ago, by_key, profile, read
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 SONNET_IN = 3e-6
 
 

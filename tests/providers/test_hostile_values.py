@@ -16,6 +16,8 @@ from codeburn.server.cli.main import main
 from codeburn.server.service.usage import UsageService
 from tests.usage_fixtures import at, isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 DEEP_ARRAY = "[" * 2000 + "]" * 2000
 DEEP_OBJECT = '{"a":' * 2000 + "1" + "}" * 2000
 GOOD_COST = 100 * 10 / 1e6  # 400 characters of gpt-5 output → 100 tokens × $10/M

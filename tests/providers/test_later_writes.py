@@ -1,103 +1,112 @@
-"""Cache files a CLI command writes once its answer is out (`runtime.later`): one forked writer
-does them before anything `detached`, holding a lock the next command waits for, so that it
-reads what it wrote; outside a command, in the demo, or where the process may not fork they
-are written at once."""
+"""Cache files a CLI command writes once its answer is out (`runtime.later`): done in the
+command's own process when its `writes_at_end` block ends; `detached` works (memos) run in a
+child forked at once, which the block's end waits for. When the command returns every file is
+written; outside a command or in the demo they are written at once."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 import pytest
 
 from codeburn.providers import runtime
-from codeburn.providers.runtime import can_fork
-
-SLOW_S = 0.4  # the writer's work takes this long: the next command must wait for it
 
 
-def _slow_write(path: Path, text: str) -> None:
-    time.sleep(SLOW_S)
-    path.write_text(text)
+def test_later_work_is_done_in_process_when_the_block_ends(tmp_path: Path) -> None:
+    done: list[str] = []
+    with runtime.writes_at_end():
+        assert runtime.later(lambda: done.append(str(os.getpid())))
+        assert done == []  # promised, not done yet: the command's answer comes first
+    assert done == [str(os.getpid())]  # in this process
 
 
-@pytest.fixture
-def forking() -> None:
-    if not can_fork():
+def test_detached_work_is_forked_at_once_and_waited_for_at_the_end(tmp_path: Path) -> None:
+    if not runtime.can_fork():
         pytest.skip("no fork here")
+    gate, target = tmp_path / "gate", tmp_path / "memo"
+
+    def write() -> None:
+        while not gate.exists():  # the block's end must wait for this
+            time.sleep(0.01)
+        target.write_text(str(os.getpid()))
+
+    with runtime.writes_at_end():
+        assert runtime.detached(write)
+        gate.touch()
+    assert int(target.read_text()) != os.getpid()  # a child wrote it, before the block ended
 
 
-@pytest.mark.usefixtures("forking")
-def test_the_next_command_waits_for_what_the_last_one_wrote_later(tmp_path: Path) -> None:
-    hold, target = tmp_path / "cache" / "writers.lock", tmp_path / "written"
-    with runtime.detached_after(hold):
-        assert runtime.later(lambda: _slow_write(target, "sealed"))
-        assert not target.exists()
-    assert not target.exists()  # the command is over; its writer is still at work
-    runtime.wait_for_writers(hold)
-    assert target.read_text() == "sealed"
-    assert hold.stat().st_mode & 0o777 == 0o600
-
-
-@pytest.mark.usefixtures("forking")
-def test_later_work_comes_first_and_the_next_command_waits_for_detached_work_too(
-    tmp_path: Path,
-) -> None:
-    hold, order = tmp_path / "writers.lock", tmp_path / "order"
-    with runtime.detached_after(hold):
-        assert runtime.detached(lambda: _slow_write(tmp_path / "memo", "memo"))
-        assert runtime.later(lambda: order.write_text("cache"))
-    runtime.wait_for_writers(hold)
-    assert order.read_text() == "cache"
-    assert (tmp_path / "memo").read_text() == "memo"
-    assert order.stat().st_mtime_ns <= (tmp_path / "memo").stat().st_mtime_ns
-
-
-def test_outside_a_command_in_the_demo_and_without_fork_it_is_written_now(
+def test_where_the_process_may_not_fork_detached_work_is_done_at_the_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(runtime, "can_fork", lambda: False)
+    order: list[str] = []
+    with runtime.writes_at_end():
+        assert runtime.detached(lambda: order.append("memo"))
+        assert runtime.later(lambda: order.append("cache"))
+        assert order == []
+    assert order == ["cache", "memo"]
+
+
+def test_a_failing_work_does_not_stop_the_others(tmp_path: Path) -> None:
+    def fail() -> None:
+        raise OSError("disk full")
+
+    with runtime.writes_at_end():
+        runtime.later(fail)
+        runtime.later(lambda: (tmp_path / "written").write_text("yes"))
+    assert (tmp_path / "written").read_text() == "yes"
+
+
+def test_outside_a_command_and_in_the_demo_it_is_written_now(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert not runtime.later(lambda: None)  # no command: the caller writes now
-    with runtime.detached_after(tmp_path / "writers.lock"), runtime.writes_now():
+    with runtime.writes_at_end(), runtime.writes_now():
         assert not runtime.later(lambda: None)
         assert not runtime.detached(lambda: None)
     monkeypatch.setattr(runtime, "can_fork", lambda: False)
-    with runtime.detached_after(tmp_path / "writers.lock"):
-        assert not runtime.later(lambda: None)
-    runtime.wait_for_writers(tmp_path / "never-held.lock")  # nothing held: returns at once
+    assert not runtime.detached(lambda: None)  # no block and no fork: the caller writes now
 
 
-@pytest.mark.usefixtures("forking")
-def test_a_thread_started_inside_the_command_gets_its_later_work_done_in_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    target = tmp_path / "written"
-    with runtime.detached_after(tmp_path / "writers.lock"):
-        assert runtime.later(lambda: target.write_text("in process"))
-        monkeypatch.setattr(runtime, "can_fork", lambda: False)
-    assert target.read_text() == "in process"
-
-
-@pytest.mark.usefixtures("forking")
-def test_first_seen_times_are_saved_by_the_writer_and_read_meanwhile(tmp_path: Path) -> None:
+def test_first_seen_times_are_saved_at_the_end_and_read_meanwhile(tmp_path: Path) -> None:
     """Both namespaces (the database's and the Cursor home's transcripts) go through one
-    queue: a command's saves are the writer's, its own loads see them at once."""
+    queue: a command's saves are done at its end, its own loads see them at once."""
     from codeburn.cache import LocalFiles  # noqa: PLC0415
     from codeburn.providers.local import LocalReader  # noqa: PLC0415
 
     cache = tmp_path / "cache"
     cache.mkdir()
-    store, hold = LocalFiles(cache), cache / "writers.lock"
+    store = LocalFiles(cache)
     local = LocalReader(tmp_path / "state.vscdb", store, tmp_path / "home", keep_state=False)
     assert local.agent.seen is local.seen
     home_key = local.agent.first_seen_key
     local.seen.save(home_key, {"t1": 5_000})  # no command: saved at once
     assert store.load_first_seen(home_key) == {"t1": 5_000}
-    with runtime.detached_after(hold):
+    with runtime.writes_at_end():
         local.seen.save(home_key, {"t1": 9_000, "t2": 3_000})
         local.seen.save(local.db_key, {"r1": 7_000})
-        assert store.load_first_seen(home_key) == {"t1": 5_000}  # the writer's, later
+        assert store.load_first_seen(home_key) == {"t1": 5_000}  # saved at the end
         assert local.first_seen_of(home_key) == {"t1": 5_000, "t2": 3_000}
         assert local.first_seen_of(local.db_key) == {"r1": 7_000}
-    runtime.wait_for_writers(hold)
     assert store.load_first_seen(home_key) == {"t1": 5_000, "t2": 3_000}
     assert store.load_first_seen(local.db_key) == {"r1": 7_000}
+
+
+def test_a_forked_reader_writes_what_it_hands_to_later_itself(tmp_path: Path) -> None:
+    """A child of `AsideParts` inherits the command's block but never runs it: its `later`
+    work is done by the child, at once."""
+    if not runtime.can_fork():
+        pytest.skip("no fork here")
+    target = tmp_path / "child"
+
+    def work(send: object) -> None:
+        if not runtime.later(lambda: target.write_text("child")):
+            target.write_text("now")
+
+    with runtime.writes_at_end():
+        aside = runtime.AsideParts(work)
+        aside.done()
+        assert target.read_text() == "now"

@@ -22,7 +22,10 @@ from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import DatabaseMissingError
 from tests.cursor_fixtures import NOW_MS
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+pytestmark = [
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform"),
+    pytest.mark.clock,  # reads the clock: run at every moment of tests/clock.py
+]
 
 
 def _generate(tmp_path: Path, *, filler: int = 0) -> Path:

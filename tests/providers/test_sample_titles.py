@@ -20,6 +20,8 @@ from codeburn.providers.samples.titles import TITLES, sample_title
 from codeburn.server.service import UsageService, named_period
 from tests.usage_fixtures import isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 
 def _names(db: Path) -> dict[str, str | None]:
     """composerData id → its `name` (None when it has none)."""

@@ -31,6 +31,7 @@ from codeburn.providers.samples.profile_writer import JournalMode, ProfileWriter
 
 STATUS = "codeburn/status"
 WAIT_S = 90.0  # a hang guard, not a performance limit
+TICK_S = 1  # the least refresh interval the test server accepts (`refreshIntervalSeconds`)
 
 
 def recent(minutes: float) -> str:
@@ -108,6 +109,7 @@ def server_env(tmp_path: Path) -> ServerEnv:
         CODEBURN_CONFIG_DIR=str(tmp_path / "config"),
         CODEBURN_CURSOR_SYNC="0",
         CODEBURN_CURSOR_DB=str(db),
+        CODEBURN_MIN_REFRESH_S=str(TICK_S),  # a timer test waits 1 s a tick, not 10
         HOME=str(tmp_path / "home"),
         XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"),
         XDG_CACHE_HOME=str(tmp_path / "home" / ".cache"),

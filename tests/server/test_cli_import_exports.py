@@ -15,6 +15,8 @@ from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local, write_export
 from tests.usage_fixtures import days_ago, isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 REAL = Path(__file__).resolve().parent.parent / "data" / "real-csv"
 
 

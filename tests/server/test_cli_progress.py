@@ -14,6 +14,8 @@ from codeburn.server.cli import progress
 from codeburn.server.cli.main import main
 from tests.usage_fixtures import isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 
 class FakeTerminal(io.StringIO):
     def isatty(self) -> bool:

@@ -16,6 +16,8 @@ from codeburn.sync import client
 from tests.csv_fixtures import ExportRow, iso_local
 from tests.sync.fake_cursor import TEST_SUB, TEST_USER_ID, FakeCursor, SyncEnv, setup_sync_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SyncEnv]:

@@ -15,6 +15,8 @@ from codeburn.server.service.periods import named_period
 from codeburn.server.service.usage import UsageService
 from tests.providers.test_sample_cursor3 import SPEC
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 
 def test_service_counts_each_conversation_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

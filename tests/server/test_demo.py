@@ -17,6 +17,8 @@ import pytest
 
 from codeburn.providers import localtime
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 CLI = "import sys; from codeburn.server.cli.main import main; sys.exit(main())"
 MOMENTS = [
     # (CODEBURN_NOW, TZ, last 30 days, this month, export days)

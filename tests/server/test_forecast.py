@@ -26,6 +26,8 @@ from codeburn.server.service.cycle import (
 from codeburn.server.service.forecast import Cycle, DayFigures, forecast_lines, project
 from tests.usage_fixtures import isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 ROOT = Path(__file__).resolve().parents[2]
 EXPORT_01 = ROOT / "tests" / "data" / "real-csv" / "01_w366813640_requests_col.csv"
 CLI = "import sys; from codeburn.server.cli.main import main; sys.exit(main())"

@@ -21,6 +21,8 @@ from codeburn.server.service.formatting import (
     split_text,
 )
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 GOLDEN = json.loads((Path(__file__).parents[1] / "golden" / "formatting.json").read_text())
 
 

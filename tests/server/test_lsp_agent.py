@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from codeburn.providers.localtime import now_ms
 from codeburn.providers.samples.home_writer import (
     AgentHomeWriter,
@@ -13,6 +15,8 @@ from codeburn.providers.samples.home_writer import (
     user,
 )
 from tests.server.conftest import ServerEnv, lsp_session
+
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 REFRESH = "codeburn.server.refresh"
 

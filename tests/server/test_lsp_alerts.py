@@ -15,6 +15,8 @@ from codeburn.providers.localtime import now_ms
 from tests.server.conftest import WAIT_S, ServerEnv, lsp_session, write_profile
 from tests.sync.fake_cursor import FakeCursor, cookie_for, make_jwt, write_global_db
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 REFRESH = "codeburn.server.refresh"
 WEEK_S = 7 * 24 * 3600
 

@@ -28,6 +28,8 @@ from tests.server.conftest import (
     write_profile,
 )
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 IMPORT = "codeburn.server.importCursorCsv"
 REMOVE = "codeburn.server.removeCursorImport"
 SYNC = "codeburn.server.syncCursor"

@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from codeburn.providers.localtime import now_ms
 from tests.csv_fixtures import ExportRow
 from tests.server.conftest import ServerEnv, recent
 from tests.server.test_lsp_wire import GOODBYE, HANDSHAKE, raw_server, request
 from tests.sync.fake_cursor import TEST_USER_ID, FakeCursor, cookie_for, make_jwt, write_global_db
+
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 SYNC = {"command": "codeburn.server.syncCursor", "arguments": []}
 

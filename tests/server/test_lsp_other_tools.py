@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from codeburn.providers.localtime import iso_utc, now_ms
 from tests.agent_fixtures import SESSION, assistant, jsonl, usage, write
 from tests.server.conftest import ServerEnv, lsp_session
+
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 REFRESH = "codeburn.server.refresh"
 FOLDER = "/srv/lsp-other-tools/app"

@@ -18,10 +18,18 @@ from pytest_lsp.client import register_lsp_features
 
 from codeburn.cache.config import Budget
 from codeburn.providers import local_midnight_ms
-from codeburn.server.lsp.settings import Settings, changed_settings, flatten, parse_settings
+from codeburn.server.lsp.settings import (
+    MIN_REFRESH_ENV,
+    Settings,
+    changed_settings,
+    flatten,
+    parse_settings,
+)
 from codeburn.server.lsp.status import AlertNotices, payload_key
 from codeburn.server.service.alerts import alert_conditions, combined_message
 from tests.server.conftest import WAIT_S, ServerEnv
+
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 
 def test_defaults() -> None:
@@ -98,6 +106,16 @@ def test_the_sync_interval_is_minutes_from_two() -> None:
     assert Settings().cursor_sync_interval_minutes == 5
     settings, warnings = parse_settings({"cursorSync": {"intervalMinutes": 2, "enabled": True}})
     assert (settings.cursor_sync_interval_minutes, warnings) == (2, [])
+
+
+@pytest.mark.parametrize(("seam", "least"), [("1", 1), ("9", 9), ("0", 10), ("30", 10), ("x", 10)])
+def test_the_least_refresh_interval_is_lowered_only_by_the_test_seam(
+    monkeypatch: pytest.MonkeyPatch, seam: str, least: int
+) -> None:
+    monkeypatch.setenv(MIN_REFRESH_ENV, seam)
+    assert parse_settings({"refreshIntervalSeconds": least})[0].refresh_interval_seconds == least
+    settings, warnings = parse_settings({"refreshIntervalSeconds": least - 1})
+    assert settings == Settings() and f"at least {least} seconds" in warnings[0]
 
 
 def test_nulls_and_unknown_keys_are_ignored() -> None:

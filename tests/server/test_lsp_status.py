@@ -7,9 +7,11 @@ import os
 import sqlite3
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from tests.server.conftest import (
+    TICK_S,
     ServerEnv,
     add_conversation,
     lsp_session,
@@ -17,6 +19,8 @@ from tests.server.conftest import (
     without,
     write_profile,
 )
+
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 CLI_STATUS = ("status", "--no-sync")
 
@@ -94,7 +98,7 @@ async def test_without_workspace_configuration_the_init_options_are_used(
 
 async def test_bad_settings_fall_back_to_defaults_with_a_warning(server_env: ServerEnv) -> None:
     bad = {
-        "refreshIntervalSeconds": 3,
+        "refreshIntervalSeconds": 0,  # below the least accepted, the test seam's too
         "budget": {"daily": "lots", "monthly": -5},
         "statusBar": {"show": "never"},
         "cursorSync": {"enabled": "yes"},
@@ -116,7 +120,7 @@ async def test_bad_settings_fall_back_to_defaults_with_a_warning(server_env: Ser
 
 
 async def test_database_growth_sends_new_figures(server_env: ServerEnv) -> None:
-    async with lsp_session(server_env, settings={"refreshIntervalSeconds": 10}) as s:
+    async with lsp_session(server_env, settings={"refreshIntervalSeconds": TICK_S}) as s:
         await s.statuses.wait()
         first = await s.command("codeburn.server.refresh")  # start-up work is over now
         mark = s.statuses.mark()
@@ -145,7 +149,7 @@ def _touch(db: Path) -> None:
 async def test_locked_database_keeps_last_figures_and_recovers(server_env: ServerEnv) -> None:
     db = write_profile(server_env.root / "delete", journal_mode="delete")
     async with lsp_session(
-        server_env, settings={"refreshIntervalSeconds": 10, "cursor": {"databasePath": str(db)}}
+        server_env, settings={"refreshIntervalSeconds": TICK_S, "cursor": {"databasePath": str(db)}}
     ) as s:
         good = await s.statuses.wait()
         assert good["state"] == "ok" and good["today"]["calls"] > 0

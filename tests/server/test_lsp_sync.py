@@ -24,6 +24,8 @@ from tests.server.conftest import (
 )
 from tests.sync.fake_cursor import FakeCursor, cookie_for, make_jwt, write_global_db
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 SYNC = "codeburn.server.syncCursor"
 REPORT = "codeburn.server.report"
 SYNC_TITLE = "Syncing Cursor usage from cursor.com"

@@ -27,6 +27,8 @@ from tests.agent_fixtures import (
 )
 from tests.usage_fixtures import at, days_ago, isolated_env, local_zone
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 FOLDER = "/srv/other-tools-test/shop"
 SLUG = "-srv-other-tools-test-shop"
 ROLLOUT = "019c16bd-a0fc-7293-855d-2948ce5dc471"

@@ -12,6 +12,8 @@ from codeburn.server.cli.main import main
 from codeburn.server.service.periods import PeriodError, named_period, resolve_period
 from tests.usage_fixtures import isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 DAY = timedelta(days=1)
 
 

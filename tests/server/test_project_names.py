@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 
 from codeburn.cache.daily_cache import daily_path
-from codeburn.providers import wait_for_writers
 from codeburn.providers.ide import workspaces
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.samples.profile_writer import ProfileWriter
-from codeburn.server.cli.main import WRITERS_LOCK, main
+from codeburn.server.cli.main import main
 from codeburn.server.service.projects import NO_PROJECT, ProjectNames, folder_names, slug_name
 from tests.real_cursor import copy_sample, report
 from tests.usage_fixtures import at, days_ago, isolated_env
+
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 # Under a folder of their own: the process-wide slug → folder memo is shared by the suite.
 WORK_API = "/srv/names-test/work/api"
@@ -155,7 +156,6 @@ def test_sealed_day_without_a_known_folder_is_named_from_its_slug(
 ) -> None:
     """A daily file written before folders were kept: a name read from the slug, `path: null`."""
     _report(capsys, four_projects)
-    wait_for_writers(tmp_path / "cache" / WRITERS_LOCK)  # as the next command does
     file = daily_path(tmp_path / "cache")
     raw = json.loads(file.read_text())
     assert raw["paths"]

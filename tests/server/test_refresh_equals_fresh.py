@@ -26,6 +26,8 @@ from codeburn.server.service.periods import named_period
 from codeburn.server.service.usage import UsageService
 from tests.usage_fixtures import at, days_ago, isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 BUDGET = Budget()
 
 

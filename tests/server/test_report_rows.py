@@ -8,6 +8,8 @@ import copy
 from datetime import date, timedelta
 from typing import Any
 
+import pytest
+
 from codeburn.cache import DaySlices, Slice, merge_days
 from codeburn.providers import iso_utc
 from codeburn.server.service.periods import Period
@@ -17,6 +19,8 @@ from codeburn.server.service.report import (
     build_report,
     conversation_rows,
 )
+
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 DAY0 = date(2026, 3, 2)
 MS0 = 1_772_000_000_000

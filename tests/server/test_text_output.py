@@ -13,6 +13,8 @@ from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local, write_export
 from tests.usage_fixtures import isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 HOSTILE = [
     "[/]",
     "[link=https://x.io]m[/link]",

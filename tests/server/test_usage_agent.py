@@ -35,6 +35,8 @@ from codeburn.server.service.usage import UsageService
 from tests.csv_fixtures import ExportRow, write_export
 from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 COST_S1 = 5 * 1.25e-6 + 13 * 10e-6
 COST_T1 = 2 * (10 * 3e-6 + 20 * 15e-6)
 UNREADABLE_ONE = (

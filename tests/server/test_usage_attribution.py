@@ -28,6 +28,8 @@ from codeburn.server.cli.main import main
 from tests.cursor_fixtures import read
 from tests.usage_fixtures import at, days_ago, isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 S = 1_000
 DAY = days_ago(3)
 IMPORTED = "Cursor (imported)"

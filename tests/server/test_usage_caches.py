@@ -29,6 +29,8 @@ from tests.usage_fixtures import (
     write_profile_with_today,
 )
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 NO_BUDGET = Budget()
 
 

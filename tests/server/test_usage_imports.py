@@ -15,6 +15,8 @@ from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local, spec_rows, write_export
 from tests.usage_fixtures import at, days_ago, isolated_env
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 # docs/import.md scenario on days d1..d3 (8..6 days ago), local Cursor bubbles on d1 and on d5.
 
 

@@ -13,6 +13,8 @@ from codeburn.providers.localtime import today
 from codeburn.server.cli.main import main
 from tests.usage_fixtures import days_ago, isolated_env, write_hand_profile
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 # Hand-computed from docs/local-data.md and pricing.md (see write_hand_profile):
 # A: input 10 × $1.25/M + output 50 × $10/M = 0.0000125 + 0.0005
 # B: meter 10,000 × $3/M = 0.03; output 20 × $15/M = 0.0003

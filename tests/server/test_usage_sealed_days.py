@@ -22,11 +22,13 @@ from codeburn.providers.exports.usage_csv import parse_csv
 from codeburn.providers.localtime import iso_utc, now_ms, today
 from codeburn.providers.samples.home_writer import AgentHomeWriter, assistant, turn_ended, user
 from codeburn.providers.samples.profile_writer import ProfileWriter
-from codeburn.server.cli.main import WRITERS_LOCK, main
+from codeburn.server.cli.main import main
 from codeburn.server.service.periods import Period
 from codeburn.server.service.usage import UsageService
 from tests.csv_fixtures import ExportRow, export_bytes, iso_local, write_export
 from tests.usage_fixtures import Env, at, days_ago, isolated_env
+
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 ONE_DAY = timedelta(days=1)
 
@@ -234,10 +236,9 @@ def test_a_lost_first_seen_file_with_nothing_to_date_says_nothing(tmp_path: Path
 
 @contextmanager
 def _command(cache: Path) -> Iterator[None]:
-    """As a CLI command runs: cache files written by one process forked at its end."""
-    with runtime.detached_after(cache / WRITERS_LOCK):
+    """As a CLI command runs: cache files written at its end, before it returns."""
+    with runtime.writes_at_end():
         yield
-    runtime.wait_for_writers(cache / WRITERS_LOCK)
 
 
 def _stored(cache: Path) -> dict[str, object]:
@@ -245,7 +246,6 @@ def _stored(cache: Path) -> dict[str, object]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-@pytest.mark.skipif(not runtime.can_fork(), reason="no fork here: nothing is written later")
 def test_a_commands_first_seen_times_are_written_after_it_and_held_by_what_it_seals(
     tmp_path: Path, env: Env
 ) -> None:

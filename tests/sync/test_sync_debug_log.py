@@ -15,6 +15,8 @@ from codeburn.providers.localtime import today
 from tests.csv_fixtures import ExportRow, iso_local
 from tests.sync.fake_cursor import TEST_USER_ID, SyncEnv
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 LEVELS = ["", "debug", "DEBUG", "info", "warning"]
 
 

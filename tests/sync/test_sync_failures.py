@@ -14,6 +14,8 @@ from codeburn.sync.state import load_state
 from tests.csv_fixtures import ExportRow
 from tests.sync.fake_cursor import TEST_SUB, Mode, SyncEnv
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 HOUR = 3_600_000
 PAST_THROTTLE = HOUR + 5 * 60_000 + 1
 SIX_HOURS = 6 * HOUR

@@ -26,7 +26,7 @@ HOUR = 3_600_000
 NOW = FIXED_NOW_MS
 PAST_THROTTLE = HOUR + 5 * 60_000 + 1
 ACCOUNT = account_of(TEST_SUB)
-pytestmark = pytest.mark.usefixtures("fixed_clock")
+pytestmark = [pytest.mark.clock, pytest.mark.usefixtures("fixed_clock")]  # reads the clock
 
 
 def event(

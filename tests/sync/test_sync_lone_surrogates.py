@@ -18,6 +18,8 @@ from codeburn.providers.localtime import now_ms
 from tests.sync.fake_cursor import SyncEnv
 from tests.sync.test_sync_json import event
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 HOUR = 3_600_000
 BAD = "\ufffd"  # what a lone surrogate becomes
 

@@ -12,6 +12,8 @@ from codeburn.providers.localtime import now_ms
 from codeburn.sync.quota import parse_usage_summary, quota_path, read_quota
 from tests.sync.fake_cursor import PERSONAL_SUMMARY, TEAM_SUMMARY, TEST_SUB, SyncEnv
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 QUOTA_KEYS = {
     "available",
     "message",

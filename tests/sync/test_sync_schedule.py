@@ -23,7 +23,7 @@ HOUR = 60 * MINUTE
 INTERVAL = 5 * MINUTE
 NOW = FIXED_NOW_MS
 H0 = (NOW // HOUR + 1) * HOUR  # the next full hour (the test zone is a whole-hour offset)
-pytestmark = pytest.mark.usefixtures("fixed_clock")
+pytestmark = [pytest.mark.clock, pytest.mark.usefixtures("fixed_clock")]  # reads the clock
 
 
 def test_an_hour_is_eleven_quick_syncs_and_one_full_sync(sync_env: SyncEnv) -> None:

@@ -13,6 +13,8 @@ from codeburn.sync.state import SyncState, save_state, state_path
 from codeburn.sync.status_block import cursor_sync_block
 from tests.sync.fake_cursor import TEST_SUB, SyncEnv, write_global_db
 
+pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+
 LOGIN = "Cursor login expired, open Cursor to sign in again"
 NETWORK = "Couldn't reach cursor.com, will retry"
 EXPORT = "Couldn't read the usage export from cursor.com, will retry"
