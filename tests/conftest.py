@@ -132,6 +132,14 @@ def no_secret_anywhere(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Non
 
 
 @pytest.fixture(autouse=True)
+def no_terminal_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No `COLUMNS`/`LINES` from outside: pytest-xdist's workers get 80×24, a terminal its own
+    size, and the CLI's text follows `COLUMNS` in a pipe. A test that wants a width sets one."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def no_real_cursor_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Transcripts and CLI sessions come only from what a test writes, never the real ~/.cursor."""
     monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(tmp_path / "cursor-home"))
