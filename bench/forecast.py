@@ -12,8 +12,10 @@ status object call. The forecast is compared with the cycle's actual total.
 Printed per export, over the days with a forecast: the dollar-weighted error Σ|f−a|/Σa, the naive
 linear projection's (spent × cycle days ÷ elapsed days), the share of days whose band holds the
 actual total, the median band width (high − low)/projected, and the share of scored days that
-had a forecast. Targets (docs/forecast.md): error below naive, coverage ≥ 80 %, median width
-≤ 60 %, forecast share ≥ 80 %. Exits 1 when export 01 misses one.
+had a forecast, with how many the rule "no forecast before the cycle's 3rd local day with calls"
+allows at all (days with calls by the end of day d−1). Targets (docs/forecast.md): error below
+naive, coverage ≥ 80 %, median width ≤ 60 %, forecast share ≥ 80 %. Exits 1 when export 01
+misses one.
 
 The process's time zone is the local zone (`TZ=UTC python bench/forecast.py` for UTC days).
 """
@@ -49,6 +51,8 @@ class Score:
     held: int = 0
     widths: list[float] | None = None
     cycles: int = 0
+    allowed: int = 0
+    """Scored days whose cycle had 3 days with calls by the end of day d−1 (the rule's ceiling)."""
 
     def row(self, name: str) -> str:
         if not self.cycles:
@@ -61,7 +65,7 @@ class Score:
             f"{self.naive_error / self.actual:>8.1%} {self.held / self.forecast_days:>8.1%} "
             f"{statistics.median(widths):>8.1%} "
             f"{self.forecast_days / self.scored_days:>7.1%} "
-            f"({self.forecast_days}/{self.scored_days})"
+            f"({self.forecast_days}/{self.scored_days}; the rule allows {self.allowed})"
         )
 
     def meets(self) -> bool:
@@ -108,7 +112,13 @@ def series(csv: Path, folder: Path) -> tuple[dict[date, object], date, date] | s
 
 def score(days: dict[date, object], first: date, last: date) -> Score:
     from codeburn.providers import local_midnight_ms  # noqa: PLC0415
-    from codeburn.server.service.forecast import Cycle, DayFigures, project  # noqa: PLC0415
+    from codeburn.server.service.forecast import (  # noqa: PLC0415
+        MIN_CALL_DAYS,
+        Cycle,
+        DayFigures,
+        call_days,
+        project,
+    )
 
     figures: dict[date, DayFigures] = {d: f for d, f in days.items() if isinstance(f, DayFigures)}
     result = Score(widths=[])
@@ -124,6 +134,7 @@ def score(days: dict[date, object], first: date, last: date) -> Score:
                 yesterday = d - timedelta(days=1)
                 before = {k: f for k, f in figures.items() if k < d}
                 result.scored_days += 1
+                result.allowed += call_days(before, cycle, yesterday) >= MIN_CALL_DAYS
                 forecast = project(
                     before,
                     cycle,

@@ -22,20 +22,25 @@ RECENT_DAYS: Final = 14
 """The recent rate looks at this many local days up to the clock (earlier cycles included)."""
 HALF_LIFE_DAYS: Final = 7.0
 """A day's weight in the recent rate halves with every week of age."""
-CYCLE_WEIGHT: Final = 0.5
-"""The daily rate is this share of the cycle's own average and the rest of the recent rate."""
+CYCLE_WEIGHT: Final = 0.25
+RECENT_WEIGHT: Final = 0.5
+"""The daily rate is this share of the cycle's own average, this of the recent rate, and the
+rest of the plain average of the last WEEKDAY_DAYS days (it damps one burst week)."""
 WEEKDAY_DAYS: Final = 56
-"""Weekday effects are read from this many local days up to the clock (eight of each weekday)."""
+"""Weekday effects and the long average are read from this many local days up to the clock."""
 WEEKDAY_STRENGTH: Final = 0.5
 """How much of a weekday's measured effect is applied (half: eight samples are few)."""
 HISTORY_DAYS: Final = max(RECENT_DAYS, WEEKDAY_DAYS)
 """The forecast reads the local days from this many days before the clock (and the cycle's)."""
-BAND_LOW: Final = 0.0
-BAND_HIGH: Final = 1.5
-BAND_MIN_SHARE: Final = 0.58
-"""The band: what is spent plus BAND_LOW × the projected rest of the cycle (bursty usage often
-simply stops), up to what is spent plus the larger of BAND_HIGH × the projected rest and
-BAND_MIN_SHARE × the projection (late in a cycle a burst still moves the total)."""
+BAND_MIN_SHARE: Final = 0.5
+BAND_EARLY: Final = 2.0
+BAND_EARLY_POWER: Final = 3.0
+BAND_MAX_SHARE: Final = 5.0
+"""The band: from what is spent (bursty usage often simply stops) up to what is spent plus the
+larger of the projected rest and share × the projection, where share = BAND_EARLY × (remaining ÷
+elapsed)^BAND_EARLY_POWER kept within [BAND_MIN_SHARE, BAND_MAX_SHARE]: early in a cycle its total
+is still wide open (a late burst can multiply it); from about 61 % of the cycle on, one burst still
+moves it by about half."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +86,14 @@ def _recent_rate(days: Mapping[date, DayFigures], today: date, today_share: floa
     return num / den if den > 0 else 0.0
 
 
+def _long_rate(days: Mapping[date, DayFigures], today: date, today_share: float) -> float:
+    """The plain daily average of the last WEEKDAY_DAYS days up to `today` (today by its share)."""
+    cost = sum(
+        days.get(today - timedelta(days=age), DayFigures()).cost for age in range(WEEKDAY_DAYS)
+    )
+    return cost / (WEEKDAY_DAYS - 1 + today_share)
+
+
 def _weekday_effect(days: Mapping[date, DayFigures], today: date, end: date) -> float:
     """The mean weekday factor of the cycle's days after `today`: a day's factor is its weekday's
     share of the last WEEKDAY_DAYS days' cost × 7, pulled halfway to 1."""
@@ -107,17 +120,27 @@ def project_cost(
     today_share = min(max(elapsed - elapsed_days, 1e-6), 1.0)
     spent = sum(f.cost for d, f in days.items() if cycle.start <= d <= today)
     remaining = max(cycle.days - elapsed, 0.0)
-    rate = CYCLE_WEIGHT * spent / elapsed + (1 - CYCLE_WEIGHT) * _recent_rate(
-        days, today, today_share
+    rate = (
+        CYCLE_WEIGHT * spent / elapsed
+        + RECENT_WEIGHT * _recent_rate(days, today, today_share)
+        + (1 - CYCLE_WEIGHT - RECENT_WEIGHT) * _long_rate(days, today, today_share)
     )
     rest = max(rate * remaining * _weekday_effect(days, today, cycle.end), 0.0)
+    projected = spent + rest
     return Projection(
         spent=spent,
-        projected=spent + rest,
-        low=spent + BAND_LOW * rest,
-        high=spent + max(BAND_HIGH * rest, BAND_MIN_SHARE * (spent + rest)),
+        projected=projected,
+        low=spent,
+        high=spent + max(rest, band_share(elapsed, remaining) * projected),
         remaining_days=remaining,
     )
+
+
+def band_share(elapsed: float, remaining: float) -> float:
+    """The band's height above what is spent, as a share of the projection: wide while little of
+    the cycle has passed, BAND_MIN_SHARE once most of it has."""
+    early: float = BAND_EARLY * (remaining / elapsed) ** BAND_EARLY_POWER
+    return min(max(early, BAND_MIN_SHARE), BAND_MAX_SHARE)
 
 
 def call_days(days: Mapping[date, DayFigures], cycle: Cycle, today: date) -> int:
