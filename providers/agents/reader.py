@@ -22,9 +22,9 @@ from typing import Any, Final, Protocol
 from codeburn.providers.agents.claude_code import (
     ClaudeFile,
     ClaudeRequest,
-    claude_calls,
     decode_claude,
 )
+from codeburn.providers.agents.claude_memo import ClaudeCallsMemo
 from codeburn.providers.agents.codex import (
     FALLBACK_MODEL,
     CodexState,
@@ -94,8 +94,10 @@ class ToolSnapshot:
         return any(f.tool == tool for f in self.files.values())
 
 
-def _walk(top: Path, problems: list[str], seen: set[tuple[int, int]]) -> Iterator[Path]:
-    """Every file under `top`, following folder links once each (a link loop ends there)."""
+def _walk(top: Path, problems: list[str], seen: set[tuple[int, int]]) -> Iterator[tuple[Path, str]]:
+    """Every file under `top` with its real path, following folder links once each (a link
+    loop ends there). A file that is no link is its folder's real path plus its name: one
+    `realpath` per folder, not per file."""
     try:
         st = top.stat()
     except OSError:
@@ -108,15 +110,18 @@ def _walk(top: Path, problems: list[str], seen: set[tuple[int, int]]) -> Iterato
     except OSError as exc:
         problems.append(f"could not list {top}: {exc.strerror or exc}")
         return
+    real = os.path.realpath(top)
     for entry in sorted(entries, key=lambda e: e.name):
         try:
             is_dir = entry.is_dir()
+            is_link = entry.is_symlink()
         except OSError:
             continue
         if is_dir:
             yield from _walk(Path(entry.path), problems, seen)
         else:
-            yield Path(entry.path)
+            key = os.path.realpath(entry.path) if is_link else os.path.join(real, entry.name)
+            yield Path(entry.path), key
 
 
 def _ident(path: Path) -> Ident | None:
@@ -135,22 +140,23 @@ def take_snapshot(claude: list[Path] | None = None, codex: Path | None = None) -
     seen: set[tuple[int, int]] = set()
     for index, root in enumerate(claude if claude is not None else claude_roots()):
         projects = root / "projects"
-        for path in _walk(projects, snap.problems, seen):
+        for path, key in _walk(projects, snap.problems, seen):
             if path.suffix == ".jsonl":
-                _add(snap, CLAUDE_CODE, path, f"{index}/{path.relative_to(projects).as_posix()}")
+                name = f"{index}/{path.relative_to(projects).as_posix()}"
+                _add(snap, CLAUDE_CODE, path, key, name)
     root = codex if codex is not None else codex_root()
     for folder, pattern in (("sessions", "rollout-"), ("archived_sessions", "")):
-        for path in _walk(root / folder, snap.problems, seen):
+        for path, key in _walk(root / folder, snap.problems, seen):
             if path.suffix == ".jsonl" and path.name.startswith(pattern):
-                _add(snap, CODEX, path, path.as_posix())
+                _add(snap, CODEX, path, key, path.as_posix())
     return snap
 
 
-def _add(snap: ToolSnapshot, tool: str, path: Path, name: str) -> None:
+def _add(snap: ToolSnapshot, tool: str, path: Path, key: str, name: str) -> None:
+    """`key`: the file's real path (one file reached through two roots is read once)."""
     ident = _ident(path)
     if ident is None:
         return
-    key = os.path.realpath(path)  # one file reached through two roots is read once
     snap.files.setdefault(key, LogFile(tool, path, name, ident))
 
 
@@ -175,6 +181,12 @@ class _Kept:
     last_ms: int = 0  # the latest record's time
     first: ClaudeRequest | None = None  # Claude Code: the first request that names a folder
     assumed: int = 0  # Codex: requests priced as FALLBACK_MODEL
+    # Its row in the state file, as JSON text, until the file is read again; and its records'
+    # JSON text (quoted) for the first `written` of them: saving the state after an append
+    # encodes only the new records of the files that changed.
+    text: str | None = None
+    quoted: str | None = None
+    written: int = 0
 
     def decoded(self) -> bool:
         """Its records decoded from `raw` (False: `raw` is damaged; read the file again)."""
@@ -188,8 +200,28 @@ class _Kept:
                 self.usages = [CodexUsage(*u) for u in rows]
         except (ValueError, TypeError):
             return False
+        self.quoted, self.written = json.dumps(self.raw), len(rows)
         self.raw = None
         return True
+
+    def quoted_rows(self) -> str:
+        """The records' JSON text as a JSON string (the state file's `rows`), encoding only
+        the records not encoded yet: a string's escapes are per character, so the text of
+        more records extends the string before its closing `]"`."""
+        if self.raw is not None:
+            return json.dumps(self.raw)
+        records: list[Any] = (
+            [_request_row(r) for r in self.claude.requests[self.written :]]
+            if self.claude is not None
+            else [_usage_row(u) for u in self.usages[self.written :]]
+        )
+        if self.quoted is None:
+            self.quoted = json.dumps(json.dumps(records))
+        elif records:
+            more = json.dumps(records)[1:]  # "c]" of "[c]"
+            self.quoted = self.quoted[:-2] + json.dumps(f", {more}" if self.written else more)[1:]
+        self.written += len(records)
+        return self.quoted
 
     def took(self, requests: list[ClaudeRequest], usages: list[CodexUsage]) -> None:
         """Note what new records say of the whole file."""
@@ -217,7 +249,9 @@ class ToolLogs:
     def __init__(self, store: ToolStore | None = None) -> None:
         self.store = store
         self._kept: dict[str, _Kept] | None = None
-        self._claude: tuple[int | None, list[Call], dict[str, str]] | None = None
+        # Claude Code's calls per period read: after an append, only the new requests are
+        # weighed (equal to `claude_calls` of every file; see `ClaudeCallsMemo`).
+        self.claude_memo = ClaudeCallsMemo()
         self.changed = False
 
     def snapshot(self) -> ToolSnapshot:
@@ -268,8 +302,6 @@ class ToolLogs:
 
     def _forget(self, entry: _Kept) -> None:
         self.changed = True
-        if entry.tool == CLAUDE_CODE:
-            self._claude = None
 
     def _read_file(self, file: LogFile, old: _Kept | None, problems: list[str]) -> _Kept | None:
         """The file's entry after reading its new bytes; None: unreadable (the old entry, if
@@ -297,6 +329,7 @@ class ToolLogs:
         entry.ident = file.ident
         entry.head = _digest(head[: min(len(head), entry.offset)])
         entry.calls = None
+        entry.text = None
         return entry
 
     @staticmethod
@@ -342,12 +375,10 @@ class ToolLogs:
     ) -> ToolRead:
         read = ToolRead(diagnostics=problems)
         low = None if since_ms is None else since_ms - DAY_MS
-        if self._claude is None or self._claude[0] != since_ms:
-            files = [self._claude_file(e, low) for e in kept.values() if e.claude is not None]
-            made = claude_calls(files, since_ms)
-            self._claude = (since_ms, made.calls, made.titles)
-        read.calls.extend(self._claude[1])
-        read.titles.update(self._claude[2])
+        files = [self._claude_file(e, low) for e in kept.values() if e.claude is not None]
+        made = self.claude_memo.calls(files, since_ms)
+        read.calls.extend(made.calls)
+        read.titles.update(made.titles)
         read.found = {e.tool for e in kept.values() if e.records}
         assumed = 0
         for entry in kept.values():
@@ -403,8 +434,14 @@ class ToolLogs:
 
     def dump(self) -> bytes:
         """The per-file state as our cache file's bytes."""
-        files = {key: _entry_row(e) for key, e in (self._kept or {}).items()}
-        return json.dumps({"version": STATE_VERSION, "files": files}).encode()
+        kept = self._kept or {}
+        for entry in kept.values():
+            if entry.text is None:
+                # "rows": the records' JSON text, decoded only when a read needs them
+                head = json.dumps(_entry_row(entry))[:-1]
+                entry.text = f'{head}, "rows": {entry.quoted_rows()}}}'
+        files = ",".join(f"{json.dumps(key)}:{e.text}" for key, e in kept.items())
+        return f'{{"version": {STATE_VERSION}, "files": {{{files}}}}}'.encode()
 
     def save(self) -> None:
         if self.store is not None and self.changed:
@@ -462,16 +499,9 @@ def _entry_row(e: _Kept) -> dict[str, Any]:
     if e.claude is not None:
         row["summary"] = e.claude.summary
         row["prompt"] = e.claude.first_prompt
-        rows: Any = e.raw
-        if rows is None:
-            rows = json.dumps([_request_row(r) for r in e.claude.requests])
     if e.codex is not None:
         s = e.codex
         row["state"] = [s.session, s.cwd, s.model, list(s.totals) if s.totals else None, s.title]
-        rows = e.raw
-        if rows is None:
-            rows = json.dumps([_usage_row(u) for u in e.usages])
-    row["rows"] = rows  # JSON text: decoded only when a read needs them
     return row
 
 
