@@ -53,6 +53,8 @@ class _Answer:
     chosen: dict[str, tuple[ClaudeRequest, str, Position]] = field(default_factory=dict)
     first_at: dict[str, Position] = field(default_factory=dict)  # where a key first counts
     made: dict[str, Call] = field(default_factory=dict)
+    order: list[str] | None = None  # the keys by `first_at` (None: to be sorted again)
+    new: list[str] = field(default_factory=list)  # keys not in `order` yet
     titles: dict[str, str] = field(default_factory=dict)
     result: ClaudeCalls | None = None
 
@@ -162,8 +164,12 @@ class ClaudeCallsMemo:
             key = request.key or f"{file.path}@{request.offset}"
             at = (index, start + offset)
             held = chosen.get(key)
-            if held is None or at < first_at[key]:
+            if held is None:
                 first_at[key] = at
+                answer.new.append(key)
+            elif at < first_at[key]:  # an earlier copy: the key moves in the order
+                first_at[key] = at
+                answer.order = None
             if (
                 held is None
                 or request.output_tokens > held[0].output_tokens
@@ -177,8 +183,17 @@ class ClaudeCallsMemo:
         if answer.result is not None:
             return answer.result
         since_ms, made, projects = answer.since_ms, answer.made, answer.projects
+        order, first_at = answer.order, answer.first_at
+        new = sorted(answer.new, key=first_at.__getitem__)
+        if order is not None and new and order and first_at[new[0]] < first_at[order[-1]]:
+            order = None
+        if order is None:
+            order = sorted(answer.chosen, key=first_at.__getitem__)
+        else:
+            order += new
+        answer.order, answer.new = order, []
         calls: list[Call] = []
-        for key in sorted(answer.chosen, key=answer.first_at.__getitem__):
+        for key in order:
             request, session, _ = answer.chosen[key]
             if since_ms is not None and request.timestamp_ms < since_ms:
                 continue

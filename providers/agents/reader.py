@@ -94,12 +94,15 @@ class ToolSnapshot:
         return any(f.tool == tool for f in self.files.values())
 
 
-def _walk(top: Path, problems: list[str], seen: set[tuple[int, int]]) -> Iterator[tuple[Path, str]]:
-    """Every file under `top` with its real path, following folder links once each (a link
-    loop ends there). A file that is no link is its folder's real path plus its name: one
-    `realpath` per folder, not per file."""
+def _walk(
+    top: str, rel: str, real: str | None, problems: list[str], seen: set[tuple[int, int]]
+) -> Iterator[tuple[str, str, str]]:
+    """Every file under `top`: its path, its path under the walk's start ('/'-separated) and
+    its real path, following folder links once each (a link loop ends there). A file or
+    folder that is no link is its folder's real path plus its name: `realpath` runs for
+    links only (`real`: `top`'s, None when not known)."""
     try:
-        st = top.stat()
+        st = os.stat(top)
     except OSError:
         return
     if (st.st_dev, st.st_ino) in seen:
@@ -110,23 +113,27 @@ def _walk(top: Path, problems: list[str], seen: set[tuple[int, int]]) -> Iterato
     except OSError as exc:
         problems.append(f"could not list {top}: {exc.strerror or exc}")
         return
-    real = os.path.realpath(top)
+    if real is None:
+        real = os.path.realpath(top)
     for entry in sorted(entries, key=lambda e: e.name):
         try:
             is_dir = entry.is_dir()
             is_link = entry.is_symlink()
         except OSError:
             continue
+        name = entry.name
+        under = f"{rel}/{name}" if rel else name
         if is_dir:
-            yield from _walk(Path(entry.path), problems, seen)
+            inner = None if is_link else os.path.join(real, name)
+            yield from _walk(entry.path, under, inner, problems, seen)
         else:
-            key = os.path.realpath(entry.path) if is_link else os.path.join(real, entry.name)
-            yield Path(entry.path), key
+            key = os.path.realpath(entry.path) if is_link else os.path.join(real, name)
+            yield entry.path, under, key
 
 
-def _ident(path: Path) -> Ident | None:
+def _ident(path: str) -> Ident | None:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     if not stat.S_ISREG(st.st_mode):
@@ -139,25 +146,29 @@ def take_snapshot(claude: list[Path] | None = None, codex: Path | None = None) -
     snap = ToolSnapshot(taken_ns=time.time_ns())
     seen: set[tuple[int, int]] = set()
     for index, root in enumerate(claude if claude is not None else claude_roots()):
-        projects = root / "projects"
-        for path, key in _walk(projects, snap.problems, seen):
-            if path.suffix == ".jsonl":
-                name = f"{index}/{path.relative_to(projects).as_posix()}"
-                _add(snap, CLAUDE_CODE, path, key, name)
+        for path, under, key in _walk(str(root / "projects"), "", None, snap.problems, seen):
+            if _is_log(under.rsplit("/", 1)[-1]):
+                _add(snap, CLAUDE_CODE, path, key, f"{index}/{under}")
     root = codex if codex is not None else codex_root()
     for folder, pattern in (("sessions", "rollout-"), ("archived_sessions", "")):
-        for path, key in _walk(root / folder, snap.problems, seen):
-            if path.suffix == ".jsonl" and path.name.startswith(pattern):
-                _add(snap, CODEX, path, key, path.as_posix())
+        for path, under, key in _walk(str(root / folder), "", None, snap.problems, seen):
+            name = under.rsplit("/", 1)[-1]
+            if _is_log(name) and name.startswith(pattern):
+                _add(snap, CODEX, path, key, path)
     return snap
 
 
-def _add(snap: ToolSnapshot, tool: str, path: Path, key: str, name: str) -> None:
+def _is_log(name: str) -> bool:
+    """`*.jsonl` (`.jsonl` alone is a hidden file with no suffix)."""
+    return len(name) > len(".jsonl") and name.endswith(".jsonl")
+
+
+def _add(snap: ToolSnapshot, tool: str, path: str, key: str, name: str) -> None:
     """`key`: the file's real path (one file reached through two roots is read once)."""
     ident = _ident(path)
     if ident is None:
         return
-    snap.files.setdefault(key, LogFile(tool, path, name, ident))
+    snap.files.setdefault(key, LogFile(tool, Path(path), name, ident))
 
 
 @dataclass(slots=True)
@@ -434,14 +445,24 @@ class ToolLogs:
 
     def dump(self) -> bytes:
         """The per-file state as our cache file's bytes."""
+        return self.dump_later()()
+
+    def dump_later(self) -> Callable[[], bytes]:
+        """`dump`, its rows encoded now (only those of files read since) and the file's bytes
+        joined when called: a write behind the answer does that part."""
         kept = self._kept or {}
         for entry in kept.values():
             if entry.text is None:
                 # "rows": the records' JSON text, decoded only when a read needs them
                 head = json.dumps(_entry_row(entry))[:-1]
                 entry.text = f'{head}, "rows": {entry.quoted_rows()}}}'
-        files = ",".join(f"{json.dumps(key)}:{e.text}" for key, e in kept.items())
-        return f'{{"version": {STATE_VERSION}, "files": {{{files}}}}}'.encode()
+        texts = [(key, e.text) for key, e in kept.items()]
+
+        def joined() -> bytes:
+            files = ",".join(f"{json.dumps(key)}:{text}" for key, text in texts)
+            return f'{{"version": {STATE_VERSION}, "files": {{{files}}}}}'.encode()
+
+        return joined
 
     def save(self) -> None:
         if self.store is not None and self.changed:
