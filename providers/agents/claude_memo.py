@@ -10,6 +10,7 @@ folder. Anything else is made again whole by `claude_calls`' rules.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -26,6 +27,7 @@ from codeburn.providers.agents.claude_code import (
 from codeburn.providers.calls import Call
 from codeburn.providers.ide import path_project
 
+INSERTS: Final = 1000  # more new keys than this: sort them all again
 SLOTS: Final = 4  # a status reads two periods (the history before the month, and the month)
 
 Position = tuple[int, int]  # file index, request index: copies tie-break on the earliest
@@ -55,6 +57,7 @@ class _Answer:
     made: dict[str, Call] = field(default_factory=dict)
     order: list[str] | None = None  # the keys by `first_at` (None: to be sorted again)
     new: list[str] = field(default_factory=list)  # keys not in `order` yet
+    changed: set[str] = field(default_factory=set)  # keys whose call is to be made again
     titles: dict[str, str] = field(default_factory=dict)
     result: ClaudeCalls | None = None
 
@@ -176,33 +179,27 @@ class ClaudeCallsMemo:
                 or (request.output_tokens == held[0].output_tokens and at < held[2])
             ):
                 chosen[key] = (request, session, at)
-                answer.made.pop(key, None)
+                answer.changed.add(key)
 
     @staticmethod
     def _result(answer: _Answer) -> ClaudeCalls:
         if answer.result is not None:
             return answer.result
-        since_ms, made, projects = answer.since_ms, answer.made, answer.projects
+        made, projects, chosen = answer.made, answer.projects, answer.chosen
+        for key in answer.changed:  # a new key, or another copy chosen
+            request, session, _ = chosen[key]
+            made[key] = make_call(key, request, session, projects.get(session, UNKNOWN_PROJECT))
+        answer.changed.clear()
         order, first_at = answer.order, answer.first_at
-        new = sorted(answer.new, key=first_at.__getitem__)
-        if order is not None and new and order and first_at[new[0]] < first_at[order[-1]]:
-            order = None
-        if order is None:
-            order = sorted(answer.chosen, key=first_at.__getitem__)
+        if order is None or len(answer.new) > INSERTS:
+            order = sorted(chosen, key=first_at.__getitem__)
         else:
-            order += new
+            for key in answer.new:
+                bisect.insort(order, key, key=first_at.__getitem__)
         answer.order, answer.new = order, []
-        calls: list[Call] = []
-        for key in order:
-            request, session, _ = answer.chosen[key]
-            if since_ms is not None and request.timestamp_ms < since_ms:
-                continue
-            call = made.get(key)
-            if call is None:
-                call = made[key] = make_call(
-                    key, request, session, projects.get(session, UNKNOWN_PROJECT)
-                )
-            calls.append(call)
+        every = [made[key] for key in order]
+        since_ms = answer.since_ms
+        calls = every if since_ms is None else [c for c in every if c.timestamp_ms >= since_ms]
         answer.result = ClaudeCalls(calls, dict(answer.titles))
         return answer.result
 
