@@ -320,9 +320,7 @@ class LocalReader:
     def tool_calls(self, first_ms: int, end_ms: int) -> list[Call]:
         """Other tools' calls in [first_ms, end_ms): their logs are read whole, with no
         6-month floor (docs/other-tools.md); the read's state is kept for the next read."""
-        tools = self.tools
-        read = tools.read(self._tool_snapshot(), first_ms)
-        return [c for c in read.calls if c.timestamp_ms < end_ms]
+        return self.tools.calls_between(self._tool_snapshot(), first_ms, end_ms)
 
     def _read_tools(self, since_ms: int, progress: Progress | None = None) -> ToolRead:
         """Claude Code's and Codex's logs: only what is new since the last read; the state is

@@ -12,7 +12,18 @@ from codeburn.providers.agents import ClaudeFile, ToolLogs, claude_calls, decode
 from codeburn.providers.agents.reader import take_snapshot
 from codeburn.providers.calls import CLAUDE_CODE
 from codeburn.providers.localtime import parse_iso_ms
-from tests.agent_fixtures import assistant, jsonl, progress, summary, usage, user, write
+from tests.agent_fixtures import (
+    assistant,
+    jsonl,
+    progress,
+    session_meta,
+    summary,
+    token_count,
+    turn_context,
+    usage,
+    user,
+    write,
+)
 
 T = "2026-03-02T10:{:02d}:00.000Z"
 S1 = "5d1c8a4e-0000-4000-8000-0000000000b1"
@@ -127,3 +138,55 @@ def test_appends_rewrites_and_truncations_equal_claude_calls(tmp_path: Path) -> 
     logs.save()
     _append(agent, [assistant("s2", "t2", T.format(58), usage(out=6), session=S1)])
     _check(ToolLogs(logs.store), claude, codex)
+
+
+D = "2026-03-{:02d}T10:00:00.000Z"
+ROLLOUT = "0199f433-233e-74b0-80d8-b9ef1b9fabd7"
+
+
+def test_the_days_before_the_month_are_kept_while_appends_cannot_change_them(
+    tmp_path: Path,
+) -> None:
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    folder = claude / "projects" / "-home-dev-shop"
+    s1 = write(
+        folder / f"{S1}.jsonl",
+        [
+            assistant("m1", "r1", D.format(2), usage(out=10), session=S1),
+            assistant("m2", "r2", D.format(12), usage(out=20), session=S1),
+        ],
+    )
+    rollout = write(
+        codex / "sessions/2026/03/02" / f"rollout-2026-03-02T10-00-00-{ROLLOUT}.jsonl",
+        [
+            session_meta(ROLLOUT, "/home/dev/api", D.format(2)),
+            turn_context("gpt-5-codex", D.format(2)),
+            token_count(D.format(2), (100, 20, 5, 0)),
+            token_count(D.format(12), (300, 20, 9, 0)),
+        ],
+    )
+    first, end = parse_iso_ms(D.format(1)), parse_iso_ms(D.format(10))
+    logs = ToolLogs()
+
+    def check(kept: bool) -> None:
+        hits = logs.window_hits
+        got = logs.calls_between(take_snapshot([claude], codex), first, end)
+        plain = ToolLogs().read(take_snapshot([claude], codex), first).calls
+        assert sorted(got, key=str) == sorted((c for c in plain if c.timestamp_ms < end), key=str)
+        assert got and (logs.window_hits > hits) == kept
+
+    check(kept=False)
+    _append(s1, [assistant("m3", "r3", D.format(13), usage(out=5), session=S1)])
+    check(kept=True)  # a new request after the days asked
+    _append(rollout, [token_count(D.format(13), (400, 20, 12, 0))])
+    check(kept=True)
+    _append(s1, [assistant("m1", "r1", D.format(14), usage(out=90), session=S1)])
+    check(kept=False)  # a copy of a request counted before: it moves out
+    _append(s1, [assistant("m4", "r4", D.format(3), usage(out=7), session=S1)])
+    check(kept=False)  # a request inside the days asked
+    _append(rollout, [token_count(D.format(4), (500, 20, 15, 0))])
+    check(kept=False)
+    write(folder / f"{S2}.jsonl", [assistant("x1", "y1", D.format(3), usage(out=3), session=S2)])
+    check(kept=False)  # a new log
+    s1.write_bytes(jsonl([assistant("m1", "r1", D.format(2), usage(out=10), session=S1)]))
+    check(kept=False)  # a rewritten log
