@@ -42,6 +42,7 @@ CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may sp
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
 DAY_MS: Final = 24 * 60 * 60 * 1000
+PIECES: Final = 64  # a log's records' text kept in at most this many pieces (joined beyond)
 PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
 
 Ident = tuple[int, int, int]  # size, mtime_ns, inode
@@ -72,7 +73,7 @@ def codex_root() -> Path:
 @dataclass(frozen=True, slots=True)
 class LogFile:
     tool: str
-    path: Path
+    path: str
     name: str  # Claude Code: '/'-separated under `projects/` (root-numbered); Codex: the path
     ident: Ident
 
@@ -168,7 +169,7 @@ def _add(snap: ToolSnapshot, tool: str, path: str, key: str, name: str) -> None:
     ident = _ident(path)
     if ident is None:
         return
-    snap.files.setdefault(key, LogFile(tool, Path(path), name, ident))
+    snap.files.setdefault(key, LogFile(tool, path, name, ident))
 
 
 @dataclass(slots=True)
@@ -195,8 +196,8 @@ class _Kept:
     # Its row in the state file, as JSON text, until the file is read again; and its records'
     # JSON text (quoted) for the first `written` of them: saving the state after an append
     # encodes only the new records of the files that changed.
-    text: str | None = None
-    quoted: str | None = None
+    text: tuple[str, ...] | None = None
+    quoted: list[str] | None = None
     written: int = 0
 
     def decoded(self) -> bool:
@@ -211,28 +212,30 @@ class _Kept:
                 self.usages = [CodexUsage(*u) for u in rows]
         except (ValueError, TypeError):
             return False
-        self.quoted, self.written = json.dumps(self.raw), len(rows)
+        self.quoted, self.written = [json.dumps(self.raw)[:-2]], len(rows)
         self.raw = None
         return True
 
-    def quoted_rows(self) -> str:
-        """The records' JSON text as a JSON string (the state file's `rows`), encoding only
-        the records not encoded yet: a string's escapes are per character, so the text of
-        more records extends the string before its closing `]"`."""
+    def quoted_rows(self) -> tuple[str, ...]:
+        """The records' JSON text as a JSON string (the state file's `rows`) in pieces, less
+        its closing `]"`, encoding only the records not encoded yet: a string's escapes are
+        per character, so the text of more records is one more piece."""
         if self.raw is not None:
-            return json.dumps(self.raw)
+            return (json.dumps(self.raw)[:-2],)
         records: list[Any] = (
             [_request_row(r) for r in self.claude.requests[self.written :]]
             if self.claude is not None
             else [_usage_row(u) for u in self.usages[self.written :]]
         )
         if self.quoted is None:
-            self.quoted = json.dumps(json.dumps(records))
+            self.quoted = [json.dumps(json.dumps(records))[:-2]]
         elif records:
-            more = json.dumps(records)[1:]  # "c]" of "[c]"
-            self.quoted = self.quoted[:-2] + json.dumps(f", {more}" if self.written else more)[1:]
+            more = json.dumps(records)[1:-1]  # "c" of "[c]"
+            self.quoted.append(json.dumps(f", {more}" if self.written else more)[1:-1])
+            if len(self.quoted) > PIECES:
+                self.quoted[:] = ["".join(self.quoted)]
         self.written += len(records)
-        return self.quoted
+        return tuple(self.quoted)
 
     def took(self, requests: list[ClaudeRequest], usages: list[CodexUsage]) -> None:
         """Note what new records say of the whole file."""
@@ -400,7 +403,7 @@ class ToolLogs:
         """The file's entry after reading its new bytes; None: unreadable (the old entry, if
         any, stays)."""
         try:
-            with file.path.open("rb") as fh:
+            with open(file.path, "rb") as fh:
                 head = fh.read(HEAD_BYTES)
                 if old is None and b"\x00" in head[:_SNIFF]:
                     problems.append(f"{file.path} is not a text log (binary bytes)")
@@ -532,16 +535,17 @@ class ToolLogs:
     def dump_later(self) -> Callable[[], bytes]:
         """`dump`, its rows encoded now (only those of files read since) and the file's bytes
         joined when called: a write behind the answer does that part."""
-        kept = self._kept or {}
-        for entry in kept.values():
-            if entry.text is None:
+        texts: list[tuple[str, tuple[str, ...]]] = []
+        for key, entry in (self._kept or {}).items():
+            text = entry.text
+            if text is None:
                 # "rows": the records' JSON text, decoded only when a read needs them
                 head = json.dumps(_entry_row(entry))[:-1]
-                entry.text = f'{head}, "rows": {entry.quoted_rows()}}}'
-        texts = [(key, e.text) for key, e in kept.items()]
+                text = entry.text = (f'{head}, "rows": ', *entry.quoted_rows(), ']"}')
+            texts.append((key, text))
 
         def joined() -> bytes:
-            files = ",".join(f"{json.dumps(key)}:{text}" for key, text in texts)
+            files = ",".join(f"{json.dumps(key)}:{''.join(text)}" for key, text in texts)
             return f'{{"version": {STATE_VERSION}, "files": {{{files}}}}}'.encode()
 
         return joined

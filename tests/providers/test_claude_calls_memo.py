@@ -49,7 +49,7 @@ def _plain(claude: Path, codex: Path, since_ms: int | None) -> tuple[list[Any], 
     for log in snap.files.values():
         if log.tool != CLAUDE_CODE:
             continue
-        chunk = decode_claude(log.path.read_bytes())
+        chunk = decode_claude(Path(log.path).read_bytes())
         files.append(ClaudeFile(log.name, chunk.requests, chunk.summary, chunk.first_prompt))
     made = claude_calls(files, since_ms)
     return made.calls, made.titles
@@ -108,6 +108,14 @@ def test_appends_rewrites_and_truncations_equal_claude_calls(tmp_path: Path) -> 
     _append(s1, [assistant("m6", None, T.format(55), usage(out=1), session=S1)])
     _check(logs, claude, codex)
     assert logs.claude_memo.full_makes == made  # only the new requests were weighed
+
+    # Many appends, the state saved after each: its records' text in pieces, joined beyond 64.
+    for i in range(70):
+        at = f"2026-03-02T11:{i % 60:02d}:{i // 60:02d}.000Z"
+        _append(s1, [assistant(f"n{i}", f"o{i}", at, usage(out=i), session=S1)])
+        logs.read(take_snapshot([claude], codex))
+        logs.dump()
+    _check(logs, claude, codex)
 
     # A torn line waits; completed, it counts once.
     line = jsonl([assistant("m7", "r7", T.format(57), usage(out=8), session=S1)])
