@@ -288,7 +288,9 @@ class LocalReader:
         self._parts = PartMemo()
         self._conversations = ConversationMemo()
         self.tools = ToolLogs(store)
-        self._tool_snap: ToolSnapshot | None = None  # taken by the last fingerprint
+        # The other tools' files as this refresh found them: one listing serves the read of
+        # the days before the month, the fingerprint and the read (see `refreshed`).
+        self._tool_snap: ToolSnapshot | None = None
 
     def snapshot(self) -> AgentSnapshot:
         """The Cursor home's files and their identities (cheap: no file is read)."""
@@ -304,21 +306,21 @@ class LocalReader:
         """Changes whenever a figure of a source beside the database file could (the other
         tools' logs included)."""
         workspaces = storage_fingerprint(workspace_storage_dir(self.db_path))
-        self._tool_snap = self.tools.snapshot()
-        return f"{workspaces}|{snapshot.fingerprint}|{self._tool_snap.fingerprint}"
+        return f"{workspaces}|{snapshot.fingerprint}|{self._tool_snapshot().fingerprint}"
 
     def has_sources(self, snapshot: AgentSnapshot) -> bool:
         """Whether anything local exists to read: the database, the Cursor home's files, or
         another tool's logs."""
         return self.db_path.is_file() or bool(snapshot.idents) or bool(self._tool_snapshot().files)
 
+    def refreshed(self) -> None:
+        """A refresh is over: the next one lists the other tools' files again."""
+        self._tool_snap = None
+
     def tool_calls(self, first_ms: int, end_ms: int) -> list[Call]:
         """Other tools' calls in [first_ms, end_ms): their logs are read whole, with no
         6-month floor (docs/other-tools.md); the read's state is kept for the next read."""
-        tools = self.tools
-        read = tools.read(self._tool_snapshot(), first_ms)
-        self._tool_snap = None
-        return [c for c in read.calls if c.timestamp_ms < end_ms]
+        return self.tools.calls_between(self._tool_snapshot(), first_ms, end_ms)
 
     def _read_tools(self, since_ms: int, progress: Progress | None = None) -> ToolRead:
         """Claude Code's and Codex's logs: only what is new since the last read; the state is
@@ -327,11 +329,11 @@ class LocalReader:
         tools = self.tools
         read = tools.read(snap, since_ms, progress)
         if tools.changed:
-            data, store = tools.dump(), self.store
+            data, store = tools.dump_later(), self.store
             tools.changed = False
 
             def save() -> None:
-                store.save_tool_logs(data)
+                store.save_tool_logs(data())
 
             if not (later(save) or write_behind("tool logs", save)):
                 save()

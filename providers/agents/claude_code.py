@@ -21,7 +21,7 @@ from codeburn.providers.pricing import claude_cost
 SYNTHETIC: Final = "<synthetic>"  # Claude Code's own placeholder messages: no request, no cost
 TITLE_CHARS: Final = 80
 UNKNOWN_PROJECT: Final = "claude-code"  # a request whose lines name no folder
-_COPIES_SPAN_MS: Final = 24 * 60 * 60 * 1000  # copies of one request lie well within a day
+COPIES_SPAN_MS: Final = 24 * 60 * 60 * 1000  # copies of one request lie well within a day
 _TAGS: Final = re.compile(r"<[^>]*>")
 _SPACES: Final = re.compile(r"\s+")
 # Lines that can matter: a request's usage, a session's summary, its first prompt. Every other
@@ -220,7 +220,7 @@ def claude_calls(files: Iterable[ClaudeFile], since_ms: int | None = None) -> Cl
     compete, and a session's folder is still where it started."""
     files = list(files)
     present = {a for f in files if (a := agent_id_of(f.path)) is not None}
-    low = None if since_ms is None else since_ms - _COPIES_SPAN_MS
+    low = None if since_ms is None else since_ms - COPIES_SPAN_MS
     chosen: dict[str, tuple[ClaudeRequest, str]] = {}
     titles: dict[str, str] = {}
     prompts: dict[str, str] = {}
@@ -259,14 +259,14 @@ def claude_calls(files: Iterable[ClaudeFile], since_ms: int | None = None) -> Cl
         titles.setdefault(session, prompt)
     projects = {session: path_project(cwd) for session, (_, cwd) in started.items()}
     calls = [
-        _call(key, request, session, projects.get(session, UNKNOWN_PROJECT))
+        make_call(key, request, session, projects.get(session, UNKNOWN_PROJECT))
         for key, (request, session) in chosen.items()
         if since_ms is None or request.timestamp_ms >= since_ms
     ]
     return ClaudeCalls(calls, titles)
 
 
-def _call(key: str, request: ClaudeRequest, session: str, project: str) -> Call:
+def make_call(key: str, request: ClaudeRequest, session: str, project: str) -> Call:
     cost, priced = claude_cost(
         request.model,
         request.input_tokens,

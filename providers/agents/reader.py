@@ -22,9 +22,9 @@ from typing import Any, Final, Protocol
 from codeburn.providers.agents.claude_code import (
     ClaudeFile,
     ClaudeRequest,
-    claude_calls,
     decode_claude,
 )
+from codeburn.providers.agents.claude_memo import ClaudeCallsMemo
 from codeburn.providers.agents.codex import (
     FALLBACK_MODEL,
     CodexState,
@@ -42,6 +42,7 @@ CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may sp
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
 DAY_MS: Final = 24 * 60 * 60 * 1000
+PIECES: Final = 64  # a log's records' text kept in at most this many pieces (joined beyond)
 PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
 
 Ident = tuple[int, int, int]  # size, mtime_ns, inode
@@ -72,7 +73,7 @@ def codex_root() -> Path:
 @dataclass(frozen=True, slots=True)
 class LogFile:
     tool: str
-    path: Path
+    path: str
     name: str  # Claude Code: '/'-separated under `projects/` (root-numbered); Codex: the path
     ident: Ident
 
@@ -94,10 +95,15 @@ class ToolSnapshot:
         return any(f.tool == tool for f in self.files.values())
 
 
-def _walk(top: Path, problems: list[str], seen: set[tuple[int, int]]) -> Iterator[Path]:
-    """Every file under `top`, following folder links once each (a link loop ends there)."""
+def _walk(
+    top: str, rel: str, real: str | None, problems: list[str], seen: set[tuple[int, int]]
+) -> Iterator[tuple[str, str, str]]:
+    """Every file under `top`: its path, its path under the walk's start ('/'-separated) and
+    its real path, following folder links once each (a link loop ends there). A file or
+    folder that is no link is its folder's real path plus its name: `realpath` runs for
+    links only (`real`: `top`'s, None when not known)."""
     try:
-        st = top.stat()
+        st = os.stat(top)
     except OSError:
         return
     if (st.st_dev, st.st_ino) in seen:
@@ -108,20 +114,27 @@ def _walk(top: Path, problems: list[str], seen: set[tuple[int, int]]) -> Iterato
     except OSError as exc:
         problems.append(f"could not list {top}: {exc.strerror or exc}")
         return
+    if real is None:
+        real = os.path.realpath(top)
     for entry in sorted(entries, key=lambda e: e.name):
         try:
             is_dir = entry.is_dir()
+            is_link = entry.is_symlink()
         except OSError:
             continue
+        name = entry.name
+        under = f"{rel}/{name}" if rel else name
         if is_dir:
-            yield from _walk(Path(entry.path), problems, seen)
+            inner = None if is_link else os.path.join(real, name)
+            yield from _walk(entry.path, under, inner, problems, seen)
         else:
-            yield Path(entry.path)
+            key = os.path.realpath(entry.path) if is_link else os.path.join(real, name)
+            yield entry.path, under, key
 
 
-def _ident(path: Path) -> Ident | None:
+def _ident(path: str) -> Ident | None:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     if not stat.S_ISREG(st.st_mode):
@@ -134,23 +147,28 @@ def take_snapshot(claude: list[Path] | None = None, codex: Path | None = None) -
     snap = ToolSnapshot(taken_ns=time.time_ns())
     seen: set[tuple[int, int]] = set()
     for index, root in enumerate(claude if claude is not None else claude_roots()):
-        projects = root / "projects"
-        for path in _walk(projects, snap.problems, seen):
-            if path.suffix == ".jsonl":
-                _add(snap, CLAUDE_CODE, path, f"{index}/{path.relative_to(projects).as_posix()}")
+        for path, under, key in _walk(str(root / "projects"), "", None, snap.problems, seen):
+            if _is_log(under.rsplit("/", 1)[-1]):
+                _add(snap, CLAUDE_CODE, path, key, f"{index}/{under}")
     root = codex if codex is not None else codex_root()
     for folder, pattern in (("sessions", "rollout-"), ("archived_sessions", "")):
-        for path in _walk(root / folder, snap.problems, seen):
-            if path.suffix == ".jsonl" and path.name.startswith(pattern):
-                _add(snap, CODEX, path, path.as_posix())
+        for path, under, key in _walk(str(root / folder), "", None, snap.problems, seen):
+            name = under.rsplit("/", 1)[-1]
+            if _is_log(name) and name.startswith(pattern):
+                _add(snap, CODEX, path, key, path)
     return snap
 
 
-def _add(snap: ToolSnapshot, tool: str, path: Path, name: str) -> None:
+def _is_log(name: str) -> bool:
+    """`*.jsonl` (`.jsonl` alone is a hidden file with no suffix)."""
+    return len(name) > len(".jsonl") and name.endswith(".jsonl")
+
+
+def _add(snap: ToolSnapshot, tool: str, path: str, key: str, name: str) -> None:
+    """`key`: the file's real path (one file reached through two roots is read once)."""
     ident = _ident(path)
     if ident is None:
         return
-    key = os.path.realpath(path)  # one file reached through two roots is read once
     snap.files.setdefault(key, LogFile(tool, path, name, ident))
 
 
@@ -175,6 +193,12 @@ class _Kept:
     last_ms: int = 0  # the latest record's time
     first: ClaudeRequest | None = None  # Claude Code: the first request that names a folder
     assumed: int = 0  # Codex: requests priced as FALLBACK_MODEL
+    # Its row in the state file, as JSON text, until the file is read again; and its records'
+    # JSON text (quoted) for the first `written` of them: saving the state after an append
+    # encodes only the new records of the files that changed.
+    text: tuple[str, ...] | None = None
+    quoted: list[str] | None = None
+    written: int = 0
 
     def decoded(self) -> bool:
         """Its records decoded from `raw` (False: `raw` is damaged; read the file again)."""
@@ -188,8 +212,30 @@ class _Kept:
                 self.usages = [CodexUsage(*u) for u in rows]
         except (ValueError, TypeError):
             return False
+        self.quoted, self.written = [json.dumps(self.raw)[:-2]], len(rows)
         self.raw = None
         return True
+
+    def quoted_rows(self) -> tuple[str, ...]:
+        """The records' JSON text as a JSON string (the state file's `rows`) in pieces, less
+        its closing `]"`, encoding only the records not encoded yet: a string's escapes are
+        per character, so the text of more records is one more piece."""
+        if self.raw is not None:
+            return (json.dumps(self.raw)[:-2],)
+        records: list[Any] = (
+            [_request_row(r) for r in self.claude.requests[self.written :]]
+            if self.claude is not None
+            else [_usage_row(u) for u in self.usages[self.written :]]
+        )
+        if self.quoted is None:
+            self.quoted = [json.dumps(json.dumps(records))[:-2]]
+        elif records:
+            more = json.dumps(records)[1:-1]  # "c" of "[c]"
+            self.quoted.append(json.dumps(f", {more}" if self.written else more)[1:-1])
+            if len(self.quoted) > PIECES:
+                self.quoted[:] = ["".join(self.quoted)]
+        self.written += len(records)
+        return tuple(self.quoted)
 
     def took(self, requests: list[ClaudeRequest], usages: list[CodexUsage]) -> None:
         """Note what new records say of the whole file."""
@@ -211,13 +257,71 @@ class ToolRead:
     found: set[str] = field(default_factory=set)  # tools whose root holds a file with usage
 
 
+@dataclass(slots=True)
+class _Window:
+    """The calls of [first_ms, end_ms) of one read, and what each file was then."""
+
+    first_ms: int
+    end_ms: int
+    calls: list[Call]
+    keys: set[str]  # its calls' keys
+    # per file: its entry (a file read again from the start gets a new one), its records,
+    # whether its session's folder was known, and Codex's session and folder
+    files: dict[str, tuple[_Kept, int, bool, tuple[str | None, str | None]]]
+
+    @staticmethod
+    def of(kept: dict[str, _Kept], first_ms: int, end_ms: int, calls: list[Call]) -> _Window:
+        files = {
+            key: (e, e.records, e.first is not None, _codex_where(e)) for key, e in kept.items()
+        }
+        return _Window(first_ms, end_ms, calls, {c.key for c in calls}, files)
+
+    def holds(self, kept: dict[str, _Kept], first_ms: int, end_ms: int) -> bool:
+        """Whether the calls are still those of `kept`: the same files, each the one read
+        before or grown by records at or after `end_ms` that are no copies of a request
+        counted here, of a Claude Code log whose first request named its folder already
+        (its session's folder stays) or of a rollout whose session and folder stay."""
+        if (first_ms, end_ms) != (self.first_ms, self.end_ms) or len(kept) != len(self.files):
+            return False
+        for key, entry in kept.items():
+            was = self.files.get(key)
+            if was is None or was[0] is not entry:
+                return False
+            if entry.records == was[1]:
+                continue
+            new = entry.records - was[1]
+            if entry.claude is not None:
+                if not was[2] or new > len(entry.claude.requests):
+                    return False
+                for r in entry.claude.requests[-new:]:
+                    key_of = r.key or f"{entry.claude.path}@{r.offset}"
+                    if r.timestamp_ms < end_ms or f"{CLAUDE_CODE}:{key_of}" in self.keys:
+                        return False
+            else:
+                if _codex_where(entry) != was[3] or new > len(entry.usages):
+                    return False
+                if any(u.timestamp_ms < end_ms for u in entry.usages[-new:]):
+                    return False
+            self.files[key] = (entry, entry.records, was[2], was[3])
+        return True
+
+
+def _codex_where(entry: _Kept) -> tuple[str | None, str | None]:
+    state = entry.codex
+    return (state.session, state.cwd) if state is not None else (None, None)
+
+
 class ToolLogs:
     """Every Claude Code and Codex log of this machine, kept between reads."""
 
     def __init__(self, store: ToolStore | None = None) -> None:
         self.store = store
         self._kept: dict[str, _Kept] | None = None
-        self._claude: tuple[int | None, list[Call], dict[str, str]] | None = None
+        # Claude Code's calls per period read: after an append, only the new requests are
+        # weighed (equal to `claude_calls` of every file; see `ClaudeCallsMemo`).
+        self.claude_memo = ClaudeCallsMemo()
+        self._window: _Window | None = None  # the last `calls_between`
+        self.window_hits = 0  # its answers kept (tests read it)
         self.changed = False
 
     def snapshot(self) -> ToolSnapshot:
@@ -232,8 +336,34 @@ class ToolLogs:
         """The calls at or after `since_ms` (all: None) of the files in `snap`. `progress`:
         (bytes read, bytes to read), after each file, when there is much to read (a first
         read of a large history: the editor's `$/progress`, the CLI's bar)."""
-        kept = self._load()
         problems = list(snap.problems)
+        kept = self._update(snap, since_ms, problems, progress)
+        return self._result(kept, problems, since_ms)
+
+    def calls_between(self, snap: ToolSnapshot, first_ms: int, end_ms: int) -> list[Call]:
+        """`read(snap, first_ms)`'s calls before `end_ms` (the days before the month a status
+        shows). Kept between reads: after appends whose new records all lie at or after
+        `end_ms`, are no copies of a request counted before it and cannot move a session's
+        folder, the same calls (see `_Window.holds`); else read again."""
+        problems = list(snap.problems)
+        kept = self._update(snap, first_ms, problems, None)
+        window = self._window
+        if window is not None and window.holds(kept, first_ms, end_ms):
+            self.window_hits += 1
+            return window.calls
+        calls = [c for c in self._result(kept, problems, first_ms).calls if c.timestamp_ms < end_ms]
+        self._window = _Window.of(kept, first_ms, end_ms, calls)
+        return calls
+
+    def _update(
+        self,
+        snap: ToolSnapshot,
+        since_ms: int | None,
+        problems: list[str],
+        progress: Callable[[int, int], None] | None,
+    ) -> dict[str, _Kept]:
+        """The kept state, each file of `snap` read to its end (its new bytes only)."""
+        kept = self._load()
         gone = set(kept) - set(snap.files)
         for key in gone:
             self._forget(kept.pop(key))
@@ -264,18 +394,16 @@ class ToolLogs:
                 self._forget(kept.pop(key))
                 if again is not None:
                     kept[key] = again
-        return self._result(kept, problems, since_ms)
+        return kept
 
     def _forget(self, entry: _Kept) -> None:
         self.changed = True
-        if entry.tool == CLAUDE_CODE:
-            self._claude = None
 
     def _read_file(self, file: LogFile, old: _Kept | None, problems: list[str]) -> _Kept | None:
         """The file's entry after reading its new bytes; None: unreadable (the old entry, if
         any, stays)."""
         try:
-            with file.path.open("rb") as fh:
+            with open(file.path, "rb") as fh:
                 head = fh.read(HEAD_BYTES)
                 if old is None and b"\x00" in head[:_SNIFF]:
                     problems.append(f"{file.path} is not a text log (binary bytes)")
@@ -297,6 +425,7 @@ class ToolLogs:
         entry.ident = file.ident
         entry.head = _digest(head[: min(len(head), entry.offset)])
         entry.calls = None
+        entry.text = None
         return entry
 
     @staticmethod
@@ -342,12 +471,10 @@ class ToolLogs:
     ) -> ToolRead:
         read = ToolRead(diagnostics=problems)
         low = None if since_ms is None else since_ms - DAY_MS
-        if self._claude is None or self._claude[0] != since_ms:
-            files = [self._claude_file(e, low) for e in kept.values() if e.claude is not None]
-            made = claude_calls(files, since_ms)
-            self._claude = (since_ms, made.calls, made.titles)
-        read.calls.extend(self._claude[1])
-        read.titles.update(self._claude[2])
+        files = [self._claude_file(e, low) for e in kept.values() if e.claude is not None]
+        made = self.claude_memo.calls(files, since_ms)
+        read.calls.extend(made.calls)
+        read.titles.update(made.titles)
         read.found = {e.tool for e in kept.values() if e.records}
         assumed = 0
         for entry in kept.values():
@@ -403,8 +530,25 @@ class ToolLogs:
 
     def dump(self) -> bytes:
         """The per-file state as our cache file's bytes."""
-        files = {key: _entry_row(e) for key, e in (self._kept or {}).items()}
-        return json.dumps({"version": STATE_VERSION, "files": files}).encode()
+        return self.dump_later()()
+
+    def dump_later(self) -> Callable[[], bytes]:
+        """`dump`, its rows encoded now (only those of files read since) and the file's bytes
+        joined when called: a write behind the answer does that part."""
+        texts: list[tuple[str, tuple[str, ...]]] = []
+        for key, entry in (self._kept or {}).items():
+            text = entry.text
+            if text is None:
+                # "rows": the records' JSON text, decoded only when a read needs them
+                head = json.dumps(_entry_row(entry))[:-1]
+                text = entry.text = (f'{head}, "rows": ', *entry.quoted_rows(), ']"}')
+            texts.append((key, text))
+
+        def joined() -> bytes:
+            files = ",".join(f"{json.dumps(key)}:{''.join(text)}" for key, text in texts)
+            return f'{{"version": {STATE_VERSION}, "files": {{{files}}}}}'.encode()
+
+        return joined
 
     def save(self) -> None:
         if self.store is not None and self.changed:
@@ -462,16 +606,9 @@ def _entry_row(e: _Kept) -> dict[str, Any]:
     if e.claude is not None:
         row["summary"] = e.claude.summary
         row["prompt"] = e.claude.first_prompt
-        rows: Any = e.raw
-        if rows is None:
-            rows = json.dumps([_request_row(r) for r in e.claude.requests])
     if e.codex is not None:
         s = e.codex
         row["state"] = [s.session, s.cwd, s.model, list(s.totals) if s.totals else None, s.title]
-        rows = e.raw
-        if rows is None:
-            rows = json.dumps([_usage_row(u) for u in e.usages])
-    row["rows"] = rows  # JSON text: decoded only when a read needs them
     return row
 
 

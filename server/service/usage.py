@@ -148,7 +148,11 @@ class UsageService:
         """Changes whenever a figure could: database, WAL, workspaces, transcripts, CLI stores,
         import store."""
         store = store_fingerprint()
-        sources = self._local.sources_fingerprint(self._local.snapshot())
+        with self._lock:
+            try:
+                sources = self._local.sources_fingerprint(self._local.snapshot())
+            finally:
+                self._local.refreshed()
         return db_fingerprint(self.db_path, f"{sources}|{store}")
 
     def _no_data(self, detail: str = "") -> LocalState:
@@ -301,7 +305,10 @@ class UsageService:
         next to a long-lived reader, and the collections it would set off find little to free.
         """
         with self._lock, gc_paused(freeze=True):
-            collected = self._collect(first, last, cached_only, oldest, history_from)
+            try:
+                collected = self._collect(first, last, cached_only, oldest, history_from)
+            finally:
+                self._local.refreshed()
         if self._keep_state:  # a long-lived service: its resident memory is not the peak's
             release_free_memory()
         return collected

@@ -11,9 +11,13 @@ from typing import Any
 
 import pytest
 
+from codeburn.cache.config import Budget
 from codeburn.providers import iso_utc, now_ms
+from codeburn.providers.localtime import today
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.cli.main import main
+from codeburn.server.service.periods import Period
+from codeburn.server.service.usage import UsageService
 from tests.agent_fixtures import (
     SESSION,
     assistant,
@@ -261,3 +265,55 @@ def test_the_report_days_of_the_real_logs_equal_ccusage(
         ), day  # fmt: skip
         assert o["cost"] == pytest.approx(d[cost_key], rel=1e-9), day
         assert o["listPriceCost"] == pytest.approx(d[cost_key], rel=1e-9), day
+
+
+def _figures(answer: dict[str, Any] | None) -> dict[str, Any]:
+    assert answer is not None
+    return {k: v for k, v in answer.items() if k != "generatedAt"}
+
+
+def test_a_long_lived_service_after_appends_and_rewrites_equals_a_fresh_one(
+    three_tools: Path, tmp_path: Path
+) -> None:
+    """The language server's service keeps the other tools' reads between refreshes (only new
+    requests weighed, the days before the month kept): every status and report equals a fresh
+    service's (fresh caches) on the same files. (Sealed days keep their figures by design, so
+    the changes here are to today's records.)"""
+    root = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    old = days_ago(40)  # before the month: the status's forecast history
+    path = _claude(root, assistant("m0", "r0", iso_utc(at(old, 9)), usage(out=30), cwd=FOLDER))
+    now = iso_utc(at(today(), 0, 1))
+    other = SESSION.replace("0001", "0002")
+    today_only = root / "projects" / SLUG / f"{other}.jsonl"
+    write(today_only, [assistant("t1", "u1", now, usage(out=11), session=other, cwd=FOLDER)])
+    service = UsageService(three_tools, cache_dir=tmp_path / "kept-cache")
+    period = Period("range", days_ago(45), today())
+    fresh_dirs = iter(range(100))
+
+    def check() -> None:
+        fresh = UsageService(three_tools, cache_dir=tmp_path / f"fresh-{next(fresh_dirs)}")
+        budget = Budget()
+        assert _figures(service.status(budget=budget, sync=False)) == _figures(
+            fresh.status(budget=budget, sync=False)
+        )
+        assert _figures(service.report(period, sync=False)) == _figures(
+            fresh.report(period, sync=False)
+        )
+
+    check()
+    for log, lines in (
+        (path, [assistant("m4", "r4", now, usage(out=7), cwd=FOLDER)]),  # a new request
+        (today_only, [assistant("t1", "u1", now, usage(out=40), session=other, cwd=FOLDER)]),
+        (path, [assistant("t1", "u1", now, usage(out=40), cwd=FOLDER)]),  # copied into another log
+    ):
+        with log.open("ab") as fh:
+            fh.write(jsonl(lines))
+        check()
+    rollout = next(Path(os.environ["CODEX_HOME"]).rglob("rollout-*.jsonl"))
+    with rollout.open("ab") as fh:
+        fh.write(jsonl([token_count(iso_utc(at(today(), 0, 2)), (2000, 400, 60, 0))]))
+    check()
+    write(today_only, [assistant("t2", "u2", now, usage(out=5), session=other, cwd=FOLDER)])
+    check()  # rewritten
+    today_only.write_bytes(today_only.read_bytes()[:10])
+    check()  # truncated: a torn line, nothing

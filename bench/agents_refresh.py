@@ -1,0 +1,88 @@
+"""The language server's path after another tool's log grows, in process.
+
+    python bench/agents_refresh.py [--claude-mb 100] [--codex-mb 20] [--appends 3] [--profile]
+
+Writes the history of `bench/agents.py` (and a small Cursor 3.x profile beside it, so that
+Cursor's database and home are there to be read again or not), keeps one
+`UsageService(keep_state=True)` as the server does, takes a status, then appends 10 lines to the
+largest Claude Code session and times the next status, `--appends` times. Cache files are
+written behind the answers, as the language server writes them. It then checks that the status
+equals a fresh service's (fresh caches) on the same files. `--profile`: a cProfile of the
+refreshes after an append (top 25 by cumulative time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from agents import _append, _env, _write
+
+from codeburn.cache.config import Budget
+from codeburn.providers.background_writes import disable_write_behind, enable_write_behind
+from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
+from codeburn.server.service.usage import UsageService
+
+
+def _status(service: Any) -> tuple[float, dict[str, Any]]:
+    start = time.perf_counter()
+    got = service.status(budget=Budget(), sync=False)
+    return time.perf_counter() - start, got
+
+
+def _figures(status: dict[str, Any]) -> Any:
+    """The whole status but the time it was made."""
+    return {k: v for k, v in status.items() if k != "generatedAt"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claude-mb", type=int, default=100)
+    parser.add_argument("--codex-mb", type=int, default=20)
+    parser.add_argument("--appends", type=int, default=3)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="codeburn-agents-refresh-") as tmp:
+        root = Path(tmp)
+        claude, codex = root / "claude", root / "codex"
+        written = _write(claude, codex, args.claude_mb, args.codex_mb)
+        env = _env(claude, codex, root / "cache")
+        info = generate_cursor3_profile(root / "cursor", root / "cursor-home", Cursor3Spec())
+        env.update(CODEBURN_CURSOR_DB=str(info.db_path), CODEBURN_CURSOR_HOME=str(info.home))
+        os.environ.update(env)
+        print(f"history: {written / 1e6:.0f} MB, Cursor 3.x profile beside")
+        enable_write_behind()
+        service = UsageService(info.db_path, cache_dir=root / "cache")
+        first, _ = _status(service)
+        unchanged, _ = _status(service)
+        profiler = cProfile.Profile() if args.profile else None
+        appends = []
+        for _ in range(args.appends):
+            _append(claude)
+            if profiler is not None:
+                profiler.enable()
+            seconds, last = _status(service)
+            if profiler is not None:
+                profiler.disable()
+            appends.append(seconds)
+        disable_write_behind()
+        fresh = UsageService(info.db_path, cache_dir=root / "fresh-cache")
+        _, cold = _status(fresh)
+        equal = _figures(last) == _figures(cold)
+    print(f"first status {first:.2f} s, unchanged {unchanged * 1000:.0f} ms")
+    print("after appending 10 lines: " + ", ".join(f"{s * 1000:.0f} ms" for s in appends))
+    print(f"equals a fresh service's status: {equal}")
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+    return 0 if equal else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
