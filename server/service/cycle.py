@@ -33,7 +33,8 @@ def _add_months(day: date, months: int) -> date:
 def cycle_from_summary(start_iso: Any, end_iso: Any, today: date) -> Cycle | None:
     """The cycle holding `today` from a summary's `billingCycleStart`/`End` (UTC instants; the
     end is the next cycle's start). A cycle that has ended is carried on a month at a time, as
-    Cursor renews it. None when the pair is not a plausible cycle."""
+    Cursor renews it, and one that starts after `today` is carried back the same way. None when
+    the pair is not a plausible cycle."""
     start_ms = parse_iso_ms(start_iso) if isinstance(start_iso, str) else None
     end_ms = parse_iso_ms(end_iso) if isinstance(end_iso, str) else None
     if start_ms is None or end_ms is None or end_ms <= start_ms:
@@ -47,8 +48,12 @@ def cycle_from_summary(start_iso: Any, end_iso: Any, today: date) -> Cycle | Non
         months += 1
         start = _add_months(anchor, months)
         end = date.fromordinal(_add_months(anchor, months + 1).toordinal() - 1)
-    if start > today:
-        return None
+    while start > today and months > -1200:
+        # A clock behind the summary's (or a summary read ahead of a cycle's start): the
+        # cycle before it holds today, on the same day of the month.
+        months -= 1
+        start = _add_months(anchor, months)
+        end = date.fromordinal(_add_months(anchor, months + 1).toordinal() - 1)
     return Cycle(start, end, "cursor")
 
 

@@ -122,7 +122,7 @@ def test_pools_run_out_and_on_demand_follows() -> None:
     quota = {
         "available": True,
         "pools": [
-            {"id": "cursor-models", "label": "Cursor models", "percentUsed": 50.0},
+            {"id": "cursor-models", "label": "Cursor models", "percentUsed": 48.0},
             {"id": "other-models", "label": "Other models", "percentUsed": 10.0},
         ],
         "onDemand": {"enabled": True, "usedCents": 0, "limitCents": 5000},
@@ -130,14 +130,15 @@ def test_pools_run_out_and_on_demand_follows() -> None:
     forecast = _run(days, date(2026, 11, 10), quota=quota)
     assert forecast is not None
     first, second = forecast["pools"]
-    # $100 in 10 days at a steady pace: $300 by the 30th, so the pools triple
-    assert first["projectedPercent"] == pytest.approx(150.0, rel=0.01)
-    assert first["runsOutOn"] == "2026-11-20"
+    # $100 in 10 days at a steady pace: $300 by the 30th, so the pools triple; 48 % in 10 days
+    # is 100 % after 20.8 (not on a day's edge, so a 25-hour day moves nothing)
+    assert first["projectedPercent"] == pytest.approx(144.0, rel=0.01)
+    assert first["runsOutOn"] == "2026-11-21"
     assert second["projectedPercent"] == pytest.approx(30.0, rel=0.01)
     assert second["runsOutOn"] is None
     assert forecast["onDemandLimit"] == 50.0
-    # after the 20th, the rest is billed on demand: about a half of the $200 still to come
-    assert forecast["projectedOnDemand"] == pytest.approx(105.0, rel=0.1)
+    # from late on the 21st, the rest is billed on demand: about 9.2 of the 20 days to come
+    assert forecast["projectedOnDemand"] == pytest.approx(96.0, rel=0.1)
     unknown = _run(days, date(2026, 11, 10), quota={"available": False, "pools": []})
     assert unknown is not None
     assert (unknown["pools"], unknown["projectedOnDemand"], unknown["onDemandLimit"]) == (
@@ -156,6 +157,9 @@ def test_cycle_from_the_usage_summary_rolls_on_and_survives_restarts(
     assert cycle == Cycle(date(2026, 10, 15), date(2026, 11, 14), "cursor")
     rolled = cycle_from_summary(start, end, date(2026, 12, 20))
     assert rolled == Cycle(date(2026, 12, 15), date(2027, 1, 14), "cursor")
+    # a clock before the summary's cycle (behind cursor.com's): the cycle before it
+    back = cycle_from_summary(start, end, date(2026, 10, 3))
+    assert back == Cycle(date(2026, 9, 15), date(2026, 10, 14), "cursor")
     assert cycle_from_summary("soon", end, date(2026, 11, 2)) is None
     env = isolated_env(tmp_path, monkeypatch)
     assert cached_summary_cycle(date(2026, 11, 2)) is None
