@@ -212,19 +212,23 @@ class CodeBurnServer(LanguageServer):
     def publish(self, status: dict[str, Any], *, real: bool = True) -> dict[str, Any]:
         """Send `codeburn/status` unless it equals the last one (ignoring `generatedAt`)."""
         payload = with_env(status)
+        first_real = real and not self._real_sent
         if real:
             self._real_sent = True
         elif self._real_sent:
             return payload  # cached figures never overwrite real ones
         key = payload_key(payload)
-        if key != self._last_key:
+        changed = key != self._last_key
+        if changed:
             self._last_key = key
             self.last_status = payload
             self.protocol.notify(STATUS_METHOD, payload)
-            if real:
-                self._log_diagnostics(payload)
-                self.spawn(self._alert_messages(payload))
-                self.spawn(self._tool_messages(payload))
+        # The first full read alerts even when it equals the cached figures sent before it:
+        # those never alert (docs/forecast.md, "Alerts").
+        if real and (changed or first_real):
+            self._log_diagnostics(payload)
+            self.spawn(self._alert_messages(payload))
+            self.spawn(self._tool_messages(payload))
         return payload
 
     def _log_diagnostics(self, status: dict[str, Any]) -> None:

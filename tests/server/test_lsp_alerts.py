@@ -108,3 +108,18 @@ async def test_no_alert_from_the_cached_figures_at_start_up(server_env: ServerEn
         assert fresh["alerts"] == []
         await s.command(REFRESH)
         assert s.client.messages == []
+
+
+async def test_a_full_read_equal_to_the_cached_figures_still_alerts(server_env: ServerEnv) -> None:
+    """A restart whose full read finds what the caches showed (the usual case): that read's
+    budget crossing is shown once, though its payload equals the one already sent."""
+    async with lsp_session(server_env) as s:
+        first = await s.statuses.wait(lambda st: st["today"]["calls"] > 0)
+    settings = {"budget": {"daily": first["today"]["cost"] / 2}}
+    async with lsp_session(server_env, settings=settings, init_options=settings) as s:
+        await s.statuses.wait(lambda st: st["budget"]["level"] == "over")
+        await _until_messages(s.client, 1)
+        await s.command(REFRESH)
+        assert len(s.client.messages) == 1
+        assert "daily budget" in s.client.messages[0].message
+        assert s.client.messages[0].type == types.MessageType.Error
