@@ -121,6 +121,8 @@ function writeUserSettings(run, extra) {
     "extensions.autoUpdate": false,
     "chat.disableAIFeatures": true,
     "workbench.secondarySideBar.defaultVisibility": "hidden",
+    // The dark theme most people use: screenshots show the chart's dark-theme colours.
+    "workbench.colorTheme": "Default Dark Modern",
     "workbench.tips.enabled": false,
     // The Settings search stays local: one search, one render of its results (see step 5).
     "workbench.settings.enableNaturalLanguageSearch": false,
@@ -214,6 +216,19 @@ async function drive(page, run, fixture, modules) {
   const after = view(fixture.after);
   const oneDayText = view(fixture.oneDay);
   log(`expecting "${oneDayText}" (one day of spend), then "${before}", then "${after}" after the import`);
+
+  // -1. No database where the setting points, nothing imported: "no Cursor data" in the normal
+  // colour, the tooltip naming the path looked at and the setting to change.
+  const noData = statusItem(page).filter({ hasText: "no Cursor data" }).first();
+  await noData.waitFor({ timeout: FIRST_ITEM_TIMEOUT });
+  await noData.hover();
+  await page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "no-cursor" }).first().waitFor({ timeout: STEP_TIMEOUT });
+  await page.screenshot({ path: join(ARTIFACTS, "no-data.png") });
+  await page.keyboard.press("Escape");
+  await page.mouse.move(10, 10);
+  log("no database at the set path: \"no Cursor data\", the path in the tooltip");
+  run.machineExtra = { "codeburn.cursor.databasePath": run.oneDayDb };
+  setMachineInterpreter(run, run.interpreter);
 
   // 0. A profile whose only spend is today: this month's chart has one bar, of a sane size.
   await expectStatusText(page, oneDayText, FIRST_ITEM_TIMEOUT);
@@ -392,6 +407,16 @@ async function drive(page, run, fixture, modules) {
   setMachineInterpreter(run, run.interpreter);
   await expectStatusText(page, after, STEP_TIMEOUT);
   log("back to the real interpreter: the figures return");
+
+  // 6c. A budget crossed: one message from the server that names it, with ~ on an estimate.
+  run.machineExtra = { "codeburn.budget.monthly": 0.01 };
+  setMachineInterpreter(run, run.interpreter);
+  const budgetToast = page.locator(".notifications-toasts .notification-toast").filter({ hasText: "monthly budget" }).first();
+  await budgetToast.waitFor({ timeout: STEP_TIMEOUT });
+  log(`budget message: ${(await budgetToast.innerText()).split("\n")[0]}`);
+  await page.screenshot({ path: join(ARTIFACTS, "budget-message.png") });
+  run.machineExtra = {};
+  setMachineInterpreter(run, run.interpreter);
 
   // 7. No language-client pop-up in any of that: every notification so far is one of ours.
   const texts = await notificationTexts(page);
@@ -605,7 +630,9 @@ async function main() {
   mkdirSync(homeUv, { recursive: true });
   symlinkSync(run.pathShim, join(homeUv, "python3"));
   run.pathShims = [run.pathShim, join(homeUv, "python3")];
-  run.machineExtra = { "codeburn.cursor.databasePath": fixture.oneDayDb };
+  // Step -1 starts with no database at the set path; step 0 reads the one-day profile.
+  run.oneDayDb = fixture.oneDayDb;
+  run.machineExtra = { "codeburn.cursor.databasePath": join(run.root, "no-cursor", "state.vscdb") };
   setMachineInterpreter(run, interpreter);
 
   const port = await freePort();
