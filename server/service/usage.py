@@ -105,9 +105,9 @@ class Collected:
 
 
 def oldest_held(daily: DailyCache, snapshot: ImportSnapshot | None, floor_day: date) -> date:
-    """The oldest local day CodeBurn holds (docs/report-json.md, period `all`): its sealed days
-    and the ranges of imported or synced usage (every stored event lies in one), and at the
-    latest the floor of Cursor's local files."""
+    """The oldest local day CodeBurn holds of Cursor's usage (docs/report-json.md, period `all`):
+    its sealed days and the ranges of imported or synced usage (every stored event lies in one),
+    and at the latest the floor of Cursor's local files. Other tools' logs: `_oldest_tool_day`."""
     oldest = floor_day
     if daily.sealed_from is not None and daily.watermark is not None:
         oldest = min(oldest, daily.sealed_from)
@@ -338,7 +338,9 @@ class UsageService:
         daily, lost = self._hold_first_seen(daily, zone, floor_day)
         snapshot, store_error = self._snapshot()
         if oldest:
-            first = min(first, oldest_held(daily, snapshot, floor_day))
+            first = min(
+                first, oldest_held(daily, snapshot, floor_day), self._oldest_tool_day(floor_day)
+            )
         since = first if history_from is None else min(history_from, first)
         days, needed, before_floor = self._plan(daily, since, first, last, now_day, floor_day)
         if before_floor:
@@ -399,6 +401,12 @@ class UsageService:
                 stored_only.append(day)
             day += ONE_DAY
         return days, needed, stored_only
+
+    def _oldest_tool_day(self, floor_day: date) -> date:
+        """The day of other tools' oldest call before the floor (their logs are read whole,
+        docs/other-tools.md), else the floor."""
+        earlier = self._local.tool_calls(0, local_midnight_ms(floor_day))
+        return min((local_day(c.timestamp_ms) for c in earlier), default=floor_day)
 
     def _before_floor(
         self, before: list[date], floor_day: date, snapshot: ImportSnapshot | None

@@ -218,6 +218,11 @@ def test_other_tools_history_before_the_six_month_floor_is_read(
     report = json.loads(capsys.readouterr().out)
     assert [d["date"] for d in report["days"]] == [old.isoformat(), recent.isoformat()]
     assert report["totals"]["outputTokens"] == 33
+    # all history starts at the oldest day held: here the tool's oldest call
+    assert main(["report", "--format", "json", "--period", "all"]) == 0
+    every = json.loads(capsys.readouterr().out)
+    assert every["period"]["from"] == old.isoformat()
+    assert every["days"] == report["days"]
 
 
 @pytest.mark.parametrize(
