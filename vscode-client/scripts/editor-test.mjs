@@ -287,6 +287,13 @@ async function drive(page, run, fixture, modules) {
   log("status bar changed to the imported figures");
   await page.locator(".part.statusbar").screenshot({ path: join(ARTIFACTS, "statusbar.png") });
   await page.keyboard.press("Escape");
+  // The imported rows belong to no folder: the top project line says how much is not in one.
+  await item.hover();
+  await page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "not tied to a project" }).first().waitFor({ timeout: STEP_TIMEOUT });
+  await page.screenshot({ path: join(ARTIFACTS, "tooltip-after-import.png") });
+  log("after the import the tooltip's top project line says what is not tied to a project");
+  await page.keyboard.press("Escape");
+  await page.mouse.move(10, 10);
 
   // 4. The breakdown webview.
   await statusItem(page).first().click();

@@ -372,6 +372,9 @@ test("the tooltip has one line per tool when another tool than Cursor counts", (
   const md = view({ state: { kind: "status", status: status({ month }) } }).tooltip;
   assert.match(md, /By tool this month:\n\n- Claude Code — \$6\.00 · 20 calls\n- Cursor — ~\$2\.50 · 12 calls\n- Codex — \$2\.00 · 8 calls/);
   assert.match(md, /exact tokens at API list prices/);
+  assert.match(md, /^\*\*CodeBurn\*\* — AI spend$/m); // more than Cursor's
   const cursorOnly = { ...month, providers: [month.providers[1]] };
-  assert.doesNotMatch(view({ state: { kind: "status", status: status({ month: cursorOnly }) } }).tooltip, /By tool/);
+  const cursorOnlyTip = view({ state: { kind: "status", status: status({ month: cursorOnly }) } }).tooltip;
+  assert.doesNotMatch(cursorOnlyTip, /By tool/);
+  assert.match(cursorOnlyTip, /^\*\*CodeBurn\*\* — Cursor AI spend$/m);
 });

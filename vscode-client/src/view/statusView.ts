@@ -332,7 +332,9 @@ export function toolLines(status: StatusPayload): string[] {
 }
 
 function dataTooltip(input: ViewInput, status: StatusPayload): string {
-  const lines: string[] = ["**CodeBurn** — Cursor AI spend", ""];
+  // "AI spend" when the figures count another tool than Cursor's, as the budget messages say.
+  const others = (status.month.providers ?? []).some((t) => LIST_PRICE_TOOLS.has(t.id));
+  const lines: string[] = [`**CodeBurn** — ${others ? "AI spend" : "Cursor AI spend"}`, ""];
   if (status.state === "db-locked") {
     lines.push(warningText(status.message ?? "Cursor database busy, retrying"), "");
   }
