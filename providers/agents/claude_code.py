@@ -211,6 +211,20 @@ class ClaudeCalls:
     titles: dict[str, str]  # session → its title
 
 
+def note_title(file: ClaudeFile, titles: dict[str, str], prompts: dict[str, str]) -> None:
+    """A session's own file (not a sub-agent's) names it: its `summary` line, else its first
+    prompt (the caller falls back to `prompts`); the first file to name a session wins."""
+    if parent_session_of(file.path) is not None or agent_id_of(file.path) is not None:
+        return
+    if not file.requests:
+        return
+    session = file.requests[0].session or file.path
+    if file.summary and session not in titles:
+        titles[session] = file.summary
+    if file.first_prompt and session not in prompts:
+        prompts[session] = file.first_prompt
+
+
 def claude_calls(files: Iterable[ClaudeFile], since_ms: int | None = None) -> ClaudeCalls:
     """One call per API request over every file: of a request's copies, the one with the
     largest output; a `progress` copy only when its sub-agent's own file is absent.
@@ -249,12 +263,7 @@ def claude_calls(files: Iterable[ClaudeFile], since_ms: int | None = None) -> Cl
             held = chosen.get(key)
             if held is None or request.output_tokens > held[0].output_tokens:
                 chosen[key] = (request, session)
-        if parent is None and agent_id_of(file.path) is None and file.requests:
-            session = file.requests[0].session or file.path
-            if file.summary and session not in titles:
-                titles[session] = file.summary
-            if file.first_prompt and session not in prompts:
-                prompts[session] = file.first_prompt
+        note_title(file, titles, prompts)
     for session, prompt in prompts.items():
         titles.setdefault(session, prompt)
     projects = {session: path_project(cwd) for session, (_, cwd) in started.items()}

@@ -22,6 +22,7 @@ from codeburn.providers.agents.claude_code import (
     ClaudeRequest,
     agent_id_of,
     make_call,
+    note_title,
     parent_session_of,
 )
 from codeburn.providers.calls import Call
@@ -109,13 +110,7 @@ class ClaudeCallsMemo:
         prompts: dict[str, str] = {}
         for index, file in enumerate(files):
             self._weigh(answer, index, file, 0)
-            own = parent_session_of(file.path) is None and agent_id_of(file.path) is None
-            if own and file.requests:
-                session = file.requests[0].session or file.path
-                if file.summary and session not in titles:
-                    titles[session] = file.summary
-                if file.first_prompt and session not in prompts:
-                    prompts[session] = file.first_prompt
+            note_title(file, titles, prompts)
         for session, prompt in prompts.items():
             titles.setdefault(session, prompt)
         answer.titles = titles

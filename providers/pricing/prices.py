@@ -270,15 +270,7 @@ def cost_of(
     cache_read_tokens: int = 0,
 ) -> tuple[float, bool]:
     """(USD, priced) for one call; an unknown model costs 0 and is reported unpriced."""
-    rates = rates_for(model)
-    if rates is None:
-        return 0.0, False
-    return (
-        input_tokens * rates.input
-        + output_tokens * rates.output
-        + cache_write_tokens * rates.cache_write
-        + cache_read_tokens * rates.cache_read
-    ), True
+    return claude_cost(model, input_tokens, output_tokens, cache_write_tokens, 0, cache_read_tokens)
 
 
 def claude_cost(
@@ -289,7 +281,8 @@ def claude_cost(
     cache_write_1h_tokens: int,
     cache_read_tokens: int,
 ) -> tuple[float, bool]:
-    """`cost_of` with Claude Code's two kinds of cache write, each at its own rate."""
+    """`cost_of` with Claude Code's two kinds of cache write, each at its own rate (a 1-hour
+    write of 0 adds an exact 0.0: `cost_of` goes through here)."""
     rates = rates_for(model)
     if rates is None:
         return 0.0, False
