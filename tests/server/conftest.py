@@ -14,7 +14,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +28,7 @@ from pytest_lsp.client import register_lsp_features
 
 from codeburn.providers.localtime import CLOCK_ENV, iso_utc, local_midnight_ms, now_ms, today
 from codeburn.providers.samples.profile_writer import JournalMode, ProfileWriter
+from tests.sync.fake_cursor import FakeCursor, cookie_for, make_jwt, write_global_db
 
 STATUS = "codeburn/status"
 WAIT_S = 90.0  # a hang guard, not a performance limit
@@ -257,3 +258,24 @@ def same_figures(a: Any, b: Any, path: str = "") -> None:
 
 def without(status: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {k: v for k, v in status.items() if k not in keys}
+
+
+WEEK_S = 7 * 24 * 3600
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeCursor]:
+    """A loopback cursor.com (tests/sync/fake_cursor.py)."""
+    with FakeCursor() as server:
+        yield server
+
+
+@pytest.fixture
+def signed_in(server_env: ServerEnv, fake: FakeCursor) -> ServerEnv:
+    """Cursor signed in (a token in the profile's global DB), sync on, cursor.com → the fake."""
+    token = make_jwt(exp=now_ms() // 1000 + WEEK_S)
+    write_global_db(server_env.db, token)
+    fake.expected_cookie = cookie_for(token)
+    server_env.env.pop("CODEBURN_CURSOR_SYNC")
+    server_env.env["CODEBURN_CURSOR_BASE_URL"] = fake.url
+    return server_env

@@ -5,40 +5,25 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from lsprotocol import types
 
-from codeburn.providers.localtime import now_ms
 from tests.server.conftest import WAIT_S, ServerEnv, lsp_session, write_profile
-from tests.sync.fake_cursor import FakeCursor, cookie_for, make_jwt, write_global_db
+from tests.sync.fake_cursor import FakeCursor
 
 pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 REFRESH = "codeburn.server.refresh"
-WEEK_S = 7 * 24 * 3600
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeCursor]:
-    with FakeCursor() as server:
-        yield server
-
-
-@pytest.fixture
-def signed_in(server_env: ServerEnv, fake: FakeCursor) -> ServerEnv:
-    """Cursor signed in, sync on, cursor.com → the fake; Cursor models at 85 %, on demand
-    billing 42 cents of a $50 limit."""
-    token = make_jwt(exp=now_ms() // 1000 + WEEK_S)
-    write_global_db(server_env.db, token)
-    fake.expected_cookie = cookie_for(token)
+def signed_in(signed_in: ServerEnv, fake: FakeCursor) -> ServerEnv:
+    """Signed in (conftest); Cursor models at 85 %, on demand billing 42 cents of a $50 limit."""
     fake.summary["individualUsage"]["plan"]["autoPercentUsed"] = 85
     fake.summary["individualUsage"]["onDemand"]["used"] = 42
-    server_env.env.pop("CODEBURN_CURSOR_SYNC")
-    server_env.env["CODEBURN_CURSOR_BASE_URL"] = fake.url
-    return server_env
+    return signed_in
 
 
 def _ids(status: dict[str, Any]) -> set[str]:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from codeburn.providers.localtime import now_ms
 from tests.csv_fixtures import ExportRow
 from tests.server.conftest import (
     WAIT_S,
@@ -22,31 +21,13 @@ from tests.server.conftest import (
     same_figures,
     without,
 )
-from tests.sync.fake_cursor import FakeCursor, cookie_for, make_jwt, write_global_db
+from tests.sync.fake_cursor import FakeCursor
 
 pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 SYNC = "codeburn.server.syncCursor"
 REPORT = "codeburn.server.report"
 SYNC_TITLE = "Syncing Cursor usage from cursor.com"
-WEEK_S = 7 * 24 * 3600
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeCursor]:
-    with FakeCursor() as server:
-        yield server
-
-
-@pytest.fixture
-def signed_in(server_env: ServerEnv, fake: FakeCursor) -> ServerEnv:
-    """Cursor signed in (a token in the profile's global DB), sync on, cursor.com → the fake."""
-    token = make_jwt(exp=now_ms() // 1000 + WEEK_S)
-    write_global_db(server_env.db, token)
-    fake.expected_cookie = cookie_for(token)
-    server_env.env.pop("CODEBURN_CURSOR_SYNC")
-    server_env.env["CODEBURN_CURSOR_BASE_URL"] = fake.url
-    return server_env
 
 
 async def until(condition: Callable[[], bool]) -> None:
