@@ -32,6 +32,11 @@ from codeburn.providers.samples import AgentLogsSpec, write_agent_logs
 CCUSAGE = "/tmp/ccusage/node_modules/.bin/ccusage"
 
 
+def _report_args(provider: str) -> list[str]:
+    """Our report of the last 30 days of one tool, as JSON, without a sync."""
+    return ["report", "--format", "json", "--period", "30days", "--no-sync", "--provider", provider]
+
+
 def _write(claude: Path, codex: Path, claude_mb: int, codex_mb: int) -> int:
     """Many small sessions, a few long ones; returns the bytes written."""
     now, total, seed = now_ms(), 0, 1
@@ -147,16 +152,7 @@ def main() -> int:
         for tool, provider in (("claude", "claude-code"), ("codex", "codex")):
             env = _env(claude, codex, root / f"cache-{tool}")
             theirs, their_json = _ccusage(args.ccusage, tool, env)
-            report = [
-                "report",
-                "--format",
-                "json",
-                "--period",
-                "30days",
-                "--no-sync",
-                "--provider",
-                provider,
-            ]
+            report = _report_args(provider)
             cold = codeburn(report, env)
             ours = json.loads(cold.stdout)
             warm = codeburn(report, env)
@@ -164,19 +160,7 @@ def main() -> int:
             rows.append((tool, theirs, cold, warm, their_tokens, _tokens(ours)))
         env = _env(claude, codex, root / "cache-claude")
         _append(claude)
-        after = codeburn(
-            [
-                "report",
-                "--format",
-                "json",
-                "--period",
-                "30days",
-                "--no-sync",
-                "--provider",
-                "claude-code",
-            ],
-            env,
-        )
+        after = codeburn(_report_args("claude-code"), env)
         theirs_after, _ = _ccusage(args.ccusage, "claude", env)
     print("| tool | ccusage s | ours cold s | cold ÷ ccusage | ours unchanged s | tokens equal |")
     print("|---|---:|---:|---:|---:|---|")
