@@ -196,14 +196,20 @@ def _fork_writer(work: Callable[[], object]) -> int:
     if pid == 0:  # pragma: no cover - the child (its work is checked through what it writes)
         try:
             _after[:] = [None]
-            devnull = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(devnull, fd)
-            with contextlib.suppress(BaseException):
-                work()
+            _run_silent(work)
         finally:
             os._exit(0)
     return pid
+
+
+def _run_silent(work: Callable[[], object]) -> None:
+    """A forked writer's body: no terminal to write to, and nothing it raises goes anywhere (a
+    cache file not written is a miss next time, never a wrong figure)."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    with contextlib.suppress(BaseException):
+        work()
 
 
 def _fork_detached(work: Callable[[], object]) -> bool:
@@ -214,11 +220,7 @@ def _fork_detached(work: Callable[[], object]) -> bool:
     if pid == 0:  # pragma: no cover - the child (its work is checked through what it writes)
         try:
             if os.fork() == 0:
-                devnull = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(devnull, fd)
-                with contextlib.suppress(BaseException):
-                    work()
+                _run_silent(work)
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
