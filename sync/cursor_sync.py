@@ -175,19 +175,23 @@ def maybe_sync(
             raise SyncError(str(exc)) from None
         log.warning("cursor.com sync skipped: %s", exc)
         return SyncOutcome(attempted=False, error_code="network")
-    try:
-        quick = _claim_attempt(credentials, now, force, schedule)
-        if quick is None:
-            return SyncOutcome(attempted=False)
-    except LockTimeoutError:
-        if force:
-            raise SyncError(BUSY) from None
-        return SyncOutcome(attempted=False)
-    run = _Run(credentials, base, now, force, budget_s, signed_in_email(db_path), quick)
     if force:
-        return _run(run)
+        try:
+            _claim_attempt(credentials, now, force)
+        except LockTimeoutError:
+            raise SyncError(BUSY) from None
+        return _run(_Run(credentials, base, now, force, budget_s, signed_in_email(db_path), False))
+    # In flight from before the claim: a forced sync arriving after it joins, never runs beside.
     with _flying() as flight:
-        flight.outcome = _run(run)
+        try:
+            quick = _claim_attempt(credentials, now, force, schedule)
+        except LockTimeoutError:
+            quick = None
+        if quick is None:
+            flight.outcome = SyncOutcome(attempted=False)
+        else:
+            email = signed_in_email(db_path)
+            flight.outcome = _run(_Run(credentials, base, now, force, budget_s, email, quick))
         return flight.outcome
 
 

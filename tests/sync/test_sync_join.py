@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from codeburn.sync import cursor_sync
 from codeburn.sync.cursor_sync import SyncError, SyncOutcome, maybe_sync
 from tests.sync.fake_cursor import FIXED_NOW_MS, SyncEnv
 from tests.sync.test_sync_json import event
@@ -58,3 +59,41 @@ def test_sync_now_joining_a_failing_sync_reports_its_failure(sync_env: SyncEnv) 
         maybe_sync(sync_env.db_path, force=True, now_ms=NOW)
     thread.join(10)
     assert len(sync_env.fake.events_requests()) == 1
+
+
+def test_sync_now_joins_an_automatic_sync_that_has_claimed_but_not_yet_asked(
+    sync_env: SyncEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between recording its attempt and its first request the automatic sync is already in
+    flight: a "Sync now" then must not run a second sync beside it (a later "Sync now" would
+    join that one and miss what changed meanwhile, such as an expired login)."""
+    sync_env.fake.events = [event(NOW - HOUR)]
+    claimed, release = threading.Event(), threading.Event()
+    real_email = cursor_sync.signed_in_email
+
+    def paused_first_time(db_path: object) -> str | None:
+        if not claimed.is_set():
+            claimed.set()
+            release.wait(10)
+        return real_email(db_path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cursor_sync, "signed_in_email", paused_first_time)
+    results: dict[str, SyncOutcome] = {}
+    auto = threading.Thread(
+        target=lambda: results.setdefault("auto", maybe_sync(sync_env.db_path, now_ms=NOW))
+    )
+    auto.start()
+    assert claimed.wait(10)
+    forced = threading.Thread(
+        target=lambda: results.setdefault(
+            "forced", maybe_sync(sync_env.db_path, force=True, now_ms=NOW)
+        )
+    )
+    forced.start()
+    forced.join(0.5)  # a forced sync of its own would have asked cursor.com by now
+    release.set()
+    auto.join(10)
+    forced.join(10)
+
+    assert len(sync_env.fake.events_requests()) == 1  # one sync, not two
+    assert results["forced"] == results["auto"]
