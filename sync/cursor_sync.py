@@ -56,6 +56,9 @@ LATER_BUDGET_S = 15.0
 BACKFILL_DAYS = 30
 QUICK_LOOKBACK_MS = 15 * MINUTE_MS  # a quick sync reads from this long before the newest event
 INTERVAL_SLACK_MS = 30 * SECOND_MS  # the editor's timer may fire a little early
+# An attempt this little after a sync's `now` was claimed by another sync meanwhile (its clock
+# read later), not left by a clock that went back.
+CLOCK_SLACK_MS = 60 * SECOND_MS
 
 NOT_SIGNED_IN = "Cursor is not signed in on this machine; open Cursor and sign in, then try again"
 LOGIN_EXPIRED = "Cursor login expired, open Cursor to sign in again"
@@ -217,7 +220,8 @@ def is_due(state: SyncState, credentials: Credentials, now: int) -> bool:
         return True
     nxt = state.next_attempt_ms
     # A next attempt further away than the throttle allows means the clock went back.
-    return not (nxt is not None and now < nxt <= now + THROTTLE_MS + JITTER_MAX_MS)
+    furthest = now + THROTTLE_MS + JITTER_MAX_MS + CLOCK_SLACK_MS
+    return not (nxt is not None and now < nxt <= furthest)
 
 
 def _login_replaced(state: SyncState, credentials: Credentials) -> bool:
@@ -259,7 +263,10 @@ class _Schedule:
             return False
         last = state.last_attempt_ms
         # A last attempt after now means the clock went back.
-        return last is None or not now - self.interval_ms + INTERVAL_SLACK_MS < last <= now
+        return (
+            last is None
+            or not now - self.interval_ms + INTERVAL_SLACK_MS < last <= now + CLOCK_SLACK_MS
+        )
 
     def quick(self, state: SyncState, account: str, now: int) -> bool:
         """A quick sync, unless this is the first sync after a full local hour (or the first)."""

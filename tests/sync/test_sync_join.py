@@ -97,3 +97,17 @@ def test_sync_now_joins_an_automatic_sync_that_has_claimed_but_not_yet_asked(
 
     assert len(sync_env.fake.events_requests()) == 1  # one sync, not two
     assert results["forced"] == results["auto"]
+
+
+def test_an_automatic_sync_that_read_the_clock_before_a_forced_claim_is_not_due(
+    sync_env: SyncEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A forced sync claims its attempt with a clock read a moment after the automatic sync
+    read its own: that later attempt is not a clock that went back, so no second sync runs
+    beside the forced one (whose result a later "Sync now" would then join)."""
+    sync_env.fake.events = [event(NOW - HOUR)]
+    monkeypatch.setattr(cursor_sync.random, "randint", lambda low, high: high)  # jitter at most
+    maybe_sync(sync_env.db_path, force=True, now_ms=NOW + 2_000)
+    auto = maybe_sync(sync_env.db_path, now_ms=NOW)
+    assert not auto.attempted
+    assert len(sync_env.fake.events_requests()) == 1
