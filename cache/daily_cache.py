@@ -10,6 +10,12 @@ Version 4: exact events are attributed to local conversations, and slices keep p
 sums and the attribution split (issue 17); a v3 (or older) file is migrated the same way.
 Version 5: totals keep Cursor's token fee (`cursorFee`, issue 38), which a v4 day sealed with
 synced usage-based events lacks; a v4 (or older) file is migrated the same way.
+
+The version is the file's layout; what the days hold depends on the rules that derived them,
+whose identity (`providers.rules.RULES`) the file carries. A file of other rules is renewed
+once: sealed days before the 6-month floor stay, the days from the floor on are derived again,
+and until then their old slices are kept aside ("retired") for the one case a new derivation
+cannot answer: a slice whose source is gone (docs/caches.md#rules-identity).
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Any, Final
 
 from codeburn.cache.files import FileMemo, loads_json, locked, read_json, write_cache_json
 from codeburn.cache.usage_slices import DaySlices, Slice
-from codeburn.providers import six_month_floor
+from codeburn.providers import RULES, six_month_floor
 
 # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16); 4: attribution (17);
 # 5: the token fee in totals (38)
@@ -56,6 +62,9 @@ class DailyCache:
     imports: dict[date, list[str]] | None = field(default_factory=dict)
     first_seen: dict[str, dict[str, int]] = field(default_factory=dict)
     paths: dict[str, str] = field(default_factory=dict)
+    rules: str | None = RULES
+    # Slices sealed under other rules, for days not sealed again since (see `with_retired`).
+    retired: dict[date, DaySlices] = field(default_factory=dict)
 
     def is_sealed(self, day: date) -> bool:
         return (
@@ -66,6 +75,23 @@ class DailyCache:
 
     def day(self, day: date) -> DaySlices:
         return self.days.get(day, {})
+
+    def with_retired(self, day: date, derived: DaySlices) -> DaySlices:
+        """A day's slices as derived now, plus each retired slice of that day the derivation
+        found nothing for: its source is gone (a deleted log, a removed store), and only the
+        figures sealed under the old rules still know it."""
+        retired = self.retired.get(day)
+        if not retired:
+            return derived
+        kept = {p: s for p, s in retired.items() if s.totals.calls and p not in derived}
+        return {**derived, **kept} if kept else derived
+
+    def renew(self, floor: date) -> None:
+        """Adopt today's rules: the sealed days from `floor` on are retired, to be derived again."""
+        sealed = {d: s for d, s in self.days.items() if d >= floor and self.is_sealed(d)}
+        self.retired = {d: s for d, s in {**self.retired, **sealed}.items() if d >= floor}
+        self.keep_before(floor)
+        self.rules = RULES
 
     def seal(
         self,
@@ -100,7 +126,8 @@ class DailyCache:
         day = first
         while day <= last:
             if day not in already:
-                slices = derived.get(day)
+                slices = self.with_retired(day, derived.get(day) or {})
+                self.retired.pop(day, None)
                 if slices:
                     self.days[day] = slices
                 else:
@@ -117,6 +144,10 @@ class DailyCache:
         if self.watermark is None or self.sealed_from is None or first > self.watermark:
             return False
         for day, slices in self.days.items():
+            if first <= day <= last:
+                for provider in providers:
+                    slices.pop(provider, None)
+        for day, slices in self.retired.items():
             if first <= day <= last:
                 for provider in providers:
                     slices.pop(provider, None)
@@ -171,6 +202,7 @@ class DailyCache:
     def dump(self) -> dict[str, Any]:
         return {
             "version": VERSION,
+            "rules": self.rules,
             "timezone": self.timezone,
             "dbPath": self.db_path,
             "sealedFrom": self.sealed_from.isoformat() if self.sealed_from else None,
@@ -187,6 +219,17 @@ class DailyCache:
             ),
             "firstSeen": self.first_seen,
             "paths": self.paths,
+            **(
+                {
+                    "retired": {
+                        d.isoformat(): {p: s.dump() for p, s in slices.items()}
+                        for d, slices in sorted(self.retired.items())
+                        if slices
+                    }
+                }
+                if self.retired
+                else {}
+            ),
         }
 
     def keep_before(self, floor: date) -> None:
@@ -225,6 +268,11 @@ class DailyCache:
                     for ns, seen in raw.get("firstSeen", {}).items()
                 },
                 paths={str(k): str(v) for k, v in raw.get("paths", {}).items()},
+                rules=raw.get("rules") if isinstance(raw.get("rules"), str) else None,
+                retired={
+                    date.fromisoformat(d): {str(p): Slice.load(s) for p, s in slices.items()}
+                    for d, slices in raw.get("retired", {}).items()
+                },
             )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
@@ -241,10 +289,10 @@ def load_daily(
     Callers must not modify it: the next caller may get the same object (`update_daily`
     changes a copy of its own).
 
-    With no current file, a v1 file is migrated first (`keep_before` the 6-month `floor`,
-    default today's) and written at once: the v1 file may be swept at any moment after.
+    A file of other rules or an older version is brought up to date first (`renew` at the
+    6-month `floor`, default today's).
     """
-    _migrate_v1(cache_dir, floor)
+    _migrate(cache_dir, floor)
     return _load(cache_dir, timezone, db_path, shared=True)
 
 
@@ -264,10 +312,22 @@ def _load(cache_dir: Path, timezone: str, db_path: str, *, shared: bool = False)
     return cache
 
 
-def _migrate_v1(cache_dir: Path, floor: date | None) -> None:
+def _migrate(cache_dir: Path, floor: date | None) -> None:
+    """Bring the file to today's layout and rules: a file of other rules is renewed, and with
+    no current file an older version's is migrated (both once, written at once: the old file
+    may be swept at any moment after)."""
     path = daily_path(cache_dir)
-    if path.exists():
+    current = _shared.read(path, _parse)
+    if current is not None:
+        if current.rules != RULES:
+            with locked(path):
+                cache = DailyCache.load(read_json(path))
+                if cache is not None and cache.rules != RULES:
+                    cache.renew(floor or six_month_floor())
+                    write_cache_json(path, cache.dump())
         return
+    if path.exists():
+        return  # damaged: started again empty, as any file of ours
     old = None
     for version in OLDER:
         old = DailyCache.load(read_json(cache_dir / f"daily.v{version}.json"), version)
@@ -275,7 +335,7 @@ def _migrate_v1(cache_dir: Path, floor: date | None) -> None:
             break
     if old is None:
         return
-    old.keep_before(floor or six_month_floor())
+    old.renew(floor or six_month_floor())
     with locked(path):
         if not path.exists():  # another process may have migrated it meanwhile
             write_cache_json(path, old.dump())
@@ -286,7 +346,7 @@ def update_daily(
 ) -> DailyCache:
     """Read-modify-write under the lock: `change(cache)` mutates the freshest copy."""
     path = daily_path(cache_dir)
-    _migrate_v1(cache_dir, floor)
+    _migrate(cache_dir, floor)
     with locked(path):
         cache = _load(cache_dir, timezone, db_path)
         change(cache)

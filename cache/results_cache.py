@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from codeburn.cache.files import EncodedItems, FileMemo, json_with, locked, write_cache_text
-from codeburn.providers import Call, LocalConversation
+from codeburn.providers import RULES, Call, LocalConversation
 
 # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16); 4: `diagnostics` apart
 # from `warnings` (issue 18: a v3 file holds skipped-row notes among its warnings), and the local
 # conversations (ids, titles, turns) that exact events are attributed to (issue 17); 5: JSONL
 # transcript lines end at `\n` only (see `home.memo.MEMO_VERSION`)
+# The layout; the parse rules that wrote it are the rules identity inside
+# (docs/caches.md#rules-identity).
 VERSION: Final = 5
 FILE: Final = f"cursor-results.v{VERSION}.json"
 _CALL_TEXTS: Final = EncodedItems(Call.to_row)
@@ -124,6 +126,7 @@ class CachedResults:
     def _head(self) -> dict[str, Any]:
         return {
             "version": VERSION,
+            "rules": RULES,
             "dbPath": self.db_path,
             "fingerprint": self.fingerprint,
             "floorMs": self.floor_ms,
@@ -137,6 +140,8 @@ class CachedResults:
     def load(cls, raw: Any) -> CachedResults | None:
         if not isinstance(raw, dict) or raw.get("version") != VERSION:
             return None
+        if raw.get("rules") != RULES:
+            return None  # derived by other rules: parse again
         try:
             return cls(
                 db_path=str(raw["dbPath"]),

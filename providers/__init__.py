@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         today,
     )
     from codeburn.providers.pricing import base_model, display_name
+    from codeburn.providers.rules import RULES
     from codeburn.providers.runtime import (
         gc_paused,
         later,
@@ -171,6 +172,7 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "base_model",
                 "display_name",
             ),
+            "codeburn.providers.rules": ("RULES",),
             "codeburn.providers.runtime": (
                 "gc_paused",
                 "later",
@@ -207,6 +209,7 @@ __all__ = [
     "NO_DATE",
     "OTHER_MACHINES_PROJECT",
     "PROVIDER_NAMES",
+    "RULES",
     "SNAPSHOT_PREFIX",
     "UNMAPPED_PROJECT",
     "USER_API_KEY",

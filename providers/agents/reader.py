@@ -34,10 +34,11 @@ from codeburn.providers.agents.codex import (
     decode_codex,
 )
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
+from codeburn.providers.rules import RULES
 
 CLAUDE_ENV: Final = "CLAUDE_CONFIG_DIR"
 CODEX_ENV: Final = "CODEX_HOME"
-STATE_VERSION: Final = 3  # of the kept state's layout and of the decoders' rules
+STATE_VERSION: Final = 3  # of the kept state's layout; the decoders' rules are `RULES`
 CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may span chunks)
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
@@ -546,7 +547,8 @@ class ToolLogs:
 
         def joined() -> bytes:
             files = ",".join(f"{json.dumps(key)}:{''.join(text)}" for key, text in texts)
-            return f'{{"version": {STATE_VERSION}, "files": {{{files}}}}}'.encode()
+            head = f'"version": {STATE_VERSION}, "rules": "{RULES}"'
+            return f'{{{head}, "files": {{{files}}}}}'.encode()
 
         return joined
 
@@ -619,7 +621,7 @@ def _decode_state(raw: bytes | None) -> dict[str, _Kept]:
         return {}
     try:
         data = json.loads(raw)
-        if data.get("version") != STATE_VERSION:
+        if data.get("version") != STATE_VERSION or data.get("rules") != RULES:
             return {}
         return {key: _entry_of(row) for key, row in data["files"].items()}
     except (ValueError, KeyError, TypeError, AttributeError):

@@ -8,9 +8,9 @@ again, and a home whose agent-files cache was dropped (a version bump of it) or 
 moved hashes its files instead of parsing them again, which costs far more.
 
 The hash is taken of the very bytes that are parsed, in one read, so a key never names turns
-of other bytes. The memo depends only on how transcripts are parsed: `MEMO_VERSION` changes
-with `transcripts.parse_*` and the turn rows (`turn_row`), not with the agent-files cache
-(whose bumps so far were for the CLI stores' graphs). It holds counts, tool and command names
+of other bytes. `MEMO_VERSION` is the memo's layout; the rules identity it also carries
+(`providers.rules`) changes with any change of the deriving code, so a parse rule changed makes
+it no memo. It holds counts, tool and command names
 per turn, keyed by digests: never a path, a text or a command line. It holds the transcripts
 of the last read only (its size follows the home), at most MAX_ENTRIES of them.
 """
@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from codeburn.providers.framing import framed, unframed
+from codeburn.providers.rules import RULES
 
 # 1: turn rows of `reader.turn_row` (issue 17's nine fields); 2: JSONL lines end at `\n` only
 # (a line holding U+2028, U+2029 or U+0085 in a string was cut there and skipped).
@@ -58,7 +59,8 @@ class MemoEncoder:
             texts[key] = kept
             members.append(f"{json.dumps(key)}:{kept[1]}")
         self._texts = texts
-        text = f'{{"version":{MEMO_VERSION},"turns":{{{",".join(members)}}}}}'
+        head = f'"version":{MEMO_VERSION},"rules":"{RULES}"'
+        text = f'{{{head},"turns":{{{",".join(members)}}}}}'
         return framed(_MAGIC, text.encode("utf-8", "surrogatepass"))
 
 
@@ -73,6 +75,8 @@ def read_memo(data: bytes | None) -> dict[str, Rows] | None:
     parsed = unframed(_MAGIC, data, MAX_BYTES)
     if type(parsed) is not dict or parsed.get("version") != MEMO_VERSION:
         return None
+    if parsed.get("rules") != RULES:
+        return None  # turns parsed by other rules
     turns = parsed.get("turns")
     if type(turns) is not dict:
         return None

@@ -346,7 +346,8 @@ class UsageService:
         if before_floor:
             # The floor limits the scan of Cursor's database only: stored exact events and
             # other tools' logs show for any period asked.
-            days.update(self._before_floor(before_floor, floor_day, snapshot))
+            stored = self._before_floor(before_floor, floor_day, snapshot)
+            days.update((day, daily.with_retired(day, slices)) for day, slices in stored.items())
         local = LocalState()
         diagnostics: list[str] = []
         if needed:
@@ -358,7 +359,7 @@ class UsageService:
                 parse_from, now_day, calls, snapshot, local.conversations, diagnostics
             )
             for day in needed:
-                days[day] = derived.get(day, {})
+                days[day] = daily.with_retired(day, derived.get(day, {}))
             if sealable and store_error is None and parse_from < now_day:
                 self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths)
         elif not self._local.has_sources(self._local.snapshot()):

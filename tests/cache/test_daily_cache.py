@@ -9,6 +9,8 @@ from typing import Any
 
 from codeburn.cache.daily_cache import V1_FILE, VERSION, daily_path, load_daily, update_daily
 from codeburn.cache.results_cache import sweep_old_versions
+from codeburn.cache.usage_slices import Slice
+from codeburn.providers.rules import RULES
 
 ZONE = "Europe/Berlin"
 DB = "/home/me/.config/Cursor/User/globalStorage/state.vscdb"
@@ -122,14 +124,18 @@ def test_a_seal_after_the_migration_joins_the_kept_days(tmp_path: Path) -> None:
         watermark="2026-06-03",
         days={"2026-05-30": 0.5, "2026-06-02": 9.0},
     )
-    rederived = {date(2026, 6, 2): {}}  # the v2 reader finds nothing that day: no usage
+    # The new reader finds nothing on 2026-06-02: its source is gone (docs/caches.md), so the
+    # figures sealed before stay; on 2026-06-03 it finds usage the old file lacked.
+    rederived = {date(2026, 6, 2): {}, date(2026, 6, 3): {"cursor": Slice.load(_slice(2.0, 1))}}
 
     def change(daily: Any) -> None:
         daily.seal(FLOOR, date(2026, 6, 3), rederived)
 
     daily = update_daily(cache, timezone=ZONE, db_path=DB, change=change, floor=FLOOR)
     assert (daily.sealed_from, daily.watermark) == (date(2026, 5, 30), date(2026, 6, 3))
-    assert sorted(daily.days) == [date(2026, 5, 30)]
+    assert sorted(daily.days) == [date(2026, 5, 30), date(2026, 6, 2), date(2026, 6, 3)]
+    assert daily.day(date(2026, 6, 2))["cursor"].totals.cost == 9.0
+    assert daily.retired == {}  # every retired day sealed again
     assert (
         json.loads(daily_path(cache).read_text())["days"]["2026-05-30"]["cursor"]["totals"][0]
         == 0.5
@@ -205,6 +211,7 @@ def test_import_marks_and_first_seen_times_survive_a_reload(tmp_path: Path) -> N
 def test_a_file_without_import_marks_is_cleaned_from_the_floor_on(tmp_path: Path) -> None:
     doc = {
         "version": VERSION,
+        "rules": RULES,
         "timezone": ZONE,
         "dbPath": DB,
         "sealedFrom": "2026-05-01",

@@ -8,11 +8,11 @@ record of each JSON row no root reached (keyed by blob id; `None`: the row is no
 A start whose results cache was dropped (a version bump) reads these instead of decoding
 ~100,000 blobs again.
 
-The memo depends only on how blobs are decoded: `MEMO_VERSION` changes with `agent.graph` and
-`agent.stream`'s decoded forms, not with the results cache. Anything that does not read back
-exactly (corrupt, another database, another version, too large) is no memo: the next full
-parse writes a new one. It holds counts, times, model and tool names, request ids, workspace
-paths and command names (never a command line, a text or a token).
+`MEMO_VERSION` is the memo's layout; the rules identity it also carries (`providers.rules`)
+changes with any change of the deriving code, so a decoder changed makes it no memo. Anything
+that does not read back exactly (corrupt, another database, another version, too large) is no
+memo: the next full parse writes a new one. It holds counts, times, model and tool names,
+request ids, workspace paths and command names (never a command line, a text or a token).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from codeburn.providers.agent import Graph, GraphTurn, Record, command_names
 from codeburn.providers.framing import framed, unframed
+from codeburn.providers.rules import RULES
 
 # 1: graphs (Graph, GraphTurn of issue 17) and stream records (Record of issue 16).
 MEMO_VERSION: Final = 1
@@ -88,6 +89,7 @@ def memo_bytes(memo: BlobMemo, db_key: str) -> bytes:
     body = json.dumps(
         {
             "version": MEMO_VERSION,
+            "rules": RULES,
             "db": db_key,
             "graphs": dict(graphs[:MAX_GRAPHS]),
             "records": dict(list(records.items())[:MAX_RECORDS]),
@@ -134,7 +136,8 @@ def memo_head_ok(data: bytes | None, db_key: str) -> bool:
         return False
     at = len(_MAGIC) + 9
     db = json.dumps(db_key, ensure_ascii=False).encode("utf-8", "surrogatepass")
-    head = b'{"version":%d,"db":%b,' % (MEMO_VERSION, db)  # as `memo_bytes` writes it
+    # as `memo_bytes` writes it
+    head = b'{"version":%d,"rules":"%b","db":%b,' % (MEMO_VERSION, RULES.encode(), db)
     return data[at - 1 : at] == b"\n" and data[at : at + len(head)] == head
 
 
@@ -145,7 +148,7 @@ def read_memo(data: bytes | None, db_key: str) -> BlobMemo | None:
     try:
         if type(parsed) is not dict or parsed.get("version") != MEMO_VERSION:
             return None
-        if parsed.get("db") != db_key:
+        if parsed.get("rules") != RULES or parsed.get("db") != db_key:
             return None
         graphs, records = parsed["graphs"], parsed["records"]
         return BlobMemo(
