@@ -9,9 +9,22 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, Final
+
+
+@dataclass(frozen=True, slots=True)
+class LongContext:
+    """A long-context tier, USD per token: in one request, the tokens of a kind beyond
+    `threshold` of that kind are priced at these rates (docs/pricing.md)."""
+
+    threshold: int
+    input: float
+    output: float
+    cache_write: float
+    cache_read: float
+    cache_write_1h: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +36,7 @@ class Rates:
     cache_write: float  # a 5-minute cache write, the only kind Cursor reports
     cache_read: float
     cache_write_1h: float  # a 1-hour cache write (Claude Code writes both kinds)
+    long_context: LongContext | None = None  # applied to Claude Code's requests only
 
 
 SNAPSHOT_FILE: Final = "model_prices.json"
@@ -80,6 +94,17 @@ _ONE_HOUR_PER_MILLION: Final[dict[str, float]] = {
     "claude-haiku-4-5": 2,
 }
 
+# Long-context tiers (USD per million: input / output / cache write 5 m / cache write 1 h /
+# cache read) for the tokens of a kind beyond 200k in one request: Anthropic's list prices for
+# Sonnet 4 and 4.5 with the 1M context window. LiteLLM 1.110.2 carries them on these models' Vertex
+# AI and Bedrock entries but no longer on the first-party ones our snapshot keeps; ccusage 20.0.24
+# applies them (docs/pricing.md). No other model Claude Code names has one in either.
+_LONG_CONTEXT_THRESHOLD: Final = 200_000
+_LONG_CONTEXT_PER_MILLION: Final[dict[str, tuple[float, float, float, float, float]]] = {
+    "claude-sonnet-4": (6, 22.5, 7.5, 12, 0.60),
+    "claude-sonnet-4-5": (6, 22.5, 7.5, 12, 0.60),
+}
+
 # Cursor names that are not a model name of their own.
 _ALIASES: Final = {
     "": "claude-sonnet-4-5",
@@ -123,6 +148,7 @@ def _rates(
     cache_write: float | None,
     cache_read: float | None,
     cache_write_1h: float | None = None,
+    long_context: LongContext | None = None,
 ) -> Rates:
     """Per-token rates with docs/pricing.md's defaults for missing cache rates."""
     return Rates(
@@ -133,7 +159,16 @@ def _rates(
         cache_write_1h=(
             input_rate * _CACHE_WRITE_1H_FACTOR if cache_write_1h is None else cache_write_1h
         ),
+        long_context=long_context,
     )
+
+
+def _long_context(name: str) -> LongContext | None:
+    row = _LONG_CONTEXT_PER_MILLION.get(name)
+    if row is None:
+        return None
+    inp, out, write_5m, write_1h, read = (rate / _PER_MILLION for rate in row)
+    return LongContext(_LONG_CONTEXT_THRESHOLD, inp, out, write_5m, read, write_1h)
 
 
 def _per_token(value: float | None) -> float | None:
@@ -149,6 +184,7 @@ def _override_table() -> dict[str, Rates]:
             _per_token(row[2]),
             _per_token(row[3]),
             _per_token(_ONE_HOUR_PER_MILLION.get(name)),
+            _long_context(name),
         )
         for name, row in _TABLE_PER_MILLION.items()
     }
@@ -249,13 +285,23 @@ def _resolve(model: str) -> Rates | None:
     return None
 
 
+def _with_tier(model: str, rates: Rates | None) -> Rates | None:
+    """The base model's long-context tier on its rates, whichever entry priced it (the
+    catalogue's dated `claude-sonnet-4-5-20250929` as well as the table's `claude-sonnet-4-5`)."""
+    if rates is None:
+        return None
+    base = _DATE_SUFFIX.sub("", _candidates(_canonical(model.strip().lower()))[-1])
+    tier = _long_context(base)
+    return rates if tier is None else replace(rates, long_context=tier)
+
+
 def rates_for(model: str) -> Rates | None:
     """Per-token rates for a model name as Cursor writes it; None when unpriced."""
     try:
         return _memo[model]
     except KeyError:
         pass
-    rates = _resolve(model)
+    rates = _with_tier(model, _resolve(model))
     if len(_memo) >= _MEMO_LIMIT:
         _memo.clear()
     _memo[model] = rates
@@ -269,8 +315,24 @@ def cost_of(
     cache_write_tokens: int = 0,
     cache_read_tokens: int = 0,
 ) -> tuple[float, bool]:
-    """(USD, priced) for one call; an unknown model costs 0 and is reported unpriced."""
-    return claude_cost(model, input_tokens, output_tokens, cache_write_tokens, 0, cache_read_tokens)
+    """(USD, priced) for one call at the flat rates (Cursor's rows and Codex's requests: no
+    long-context tier); an unknown model costs 0 and is reported unpriced."""
+    rates = rates_for(model)
+    if rates is None:
+        return 0.0, False
+    return (
+        input_tokens * rates.input
+        + output_tokens * rates.output
+        + cache_write_tokens * rates.cache_write
+        + cache_read_tokens * rates.cache_read
+    ), True
+
+
+def _tiered(tokens: int, rate: float, above: float, threshold: int) -> float:
+    """`tokens` of one kind: those beyond `threshold` at `above`."""
+    if tokens <= threshold:
+        return tokens * rate
+    return threshold * rate + (tokens - threshold) * above
 
 
 def claude_cost(
@@ -281,17 +343,28 @@ def claude_cost(
     cache_write_1h_tokens: int,
     cache_read_tokens: int,
 ) -> tuple[float, bool]:
-    """`cost_of` with Claude Code's two kinds of cache write, each at its own rate (a 1-hour
-    write of 0 adds an exact 0.0: `cost_of` goes through here)."""
+    """One Claude Code request: its two kinds of cache write each at its own rate, and where
+    the model has a long-context tier, each kind's tokens beyond the threshold at the tier's
+    rate, kind by kind, as ccusage 20.0.24 does (docs/pricing.md)."""
     rates = rates_for(model)
     if rates is None:
         return 0.0, False
+    tier = rates.long_context
+    if tier is None:
+        return (
+            input_tokens * rates.input
+            + output_tokens * rates.output
+            + cache_write_5m_tokens * rates.cache_write
+            + cache_write_1h_tokens * rates.cache_write_1h
+            + cache_read_tokens * rates.cache_read
+        ), True
+    limit = tier.threshold
     return (
-        input_tokens * rates.input
-        + output_tokens * rates.output
-        + cache_write_5m_tokens * rates.cache_write
-        + cache_write_1h_tokens * rates.cache_write_1h
-        + cache_read_tokens * rates.cache_read
+        _tiered(input_tokens, rates.input, tier.input, limit)
+        + _tiered(output_tokens, rates.output, tier.output, limit)
+        + _tiered(cache_write_5m_tokens, rates.cache_write, tier.cache_write, limit)
+        + _tiered(cache_write_1h_tokens, rates.cache_write_1h, tier.cache_write_1h, limit)
+        + _tiered(cache_read_tokens, rates.cache_read, tier.cache_read, limit)
     ), True
 
 

@@ -17,6 +17,13 @@
 //      "How to install"; Pick Python… lists a uv-managed Python (a shim reporting 3.13.0) and
 //      Browse…; picking it writes the setting and the figures return without a reload; a server
 //      that dies at start shows "server stopped"; the real interpreter brings the figures back;
+//   8. Claude Code and Codex beside Cursor (the sample writer's histories, handed to a restarted
+//      server through CLAUDE_CONFIG_DIR and CODEX_HOME, with a cache folder of its own, no
+//      import): the status bar shows the figures
+//      `codeburn status` reports with them, the tooltip one line per tool, and the breakdown of the
+//      last 30 days a Tools column with the folder all three used as one project row;
+//   9. the breakdown's billing-cycle view, with a loopback cursor.com's usage summary: cumulative
+//      spend, the projection and its band, the included-usage line and the on-demand limit;
 //   7. none of that produced a vscode-languageclient notification (the notification center).
 // Screenshots go to vscode-client/test-artifacts/. Only 127.0.0.1 is contacted.
 //
@@ -59,7 +66,7 @@ async function extensionModules(dir) {
   await esbuild.build({
     stdin: {
       contents:
-        'export { computeView } from "./src/view/statusView";\nexport { inferCsvRange, formatRange } from "./src/view/csvRange";',
+        'export { computeView, toolLines } from "./src/view/statusView";\nexport { inferCsvRange, formatRange } from "./src/view/csvRange";',
       resolveDir: CLIENT,
       loader: "ts",
     },
@@ -425,6 +432,134 @@ async function drive(page, run, fixture, modules) {
   run.machineExtra = {};
   setMachineInterpreter(run, run.interpreter);
 
+  // 8. Claude Code and Codex beside Cursor. The sample writer's histories (in the run's folder,
+  // never the developer's) reach the server only from here on: an interpreter that sets
+  // CLAUDE_CONFIG_DIR and CODEX_HOME restarts it, so the steps above counted Cursor alone. It
+  // also gives the server a fresh cache folder, as on a machine where the logs were there from
+  // the start (days the steps above sealed keep the figures they had; docs/other-tools.md).
+  const threeTools = join(bin, "python-three-tools");
+  const toolRoots = {
+    CLAUDE_CONFIG_DIR: fixture.claudeConfigDir,
+    CODEX_HOME: fixture.codexHome,
+    CODEBURN_CACHE_DIR: join(run.root, "cache-three-tools"),
+  };
+  writeFileSync(threeTools, envShim(run.interpreter, toolRoots), { mode: 0o755 });
+  setMachineInterpreter(run, threeTools);
+  const threeText = view(fixture.threeTools);
+  const item3 = await expectStatusText(page, threeText, FIRST_ITEM_TIMEOUT);
+  log(`with Claude Code and Codex counted the status bar shows "${threeText}"`);
+  await page.mouse.move(10, 10);
+  await item3.hover();
+  const toolsHover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "By tool this month" }).first();
+  await toolsHover.waitFor({ timeout: STEP_TIMEOUT });
+  const toolsText = (await toolsHover.innerText()).replace(/\s+/g, " ");
+  // One line per tool this month, as the extension formats the fixture's status (`- ` is the bullet).
+  const toolLines = modules.toolLines(fixture.threeTools).filter((l) => l.startsWith("- ")).map((l) => l.slice(2).replace(/\\/g, ""));
+  const missingLines = toolLines.filter((l) => !toolsText.includes(l.replace(/\s+/g, " ")));
+  const monthTools = (fixture.threeTools.month.providers ?? []).map((t) => t.name);
+  if (missingLines.length > 0 || !toolsText.includes("AI spend") || toolsText.includes("Cursor AI spend")) {
+    throw new Error(`the tooltip lacks ${JSON.stringify(missingLines)} or its "AI spend" title: ${toolsText}`);
+  }
+  for (const name of ["Cursor", "Claude Code", "Codex"]) {
+    if (monthTools.includes(name) && !toolLines.some((l) => l.startsWith(`${name} — `))) {
+      throw new Error(`no tooltip line for ${name}: ${JSON.stringify(toolLines)}`);
+    }
+  }
+  if (monthTools.length < 3) {
+    // The logs cover the last 4 days: in a month's first days some of them are last month's.
+    log(`only ${monthTools.join(", ")} have calls this month (the month began less than 4 days ago)`);
+  }
+  log(`tooltip, one line per tool: ${toolLines.join(" | ")}`);
+  await page.screenshot({ path: join(ARTIFACTS, "tooltip-three-tools.png") });
+  await page.keyboard.press("Escape");
+  await page.mouse.move(10, 10);
+
+  // 8b. The breakdown of the last 30 days: a Tools column, and the folder used from all three
+  // tools is one project row split by tool.
+  await page.locator(".part.sidebar").first().click();
+  await runPaletteCommand(page, "View: Close All Editors");
+  await page.locator(".tabs-container .tab").filter({ hasText: "CodeBurn: Spend Breakdown" }).waitFor({ state: "detached", timeout: STEP_TIMEOUT });
+  await statusItem(page).first().click();
+  await pickPeriod(frame, "30days", 31);
+  const sharedRow = await waitForFrame(frame, "the project row of all three tools", async () => {
+    const headers = await frame.locator("h2:has-text('By project') + table thead th").allInnerTexts();
+    const rows = await frame.locator("h2:has-text('By project') + table tbody tr").evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.innerText.trim())),
+    );
+    const tools = headers.indexOf("Tools");
+    const shared = rows.filter((cells) => cells[0] === fixture.sharedProject);
+    const ok =
+      tools === 1 &&
+      shared.length === 1 &&
+      ["Cursor", "Claude Code", "Codex"].every((name) => shared[0][tools].split(" · ").some((part) => part.startsWith(`${name} `)));
+    return ok ? shared[0] : undefined;
+  });
+  const models = await frame.locator("h2:has-text('By model') + table tbody tr td:nth-child(2)").allInnerTexts();
+  for (const name of ["Cursor", "Claude Code", "Codex"]) {
+    if (!models.includes(name)) {
+      throw new Error(`the By model table has no ${name} row (providers ${JSON.stringify([...new Set(models)])})`);
+    }
+  }
+  log(`breakdown: one "${sharedRow[0]}" row for three tools: ${sharedRow[1]}`);
+  // The projects table at the top of the view (its Tools column), the models above it.
+  await frame.locator("h2", { hasText: "By model" }).evaluate((h2) => h2.scrollIntoView({ block: "start" }));
+  await page.screenshot({ path: join(ARTIFACTS, "breakdown-three-tools.png") });
+
+  // 9. The billing cycle view. A loopback cursor.com serves a usage summary (a cycle that began 20
+  // days ago, so the forecast has its 3 days with calls on any date; included usage and an
+  // on-demand limit); its usage events answer 503, so a sync fails and the store stays as it is.
+  // The server reads it once signed in (a token in the profile) with sync allowed.
+  const cursorCom = await loopbackCursor(cycleSummary(Date.now()));
+  const cyclePython = join(bin, "python-cycle");
+  writeFileSync(
+    cyclePython,
+    envShim(run.interpreter, { ...toolRoots, CODEBURN_CURSOR_BASE_URL: cursorCom.url }, ["CODEBURN_CURSOR_SYNC"]),
+    { mode: 0o755 },
+  );
+  signIn(fixture.db);
+  setMachineInterpreter(run, cyclePython);
+  try {
+    const drawn = await waitForFrame(frame, "the cycle view with its projection, band and limits", async () => {
+      const select = frame.locator("select#period");
+      if ((await select.inputValue({ timeout: 2000 })) !== "cycle") {
+        await select.selectOption("cycle", { timeout: 2000 });
+      }
+      const svg = frame.locator("svg.chart.cycle");
+      if ((await svg.count()) !== 1) {
+        return undefined;
+      }
+      const seen = await svg.evaluate((el) => {
+        const size = (selector) => {
+          const box = el.querySelector(selector)?.getBoundingClientRect();
+          return box ? [Math.round(box.width), Math.round(box.height)] : null;
+        };
+        return {
+          rendered: el.ownerDocument.querySelector("select#period option[selected]")?.value,
+          summary: el.ownerDocument.querySelector("p.forecast")?.textContent ?? "",
+          band: size("polygon.band"),
+          projection: size("line.projection"),
+          spent: size("polyline.spent"),
+          included: el.querySelector("line.included") !== null,
+          onDemand: el.querySelector("line.ondemand") !== null,
+          labels: [...el.querySelectorAll("text.axis")].map((t) => t.textContent),
+        };
+      });
+      const drawnBox = (box) => box !== null && box[0] > 0;
+      return seen.rendered === "cycle" && seen.summary.startsWith("At this pace:") && drawnBox(seen.band) && seen.band[1] > 0 &&
+        drawnBox(seen.projection) && drawnBox(seen.spent) && seen.included && seen.onDemand
+        ? seen
+        : undefined;
+    });
+    log(`cycle view: "${drawn.summary}", band ${drawn.band.join("×")} px, projection ${drawn.projection.join("×")} px, ${drawn.labels.filter((l) => /included|on-demand/.test(l)).join(", ")}`);
+    if (cursorCom.summaryReads() < 1) {
+      throw new Error("the cycle view drew limits without reading the loopback usage summary");
+    }
+    await frame.locator("svg.chart.cycle").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, "breakdown-cycle.png") });
+  } finally {
+    await cursorCom.close();
+  }
+
   // 7. No language-client pop-up in any of that: every notification so far is one of ours.
   const texts = await notificationTexts(page);
   const clientToast = texts.filter((t) => CLIENT_TOAST.test(t));
@@ -432,6 +567,91 @@ async function drive(page, run, fixture, modules) {
     throw new Error(`language-client notifications appeared: ${JSON.stringify(clientToast)}`);
   }
   log(`no language-client notification (${texts.length} notifications, all CodeBurn's own or the editor's)`);
+}
+
+/** A shell script that runs `interpreter` with `set` exported and `unset` removed. */
+function envShim(interpreter, set, unset = []) {
+  const quote = (value) => `'${String(value).replaceAll("'", "'\\''")}'`;
+  return [
+    "#!/bin/sh",
+    ...unset.map((key) => `unset ${key}`),
+    ...Object.entries(set).map(([key, value]) => `export ${key}=${quote(value)}`),
+    `exec ${quote(interpreter)} "$@"`,
+    "",
+  ].join("\n");
+}
+
+/** Polls `check` (its answer, or undefined to keep waiting) while the webview may be replaced. */
+async function waitForFrame(frame, what, check) {
+  const deadline = Date.now() + STEP_TIMEOUT;
+  let lastError;
+  while (Date.now() < deadline) {
+    try {
+      const answer = await check();
+      if (answer !== undefined) {
+        return answer;
+      }
+    } catch (error) {
+      lastError = error; // the page is being replaced by the next report
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ""}`);
+}
+
+/**
+ * cursor.com's usage summary for the cycle view (docs/quota.md): a 30-day cycle that began 20
+ * days ago, $20 of included usage (75 % used) and a $20 on-demand limit.
+ */
+function cycleSummary(now) {
+  const start = now - 20 * 86_400_000;
+  return {
+    billingCycleStart: new Date(start).toISOString(),
+    billingCycleEnd: new Date(start + 30 * 86_400_000).toISOString(),
+    membershipType: "pro",
+    individualUsage: {
+      plan: { enabled: true, used: 1500, limit: 2000, remaining: 500, autoPercentUsed: 40, apiPercentUsed: 75, totalPercentUsed: 75 },
+      onDemand: { enabled: true, used: 0, limit: 2000, remaining: 2000 },
+    },
+  };
+}
+
+/** A loopback cursor.com: GET /api/usage-summary answers `summary`, everything else 503. */
+async function loopbackCursor(summary) {
+  const { createServer: createHttpServer } = await import("node:http");
+  let reads = 0;
+  const server = createHttpServer((request, response) => {
+    request.resume();
+    if (request.method === "GET" && request.url === "/api/usage-summary") {
+      reads += 1;
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(summary));
+    } else {
+      response.writeHead(503, { "content-type": "text/plain" });
+      response.end("unavailable in this test");
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    summaryReads: () => reads,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Signs the profile in: an (unsigned, made-up) login token in Cursor's global database. */
+function signIn(db) {
+  const part = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const exp = Math.floor(Date.now() / 1000) + 86_400;
+  const token = `${part({ alg: "HS256", typ: "JWT" })}.${part({ sub: "auth0|user_editor_test", exp })}.${part("not-a-signature")}`;
+  const code = [
+    "import sqlite3, sys",
+    "db = sqlite3.connect(sys.argv[1])",
+    "db.execute(\"DELETE FROM ItemTable WHERE key = 'cursorAuth/accessToken'\")",
+    "db.execute(\"INSERT INTO ItemTable (key, value) VALUES ('cursorAuth/accessToken', ?)\", (sys.stdin.read(),))",
+    "db.commit()",
+  ].join("\n");
+  execFileSync(PYTHON, ["-c", code, db], { input: token, stdio: ["pipe", "ignore", "inherit"] });
 }
 
 /** What vscode-languageclient's own toasts say (they all offer "Go to output"). */

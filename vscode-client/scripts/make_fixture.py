@@ -4,12 +4,16 @@
     python3 scripts/make_fixture.py OUT_DIR   (after `npm run package`, which fills bundled/libs)
 
 Writes OUT_DIR/fixture.json = {"db", "oneDayDb", "csv", "before": <status>, "after": <status>,
-"oneDay": <status>, "conversations30": <n>} ("oneDayDb": a second profile with usage on today
-only, for the breakdown's one-day chart, and "oneDay" its status; "conversations30": how many
-conversations the last 30 days' report lists after the import, for the breakdown's Top
-conversations table). The profile comes from the project's sample generator; the figures from the
-project's CLI, each run with a private cache and config folder and sync off, so nothing outside
-OUT_DIR is read or written.
+"oneDay": <status>, "conversations30": <n>, "claudeConfigDir", "codexHome", "threeTools":
+<status>, "sharedProject": <name>} ("oneDayDb": a second profile with usage on today only, for the
+breakdown's one-day chart, and "oneDay" its status; "conversations30": how many conversations the
+last 30 days' report lists after the import, for the breakdown's Top conversations table;
+"claudeConfigDir" and "codexHome": Claude Code and Codex histories from the project's sample
+writer, in two of the profile's folders, and "threeTools" the status after the import with them
+counted; "sharedProject": the project row of the last 30 days that all three tools share). The
+profile comes from the project's sample generators; the figures from the project's CLI, each run
+with a private cache and config folder, sync off, and Claude Code's and Codex's roots in OUT_DIR
+(empty ones for the Cursor-only figures), so nothing outside OUT_DIR is read or written.
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ LIBS = CLIENT / "bundled" / "libs"
 sys.path.insert(0, str(LIBS))
 
 from codeburn.providers.localtime import iso_utc, local_midnight_ms, today  # noqa: E402
+from codeburn.providers.samples.agent_logs_writer import (  # noqa: E402
+    AgentLogsSpec,
+    write_agent_logs,
+)
 from codeburn.providers.samples.generator import (  # noqa: E402
     SampleSpec,
     generate_sample_profile,
@@ -38,13 +46,18 @@ from codeburn.providers.samples.profile_writer import ProfileWriter  # noqa: E40
 CLI = "import sys; from codeburn.server.cli.main import main; sys.exit(main())"
 
 
-def cli(args: list[str], scratch: Path) -> str:
+def cli(args: list[str], scratch: Path, tools: Path | None = None) -> str:
+    """`codeburn ARGS` with the folders under `scratch`; Claude Code's and Codex's roots under
+    `tools` (None: empty folders, never the developer's own ~/.claude and ~/.codex)."""
+    roots = tools if tools is not None else scratch / "no-tools"
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(LIBS), os.environ.get("PYTHONPATH", "")]),
         "CODEBURN_CACHE_DIR": str(scratch / "cache"),
         "CODEBURN_CONFIG_DIR": str(scratch / "config"),
         "CODEBURN_CURSOR_SYNC": "0",
+        "CLAUDE_CONFIG_DIR": str(roots / "claude"),
+        "CODEX_HOME": str(roots / "codex"),
     }
     env.pop("CODEBURN_CURSOR_DB", None)
     done = subprocess.run(
@@ -59,15 +72,15 @@ def cli(args: list[str], scratch: Path) -> str:
     return done.stdout
 
 
-def status(db: Path, scratch: Path) -> dict[str, Any]:
-    out = cli(["status", "--format", "json", "--cursor-db", str(db), "--no-sync"], scratch)
+def status(db: Path, scratch: Path, tools: Path | None = None) -> dict[str, Any]:
+    out = cli(["status", "--format", "json", "--cursor-db", str(db), "--no-sync"], scratch, tools)
     result: dict[str, Any] = json.loads(out)
     return result
 
 
-def report_30days(db: Path, scratch: Path) -> dict[str, Any]:
+def report_30days(db: Path, scratch: Path, tools: Path | None = None) -> dict[str, Any]:
     args = ["report", "--period", "30days", "--format", "json", "--cursor-db", str(db), "--no-sync"]
-    result: dict[str, Any] = json.loads(cli(args, scratch))
+    result: dict[str, Any] = json.loads(cli(args, scratch, tools))
     return result
 
 
@@ -88,6 +101,32 @@ def one_day_profile(root: Path, now_ms: int) -> Path:
                 model="gpt-5",
             )
     return p.db_path
+
+
+def three_tools(out: Path, db: Path, now_ms: int) -> dict[str, Any]:
+    """Claude Code and Codex histories beside the profile (the sample writer's, in the profile's
+    web-app and api-server folders, over the last 4 days), and the figures with all three tools
+    counted, read into a cache of their own with no import: the editor reads them the same way
+    (a fresh cache folder: days sealed without these logs keep their figures, docs/other-tools.md),
+    and the Cursor-only figures above never see these logs."""
+    tools = out / "tools"
+    write_agent_logs(tools / "claude", tools / "codex", AgentLogsSpec(now_ms=now_ms, days=4))
+    scratch = out / "expected-three-tools"
+    counted = status(db, scratch, tools)
+    ids = {"cursor", "claude-code", "codex"}
+    found = {p["id"] for p in counted["month"].get("providers", [])}
+    report = report_30days(db, scratch, tools)
+    shared = [
+        p["name"] for p in report["projects"] if ids <= {t["id"] for t in p.get("providers", [])}
+    ]
+    if counted["state"] != "ok" or not shared:
+        sys.exit(f"make_fixture: no project of the last 30 days has all three tools ({found})")
+    return {
+        "claudeConfigDir": str(tools / "claude"),
+        "codexHome": str(tools / "codex"),
+        "threeTools": counted,
+        "sharedProject": shared[0],
+    }
 
 
 def main() -> None:
@@ -128,9 +167,14 @@ def main() -> None:
         "before": before,
         "after": after,
         "conversations30": conversations30,
+        **three_tools(out, info.db_path, now_ms),
     }
     (out / "fixture.json").write_text(json.dumps(fixture, indent=2))
-    print(json.dumps({k: fixture[k] for k in ("db", "csv", "rows", "conversations30")}))
+    print(
+        json.dumps(
+            {k: fixture[k] for k in ("db", "csv", "rows", "conversations30", "sharedProject")}
+        )
+    )
 
 
 if __name__ == "__main__":
