@@ -8,11 +8,13 @@ from datetime import date, timedelta
 from typing import Any, Final
 
 from codeburn.cache import (
+    ConversationHead,
     CoverageIndex,
     DaySlices,
     ImportSnapshot,
     Slice,
     iter_calls,
+    iter_conversation_events,
     iter_conversation_ids,
     iter_events,
 )
@@ -22,18 +24,24 @@ from codeburn.providers import (
     CURSOR,
     CURSOR_AGENT,
     GROKBOT,
+    OTHER_MACHINES_PROJECT,
     Call,
     DayIndex,
     LocalConversation,
     gc_paused,
+    is_user_api_key,
     local_midnight_ms,
+    normalise_model,
 )
 from codeburn.server.service.attribution import (
+    ATTRIBUTED_PROVIDERS,
     BY_ID,
     BY_TIME,
     KINDS,
     OTHER_MACHINES,
     attribute,
+    cursors_own,
+    other_namespace,
 )
 
 CONVERSATION_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT, CLAUDE_CODE, CODEX})
@@ -180,10 +188,15 @@ def derive_days(
     snapshot: ImportSnapshot | None,
     conversations: Mapping[str, LocalConversation] | None = None,
     notes: list[str] | None = None,
+    *,
+    window_from: date | None = None,
 ) -> dict[date, DaySlices]:
     """Slices of every local day in [first, last]; local calls covered by an import give way,
     and the stored exact events are attributed to the local `conversations` (None: the local
-    sources were not read, the events stay unattributed). `notes` gets what attribution says."""
+    sources were not read, the events stay unattributed). `notes` gets what attribution says.
+
+    `window_from`: the first day of the window attribution is decided over (the namespace
+    guard sees the ids of every stored event from it to `last`), else `first`."""
     index = DayIndex(first, last)
     coverage = CoverageIndex.from_snapshot(snapshot) if snapshot is not None else None
     grouper = _Grouper(index, first, last)
@@ -192,7 +205,7 @@ def derive_days(
         if snapshot is not None and snapshot.events:
             lo, hi = local_midnight_ms(first), local_midnight_ms(last + ONE_DAY)
             events = (e for e in iter_events(snapshot) if lo <= e[0].timestamp_ms < hi)
-            ids = ((ms, cid) for ms, cid in iter_conversation_ids(snapshot) if lo <= ms < hi)
+            ids = window_ids(snapshot, min(first, window_from or first), last)
             for done in attribute(events, conversations, notes, ids=ids):
                 grouper.add(done.call, False, done.kind)
     return _slices(grouper.groups, conversations or {})
@@ -218,6 +231,106 @@ def _slices(
             head = (conv.title if conv is not None else None, project, provider)
             part.add_conversation(session, head, model, (est, billed), sums)
     return days
+
+
+def window_ids(snapshot: ImportSnapshot, first: date, last: date) -> list[tuple[int, str]]:
+    """(time, conversationId) of the stored events of [first, last] that carry one."""
+    lo, hi = local_midnight_ms(first), local_midnight_ms(last + ONE_DAY)
+    return [(ms, cid) for ms, cid in iter_conversation_ids(snapshot) if lo <= ms < hi]
+
+
+def held_conversations(days: Iterable[DaySlices]) -> dict[str, LocalConversation]:
+    """The local conversations sealed days hold (id, project, provider, title, models, span;
+    no turns): attribution's evidence of the days no read covers (docs/attribution.md). An
+    "Other machines" entry is no local conversation."""
+    heads: dict[str, list[Any]] = {}
+    for slices in days:
+        for provider in ATTRIBUTED_PROVIDERS:
+            part = slices.get(provider)
+            if part is None:
+                continue
+            for cid, title, project, prov, models, lo, hi in part.conversation_heads():
+                if project == OTHER_MACHINES_PROJECT:
+                    continue
+                head = heads.get(cid)
+                if head is None:
+                    heads[cid] = [title, project, prov, dict.fromkeys(models), lo, hi]
+                    continue
+                head[0] = head[0] or title
+                head[3].update(dict.fromkeys(models))
+                head[4], head[5] = min(head[4], lo), max(head[5], hi)
+    return {
+        cid: LocalConversation(cid, project, prov, title, tuple(models), (), lo, hi)
+        for cid, (title, project, prov, models, lo, hi) in heads.items()
+    }
+
+
+def stale_days(
+    sealed: Mapping[date, DaySlices],
+    snapshot: ImportSnapshot | None,
+    conversations: Mapping[str, LocalConversation] | None,
+    window: tuple[date, date],
+) -> list[date]:
+    """The sealed days whose attribution the evidence now contradicts, to derive again
+    (docs/attribution.md): the namespace guard, decided over `window`, now says otherwise than
+    when the day was sealed, or an id sent to other machines is now a local conversation's."""
+    if snapshot is None or not snapshot.events or conversations is None or not sealed:
+        return []
+    own = cursors_own(conversations)
+    first, last = window
+    ignore_ids = other_namespace(window_ids(snapshot, first, last), own)
+    days = sorted(sealed)
+    with_ids = {} if ignore_ids else _attributable_ids_by_day(snapshot, days[0], days[-1])
+    return [
+        day
+        for day in days
+        if _contradicted(sealed[day], 0 if ignore_ids else with_ids.get(day, 0), own)
+    ]
+
+
+def _contradicted(slices: DaySlices, by_id: int, own: Mapping[str, LocalConversation]) -> bool:
+    """Whether a sealed day's attribution is not what the evidence gives now: `by_id` events
+    matched by id (to this machine or to other machines), and no id sent to other machines
+    that is a local conversation's."""
+    split = dict.fromkeys(KINDS, 0)
+    for provider in ATTRIBUTED_PROVIDERS:
+        part = slices.get(provider)
+        for kind, (calls, _cost) in (part.attribution if part is not None else {}).items():
+            split[kind] = split.get(kind, 0) + int(calls)
+    if split[BY_ID] + split[OTHER_MACHINES] != by_id:
+        return True
+    return bool(split[OTHER_MACHINES]) and any(
+        project == OTHER_MACHINES_PROJECT and cid in own
+        for provider in ATTRIBUTED_PROVIDERS
+        for cid, _, project, *_ in _heads(slices, provider)
+    )
+
+
+def _heads(slices: DaySlices, provider: str) -> Iterable[ConversationHead]:
+    part = slices.get(provider)
+    return part.conversation_heads() if part is not None else ()
+
+
+def _attributable_ids_by_day(snapshot: ImportSnapshot, first: date, last: date) -> dict[date, int]:
+    """Per local day in [first, last], the stored events attribution would match by id: those
+    with a `conversationId` of Cursor's own (as `row_to_call` tells Grok Bot and User API Key
+    rows apart)."""
+    index = DayIndex(first, last)
+    lo, hi = local_midnight_ms(first), local_midnight_ms(last + ONE_DAY)
+    counts: dict[date, int] = {}
+    cursors: dict[str, bool] = {}  # Model cell → whether it is Cursor's (a few distinct ones)
+    for ms, _cid, model, kind, billing in iter_conversation_events(snapshot):
+        if not lo <= ms < hi:
+            continue
+        api_key = is_user_api_key(kind) if billing is None else billing == "user-api-key"
+        cursor = cursors.get(model)
+        if cursor is None:
+            cursor = cursors[model] = normalise_model(model)[0] in ATTRIBUTED_PROVIDERS
+        if api_key or not cursor:
+            continue
+        day = index.day_of(ms)
+        counts[day] = counts.get(day, 0) + 1
+    return counts
 
 
 def import_marks(first: date, last: date, snapshot: ImportSnapshot | None) -> dict[date, list[str]]:

@@ -64,7 +64,12 @@ from codeburn.providers import (
 )
 from codeburn.server.service.alerts import DEFAULT_INCLUDED_PERCENT
 from codeburn.server.service.cycle import current_cycle
-from codeburn.server.service.derive import derive_days, import_marks
+from codeburn.server.service.derive import (
+    derive_days,
+    held_conversations,
+    import_marks,
+    stale_days,
+)
 from codeburn.server.service.forecast import HISTORY_DAYS
 from codeburn.server.service.periods import ALL_PERIOD, Period
 from codeburn.server.service.report import build_report, build_status, providers_for
@@ -350,17 +355,16 @@ class UsageService:
         local = LocalState()
         diagnostics: list[str] = []
         if needed:
-            parse_from = self._parse_start(daily, needed[0], floor_day)
-            calls, local, sealable = self._read_local(
-                local_midnight_ms(parse_from), cached_only=cached_only, held=daily.first_seen
+            local = self._derive(
+                daily,
+                days,
+                needed,
+                snapshot,
+                store_error is None,
+                cached_only,
+                diagnostics,
+                now_day,
             )
-            derived = derive_days(
-                parse_from, now_day, calls, snapshot, local.conversations, diagnostics
-            )
-            for day in needed:
-                days[day] = derived.get(day, {})
-            if sealable and store_error is None and parse_from < now_day:
-                self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths)
         elif not self._local.has_sources(self._local.snapshot()):
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
@@ -381,6 +385,49 @@ class UsageService:
             )
         self.local = local
         return Collected(days, local, snapshot, diagnostics, {**daily.paths, **local.paths}, first)
+
+    def _derive(
+        self,
+        daily: DailyCache,
+        days: dict[date, DaySlices],
+        needed: list[date],
+        snapshot: ImportSnapshot | None,
+        store_ok: bool,
+        cached_only: bool,
+        diagnostics: list[str],
+        now_day: date,
+    ) -> LocalState:
+        """The `needed` days (and the sealed days the evidence now contradicts) into `days`,
+        from a read of Cursor's files; seals what may be. Attribution is decided over the whole
+        window, not the period asked (docs/attribution.md): the conversations sealed days hold
+        count with those read, and a sealed day the evidence now contradicts is derived again."""
+        floor_day = six_month_floor(now_day)
+        parse_from = self._parse_start(daily, needed[0], floor_day)
+        stored = snapshot is not None and bool(snapshot.events)
+        held = held_conversations(
+            s for d, s in daily.days.items() if stored and d >= floor_day and daily.is_sealed(d)
+        )
+        served = {d: s for d, s in days.items() if d >= floor_day and daily.is_sealed(d)}
+        for retry in (False, True):
+            calls, local, sealable = self._read_local(
+                local_midnight_ms(parse_from), cached_only=cached_only, held=daily.first_seen
+            )
+            known = None if local.conversations is None else {**held, **local.conversations}
+            diagnostics.clear()
+            derived = derive_days(
+                parse_from, now_day, calls, snapshot, known, diagnostics, window_from=floor_day
+            )
+            stale = stale_days(served, snapshot, known, (floor_day, now_day))
+            if retry or not stale or stale[0] >= parse_from or cached_only:
+                break
+            parse_from = stale[0]  # the evidence changed: read back to the first such day
+        again = [d for d in stale if d >= parse_from]
+        for day in [*needed, *again]:
+            days[day] = derived.get(day, {})
+        if sealable and store_ok and parse_from < now_day:
+            zone = timezone_name()
+            self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths, again)
+        return local
 
     @staticmethod
     def _plan(
@@ -474,12 +521,22 @@ class UsageService:
         derived: dict[date, DaySlices],
         snapshot: ImportSnapshot | None,
         paths: dict[str, str],
+        again: Sequence[date] = (),
     ) -> None:
+        """Seal [first, last] of `derived`; `again`: sealed days derived anew (their sealed
+        slices give way)."""
         before_ms = local_midnight_ms(last + ONE_DAY)
 
         def change(cache: DailyCache) -> None:
             if cache.watermark is not None and first > cache.watermark + ONE_DAY:
                 return  # another process moved the cache; keep contiguity, seal next time
+            for day in again:  # the same stored events: their import marks stay
+                if cache.is_sealed(day):
+                    slices = derived.get(day)
+                    if slices:
+                        cache.days[day] = slices
+                    else:
+                        cache.days.pop(day, None)
             # A file without import marks gets those of its older sealed days too.
             mark_from = first if cache.imports is not None else (cache.sealed_from or first)
             cache.seal(first, last, derived, import_marks(min(mark_from, first), last, snapshot))
