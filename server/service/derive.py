@@ -53,23 +53,31 @@ ONE_DAY = timedelta(days=1)
 # for exact events how they were attributed ("" for local calls).
 GroupKey = tuple[date, str, str, str, str, bool, bool, bool, bool, str]
 LOCAL: Final = ""
+NEVER: Final = 2**62  # no end: every call of [first, last] counts
 
 
 class _Grouper:
     """Sums calls into groups; a report has thousands of groups for a hundred thousand calls."""
 
-    def __init__(self, index: DayIndex, first: date, last: date) -> None:
+    def __init__(self, index: DayIndex, first: date, last: date, end_ms: int = NEVER) -> None:
         self.index, self.first, self.last = index, first, last
         self.groups: dict[GroupKey, list[Any]] = {}
+        self._end = end_ms
         self._lo = self._hi = 0
-        self._day = first
+        self._day: date | None = None
 
     def day_of(self, ms: int) -> date | None:
+        """The local day `ms` counts on: None outside [first, last] or from `end_ms` on."""
         if not self._lo <= ms < self._hi:  # calls come in runs of one conversation, mostly a day
-            day = self._day = self.index.day_of(ms)
-            self._lo, self._hi = local_midnight_ms(day), local_midnight_ms(day + ONE_DAY)
-        day = self._day
-        return None if day < self.first or day > self.last else day
+            end = self._end
+            if ms >= end:
+                self._lo, self._hi, self._day = end, NEVER, None
+            else:
+                day = self.index.day_of(ms)
+                self._lo = local_midnight_ms(day)
+                self._hi = min(local_midnight_ms(day + ONE_DAY), end)
+                self._day = day if self.first <= day <= self.last else None
+        return self._day
 
     def add_local(self, calls: Iterable[Call], coverage: CoverageIndex | None) -> None:
         """`add(call, True, LOCAL)` for each call an import does not cover: the loop over every
@@ -190,16 +198,18 @@ def derive_days(
     notes: list[str] | None = None,
     *,
     window_from: date | None = None,
+    end_ms: int | None = None,
 ) -> dict[date, DaySlices]:
     """Slices of every local day in [first, last]; local calls covered by an import give way,
     and the stored exact events are attributed to the local `conversations` (None: the local
     sources were not read, the events stay unattributed). `notes` gets what attribution says.
 
     `window_from`: the first day of the window attribution is decided over (the namespace
-    guard sees the ids of every stored event from it to `last`), else `first`."""
+    guard sees the ids of every stored event from it to `last`), else `first`. `end_ms`: calls
+    from then on count on no day (the status counts up to its clock, docs/forecast.md)."""
     index = DayIndex(first, last)
     coverage = CoverageIndex.from_snapshot(snapshot) if snapshot is not None else None
-    grouper = _Grouper(index, first, last)
+    grouper = _Grouper(index, first, last, NEVER if end_ms is None else end_ms)
     with gc_paused():
         grouper.add_local(local_calls, coverage)
         if snapshot is not None and snapshot.events:

@@ -56,6 +56,7 @@ from codeburn.providers import (
     later,
     local_day,
     local_midnight_ms,
+    now_ms,
     release_free_memory,
     six_month_floor,
     timezone_name,
@@ -70,7 +71,7 @@ from codeburn.server.service.derive import (
     import_marks,
     stale_days,
 )
-from codeburn.server.service.forecast import HISTORY_DAYS
+from codeburn.server.service.forecast import HISTORY_DAYS, counted_until
 from codeburn.server.service.periods import ALL_PERIOD, Period
 from codeburn.server.service.report import build_report, build_status, providers_for
 
@@ -299,9 +300,11 @@ class UsageService:
         cached_only: bool = False,
         oldest: bool = False,
         history_from: date | None = None,
+        end_ms: int | None = None,
     ) -> Collected:
         """Slices for every day in [first, last]: sealed days from the cache, others derived.
-        `oldest`: from the oldest day held instead, when that is before `first`.
+        `oldest`: from the oldest day held instead, when that is before `first`. `end_ms`: calls
+        from then on count on no day (today's derived slices only; sealed days are before it).
 
         `history_from`: also the days from it to `first` as far as they cost no parse of Cursor's
         files: sealed days, else the stored (imported and synced) events alone.
@@ -311,7 +314,7 @@ class UsageService:
         """
         with self._lock, gc_paused(freeze=True):
             try:
-                collected = self._collect(first, last, cached_only, oldest, history_from)
+                collected = self._collect(first, last, cached_only, oldest, history_from, end_ms)
             finally:
                 self._local.refreshed()
         if self._keep_state:  # a long-lived service: its resident memory is not the peak's
@@ -325,6 +328,7 @@ class UsageService:
         cached_only: bool = False,
         oldest: bool = False,
         history_from: date | None = None,
+        end_ms: int | None = None,
     ) -> Collected:
         now_day = today()
         last = min(last, now_day)
@@ -364,6 +368,7 @@ class UsageService:
                 cached_only,
                 diagnostics,
                 now_day,
+                end_ms,
             )
         elif not self._local.has_sources(self._local.snapshot()):
             local = self._no_data()
@@ -396,6 +401,7 @@ class UsageService:
         cached_only: bool,
         diagnostics: list[str],
         now_day: date,
+        end_ms: int | None,
     ) -> LocalState:
         """The `needed` days (and the sealed days the evidence now contradicts) into `days`,
         from a read of Cursor's files; seals what may be. Attribution is decided over the whole
@@ -415,7 +421,14 @@ class UsageService:
             known = None if local.conversations is None else {**held, **local.conversations}
             diagnostics.clear()
             derived = derive_days(
-                parse_from, now_day, calls, snapshot, known, diagnostics, window_from=floor_day
+                parse_from,
+                now_day,
+                calls,
+                snapshot,
+                known,
+                diagnostics,
+                window_from=floor_day,
+                end_ms=end_ms,
             )
             stale = stale_days(served, snapshot, known, (floor_day, now_day))
             if retry or not stale or stale[0] >= parse_from or cached_only:
@@ -619,7 +632,11 @@ class UsageService:
         first = min(now_day.replace(day=1), cycle.start)
         try:
             collected = self.collect(
-                first, now_day, cached_only=cached_only, history_from=min(first, history)
+                first,
+                now_day,
+                cached_only=cached_only,
+                history_from=min(first, history),
+                end_ms=counted_until(now_ms()),
             )
         except NoCachedFigures:
             return None
