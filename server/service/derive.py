@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, Final
 
 from codeburn.cache import (
-    ConversationHead,
     CoverageIndex,
     DaySlices,
     ImportSnapshot,
@@ -249,18 +249,34 @@ def window_ids(snapshot: ImportSnapshot, first: date, last: date) -> list[tuple[
     return [(ms, cid) for ms, cid in iter_conversation_ids(snapshot) if lo <= ms < hi]
 
 
-def held_conversations(days: Iterable[DaySlices]) -> dict[str, LocalConversation]:
-    """The local conversations sealed days hold (id, project, provider, title, models, span;
-    no turns): attribution's evidence of the days no read covers (docs/attribution.md). An
-    "Other machines" entry is no local conversation."""
+@dataclass(slots=True)
+class Sealed:
+    """What the sealed days of the window hold for attribution (docs/attribution.md): their
+    local conversations (id, project, provider, title, models, span; no turns), and per day
+    the events matched by id (to this machine or to other machines) and the ids sent to other
+    machines."""
+
+    conversations: dict[str, LocalConversation] = field(default_factory=dict)
+    by_id: dict[date, int] = field(default_factory=dict)
+    elsewhere: dict[date, list[str]] = field(default_factory=dict)
+
+
+def sealed_evidence(days: Mapping[date, DaySlices]) -> Sealed:
+    """One pass over the sealed days' slices; an "Other machines" entry is no local
+    conversation."""
+    out = Sealed()
     heads: dict[str, list[Any]] = {}
-    for slices in days:
+    for day, slices in days.items():
+        by_id = 0
         for provider in ATTRIBUTED_PROVIDERS:
             part = slices.get(provider)
             if part is None:
                 continue
+            split = part.attribution
+            by_id += sum(int(split[k][0]) for k in (BY_ID, OTHER_MACHINES) if k in split)
             for cid, title, project, prov, models, lo, hi in part.conversation_heads():
                 if project == OTHER_MACHINES_PROJECT:
+                    out.elsewhere.setdefault(day, []).append(cid)
                     continue
                 head = heads.get(cid)
                 if head is None:
@@ -269,56 +285,37 @@ def held_conversations(days: Iterable[DaySlices]) -> dict[str, LocalConversation
                 head[0] = head[0] or title
                 head[3].update(dict.fromkeys(models))
                 head[4], head[5] = min(head[4], lo), max(head[5], hi)
-    return {
+        out.by_id[day] = by_id
+    out.conversations = {
         cid: LocalConversation(cid, project, prov, title, tuple(models), (), lo, hi)
         for cid, (title, project, prov, models, lo, hi) in heads.items()
     }
+    return out
 
 
 def stale_days(
-    sealed: Mapping[date, DaySlices],
+    sealed: Sealed,
     snapshot: ImportSnapshot | None,
     conversations: Mapping[str, LocalConversation] | None,
     window: tuple[date, date],
 ) -> list[date]:
     """The sealed days whose attribution the evidence now contradicts, to derive again
     (docs/attribution.md): the namespace guard, decided over `window`, now says otherwise than
-    when the day was sealed, or an id sent to other machines is now a local conversation's."""
-    if snapshot is None or not snapshot.events or conversations is None or not sealed:
+    when the day was sealed, or an id sent to other machines is now a local conversation's. A
+    conversation whose files are gone changes nothing (its sealed days keep it)."""
+    if snapshot is None or not snapshot.events or conversations is None or not sealed.by_id:
         return []
     own = cursors_own(conversations)
     first, last = window
     ignore_ids = other_namespace(window_ids(snapshot, first, last), own)
-    days = sorted(sealed)
+    days = sorted(sealed.by_id)
     with_ids = {} if ignore_ids else _attributable_ids_by_day(snapshot, days[0], days[-1])
     return [
         day
         for day in days
-        if _contradicted(sealed[day], 0 if ignore_ids else with_ids.get(day, 0), own)
+        if sealed.by_id[day] != with_ids.get(day, 0)
+        or any(cid in own for cid in sealed.elsewhere.get(day, ()))
     ]
-
-
-def _contradicted(slices: DaySlices, by_id: int, own: Mapping[str, LocalConversation]) -> bool:
-    """Whether a sealed day's attribution is not what the evidence gives now: `by_id` events
-    matched by id (to this machine or to other machines), and no id sent to other machines
-    that is a local conversation's."""
-    split = dict.fromkeys(KINDS, 0)
-    for provider in ATTRIBUTED_PROVIDERS:
-        part = slices.get(provider)
-        for kind, (calls, _cost) in (part.attribution if part is not None else {}).items():
-            split[kind] = split.get(kind, 0) + int(calls)
-    if split[BY_ID] + split[OTHER_MACHINES] != by_id:
-        return True
-    return bool(split[OTHER_MACHINES]) and any(
-        project == OTHER_MACHINES_PROJECT and cid in own
-        for provider in ATTRIBUTED_PROVIDERS
-        for cid, _, project, *_ in _heads(slices, provider)
-    )
-
-
-def _heads(slices: DaySlices, provider: str) -> Iterable[ConversationHead]:
-    part = slices.get(provider)
-    return part.conversation_heads() if part is not None else ()
 
 
 def _attributable_ids_by_day(snapshot: ImportSnapshot, first: date, last: date) -> dict[date, int]:

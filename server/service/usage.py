@@ -66,9 +66,10 @@ from codeburn.providers import (
 from codeburn.server.service.alerts import DEFAULT_INCLUDED_PERCENT
 from codeburn.server.service.cycle import current_cycle
 from codeburn.server.service.derive import (
+    Sealed,
     derive_days,
-    held_conversations,
     import_marks,
+    sealed_evidence,
     stale_days,
 )
 from codeburn.server.service.forecast import HISTORY_DAYS, counted_until
@@ -147,6 +148,8 @@ class UsageService:
         # conversation id → (the conversation, a time, its turns since then) of the last save
         self._since: dict[str, tuple[LocalConversation, int, LocalConversation]] = {}
         self._made: CachedResults | None = None  # the last results saved (or queued to be)
+        # the daily cache, its floor and what its sealed days hold for attribution
+        self._evidence: tuple[DailyCache, date, Sealed] | None = None
 
     # -- inputs -----------------------------------------------------------------------------
 
@@ -410,10 +413,8 @@ class UsageService:
         floor_day = six_month_floor(now_day)
         parse_from = self._parse_start(daily, needed[0], floor_day)
         stored = snapshot is not None and bool(snapshot.events)
-        held = held_conversations(
-            s for d, s in daily.days.items() if stored and d >= floor_day and daily.is_sealed(d)
-        )
-        served = {d: s for d, s in days.items() if d >= floor_day and daily.is_sealed(d)}
+        sealed = self._sealed_evidence(daily, floor_day) if stored else Sealed()
+        held = sealed.conversations
         for retry in (False, True):
             calls, local, sealable = self._read_local(
                 local_midnight_ms(parse_from), cached_only=cached_only, held=daily.first_seen
@@ -430,17 +431,30 @@ class UsageService:
                 window_from=floor_day,
                 end_ms=end_ms,
             )
-            stale = stale_days(served, snapshot, known, (floor_day, now_day))
+            stale = stale_days(sealed, snapshot, known, (floor_day, now_day))
             if retry or not stale or stale[0] >= parse_from or cached_only:
                 break
             parse_from = stale[0]  # the evidence changed: read back to the first such day
         again = [d for d in stale if d >= parse_from]
-        for day in [*needed, *again]:
+        for day in [*needed, *(d for d in again if d in days)]:
             days[day] = derived.get(day, {})
         if sealable and store_ok and parse_from < now_day:
             zone = timezone_name()
             self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths, again)
         return local
+
+    def _sealed_evidence(self, daily: DailyCache, floor_day: date) -> Sealed:
+        """`sealed_evidence` of the window's sealed days; a long-lived service keeps it while
+        the daily cache is the same object (the file unchanged since the last refresh)."""
+        kept = self._evidence
+        if kept is not None and kept[0] is daily and kept[1] == floor_day:
+            return kept[2]
+        sealed = sealed_evidence(
+            {d: s for d, s in daily.days.items() if d >= floor_day and daily.is_sealed(d)}
+        )
+        if self._keep_state:
+            self._evidence = (daily, floor_day, sealed)
+        return sealed
 
     @staticmethod
     def _plan(

@@ -23,7 +23,7 @@ import pytest
 from codeburn.cache import apply_sync, load_store
 from codeburn.providers import OTHER_MACHINES_PROJECT, LocalConversation, iso_utc, parse_events
 from codeburn.providers.samples.profile_writer import ProfileWriter
-from codeburn.server.service.derive import derive_days, stale_days
+from codeburn.server.service.derive import derive_days, sealed_evidence, stale_days
 from tests.sync.fake_cursor import FakeCursor, cookie_for, make_jwt, write_global_db
 from tests.usage_fixtures import at, isolated_env
 
@@ -102,8 +102,7 @@ def _cli(env: dict[str, str], *args: str) -> dict[str, Any]:
     return answer
 
 
-def _run(tmp_path: Path, fake: FakeCursor, db: Path, name: str, periods: list[str]) -> Any:
-    """A fresh cache folder: sync, then a report of each period; the last report's JSON."""
+def _env(tmp_path: Path, fake: FakeCursor, db: Path, name: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODEBURN_")}
     env.update(
         CODEBURN_CACHE_DIR=str(tmp_path / name / "cache"),
@@ -115,6 +114,12 @@ def _run(tmp_path: Path, fake: FakeCursor, db: Path, name: str, periods: list[st
         TZ=ZONE,
         HOME=str(tmp_path / "home"),
     )
+    return env
+
+
+def _run(tmp_path: Path, fake: FakeCursor, db: Path, name: str, periods: list[str]) -> Any:
+    """A fresh cache folder: sync, then a report of each period; the last report's JSON."""
+    env = _env(tmp_path, fake, db, name)
     synced = _cli(env, "import", "cursor", "--sync", "--format", "json")
     assert synced["added"] == len(fake.events or [])
     report: dict[str, Any] = {}
@@ -141,6 +146,34 @@ def test_the_period_asked_first_changes_no_attribution(tmp_path: Path, case: str
     assert after["projects"] == alone["projects"]
     assert after["attribution"] == alone["attribution"]
     assert after["conversations"] == alone["conversations"]
+
+
+def test_a_sealed_day_is_derived_again_when_a_later_read_knows_more(tmp_path: Path) -> None:
+    """Yesterday is sealed while "c-four" is unknown (its event goes to other machines); then
+    the conversation goes on today, and a report of today alone reads back to yesterday and
+    seals it anew: yesterday's report, served from the daily cache, now says beta."""
+    events, _ = CASES["id-of-an-older-conversation"]
+    exp_s = int(NOW.timestamp()) + 7 * 24 * 3600
+    token = make_jwt(exp=exp_s)
+    db = _profile(tmp_path / "Cursor", token)
+    with FakeCursor(expected_cookie=cookie_for(token), events=events) as fake:
+        first = _run(tmp_path, fake, db, "cache", ["yesterday"])
+        env = _env(tmp_path, fake, db, "cache")
+    assert {p["project"] for p in first["projects"]} >= {OTHER_MACHINES_PROJECT}
+    with ProfileWriter(tmp_path / "Cursor") as p:
+        p.bubble(
+            "c-four", "c-four-today", role="assistant", text="t" * 80,
+            created_at=iso_utc(_ms(0, 9)), model=MODEL,
+        )  # fmt: skip
+    _cli(env, "report", "--period", "today", "--format", "json", "--no-sync")
+    again = _cli(env, "report", "--period", "yesterday", "--format", "json", "--no-sync")
+    exact = {
+        p["project"]: round((p["cost"] - p["estimatedCost"]) * 100, 6)
+        for p in again["projects"]
+        if p["cost"] > p["estimatedCost"]
+    }
+    assert exact == {"-home-me-alpha": 30, "-home-me-beta": 70}
+    assert again["attribution"]["otherMachines"]["calls"] == 0
 
 
 def test_a_day_derived_now_is_never_stale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,9 +212,9 @@ def test_a_day_derived_now_is_never_stale(tmp_path: Path, monkeypatch: pytest.Mo
         derived[name] = derive_days(day, day, [], snapshot, known)
         split = {k: v for part in derived[name][day].values() for k, v in part.attribution.items()}
         assert sum(calls for calls, _ in split.values()) == 3  # Cursor's own events only
-        assert stale_days(derived[name], snapshot, known, (day, day)) == [], name
+        assert stale_days(sealed_evidence(derived[name]), snapshot, known, (day, day)) == [], name
     # Now an id is a local conversation's: the guard is off, and "c-y" is no other machine's.
-    assert stale_days(derived["other"], snapshot, mine, (day, day)) == [day]
-    assert stale_days(derived["none"], snapshot, mine, (day, day)) == [day]
+    assert stale_days(sealed_evidence(derived["other"]), snapshot, mine, (day, day)) == [day]
+    assert stale_days(sealed_evidence(derived["none"]), snapshot, mine, (day, day)) == [day]
     # A conversation whose files are gone: the sealed day keeps what it was given.
-    assert stale_days(derived["mine"], snapshot, {}, (day, day)) == []
+    assert stale_days(sealed_evidence(derived["mine"]), snapshot, {}, (day, day)) == []
