@@ -34,6 +34,7 @@ from codeburn.cache.imports import (
     events_as_calls,
     import_file,
     iter_calls,
+    iter_conversation_events,
     iter_conversation_ids,
     iter_events,
     load_store,
@@ -51,12 +52,20 @@ from codeburn.cache.results_cache import (
     save_results,
     sweep_old_versions,
 )
-from codeburn.cache.usage_slices import ConversationSums, DaySlices, Slice, Totals, merge_days
+from codeburn.cache.usage_slices import (
+    ConversationHead,
+    ConversationSums,
+    DaySlices,
+    Slice,
+    Totals,
+    merge_days,
+)
 
 __all__ = [
     "FIRST_SEEN_FILE",
     "Budget",
     "CachedResults",
+    "ConversationHead",
     "ConversationSums",
     "CoverageError",
     "CoverageIndex",
@@ -82,6 +91,7 @@ __all__ = [
     "import_file",
     "imports_dir",
     "iter_calls",
+    "iter_conversation_events",
     "iter_conversation_ids",
     "iter_events",
     "load_config",

@@ -139,6 +139,16 @@ class DailyCache:
                     self.imports.pop(day, None)
             day += ONE_DAY
 
+    def reseal(self, day: date, slices: DaySlices) -> None:
+        """A sealed day derived anew under the same rules (the evidence its attribution rests
+        on changed): its slices give way to these; its import marks stay."""
+        if not self.is_sealed(day):
+            return
+        if slices:
+            self.days[day] = slices
+        else:
+            self.days.pop(day, None)
+
     def invalidate(self, first: date, last: date, providers: frozenset[str]) -> bool:
         """Drop those providers' slices of [first, last] and pull the watermark back."""
         if self.watermark is None or self.sealed_from is None or first > self.watermark:

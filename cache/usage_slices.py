@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from codeburn.providers import CURSOR, CURSOR_AGENT
 
 LOCAL_ESTIMATE_PROVIDERS = frozenset({CURSOR, CURSOR_AGENT})
+# (id, title, project, provider, models, first call, last call) of a conversation in a slice
+ConversationHead = tuple[str, str | None, str, str, tuple[str, ...], int, int]
 
 
 @dataclass(slots=True)
@@ -209,6 +211,38 @@ class Slice:
             for cid, row in raw.items():
                 self.conversations.setdefault(str(cid), ConversationSums.load(row))
         return self.conversations
+
+    def conversation_heads(self) -> Iterator[ConversationHead]:
+        """(id, title, project, provider, models, first, last) of each conversation, without
+        decoding its totals (what attribution needs of a sealed day). A malformed stored row
+        is left out."""
+        raw = self.stored_conversations
+        for cid, row in (raw or {}).items():
+            try:
+                title, project, provider, models, first, last = row[:6]
+                yield (
+                    str(cid),
+                    None if title is None else str(title),
+                    str(project),
+                    str(provider),
+                    tuple(str(m) for m in models),
+                    int(first),
+                    int(last),
+                )
+            except (TypeError, ValueError):
+                continue
+        for cid, conv in self.conversations.items():
+            if raw is None or cid not in raw:
+                models = tuple(sorted(conv.models))
+                yield (
+                    cid,
+                    conv.title,
+                    conv.project,
+                    conv.provider,
+                    models,
+                    conv.first_ms,
+                    conv.last_ms,
+                )
 
     def add_conversation(
         self,

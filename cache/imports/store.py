@@ -42,6 +42,7 @@ from codeburn.cache.imports.records import (
     ImportSnapshot,
     ImportStoreError,
     ImportSummary,
+    PackedEvents,
     Range,
     RemoveResult,
     StoredEvent,
@@ -134,10 +135,32 @@ def iter_events(snapshot: ImportSnapshot) -> Iterator[tuple[Call, str]]:
 
 def iter_conversation_ids(snapshot: ImportSnapshot) -> Iterator[tuple[int, str]]:
     """(time, conversationId) of the stored events that carry one, without pricing them."""
-    for e in snapshot.events:
+    for ms, cid, _model, _kind, _billing in iter_conversation_events(snapshot):
+        yield ms, cid
+
+
+def iter_conversation_events(
+    snapshot: ImportSnapshot,
+) -> Iterator[tuple[int, str, str, str, str | None]]:
+    """(time, conversationId, Model cell, Kind cell, JSON bill class) of the stored events that
+    carry a conversation id, without making or pricing the events (a packed store holds the
+    JSON details apart)."""
+    events = snapshot.events
+    if isinstance(events, PackedEvents):
+        for ms, kind, model, packed in events.with_detail():
+            if packed.conversation_id:
+                yield ms, packed.conversation_id, model, kind, packed.billing
+        return
+    for e in events:
         detail = e.detail
         if detail is not None and detail.conversation_id:
-            yield e.row.timestamp_ms, detail.conversation_id
+            yield (
+                e.row.timestamp_ms,
+                detail.conversation_id,
+                e.row.model,
+                e.row.kind,
+                detail.billing,
+            )
 
 
 def newest_synced_ms(account: str, path: Path | None = None) -> int | None:

@@ -4,13 +4,13 @@ In order: (a) the event's `conversationId` is a local conversation's id → that
 (b) no id: the event's time falls inside one local turn (recorded times, user message − 2 s to
 the last reply + 2 s) of exactly one conversation whose model agrees → that conversation, two
 or more equally plausible → unattributed; (c) an id no local file knows → other machines and
-cloud agents. Guard: when over the period no event id matches any local conversation although
+cloud agents. Guard: when over the window no event id matches any local conversation although
 local conversations exist, the ids are of another namespace: those events are time-matched.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
@@ -89,7 +89,7 @@ class Attributed:
 
 @dataclass(slots=True)
 class Attributor:
-    """Attributes the exact events of one period to the local conversations."""
+    """Attributes exact events to the local conversations."""
 
     conversations: Mapping[str, LocalConversation]
     notes: list[str] = field(default_factory=list)
@@ -98,9 +98,16 @@ class Attributor:
         self, events: Iterable[tuple[Call, str]], ids: Iterable[tuple[int, str]]
     ) -> Iterator[Attributed]:
         """`events`: (call, conversationId or "") of Cursor and Cursor Agent events, streamed;
-        `ids`: (time, conversationId) of the same period's events that carry one (the guard
-        looks at them all before the first event is attributed)."""
-        ignore_ids = self._other_namespace(list(ids))
+        `ids`: (time, conversationId) of the window's events that carry one (the guard looks
+        at them all before the first event is attributed)."""
+        with_ids = list(ids)
+        ignore_ids = other_namespace(with_ids, self.conversations)
+        if ignore_ids:
+            self.notes.append(
+                f"the conversation ids of {len(with_ids)} synced events match none of this "
+                "machine's conversations in the same period: they were treated as another kind "
+                "of id and the events matched by time instead"
+            )
         index: TurnIndex | None = None  # built for the first event without an id
         convs = self.conversations
         for call, cid in events:
@@ -121,21 +128,18 @@ class Attributor:
                 conv = convs[found]
                 yield Attributed(_as_of(call, conv), BY_TIME, conv)
 
-    def _other_namespace(self, with_ids: list[tuple[int, str]]) -> bool:
-        """docs/attribution.md's guard: ids were given, local conversations exist over their period,
-        and not one id is a local conversation's."""
-        if not with_ids or any(cid in self.conversations for _, cid in with_ids):
-            return False
-        lo = min(ts for ts, _ in with_ids)
-        hi = max(ts for ts, _ in with_ids)
-        if not any(c.first_ms <= hi and c.last_ms >= lo for c in self.conversations.values()):
-            return False
-        self.notes.append(
-            f"the conversation ids of {len(with_ids)} synced events match none of this "
-            "machine's conversations in the same period: they were treated as another kind "
-            "of id and the events matched by time instead"
-        )
-        return True
+
+def other_namespace(
+    with_ids: Sequence[tuple[int, str]], conversations: Mapping[str, LocalConversation]
+) -> bool:
+    """docs/attribution.md's guard: ids were given, local conversations exist over their span,
+    and not one id is a local conversation's. `with_ids` are the whole window's, never one
+    period's, so that the answer does not depend on the period asked."""
+    if not with_ids or any(cid in conversations for _, cid in with_ids):
+        return False
+    lo = min(ts for ts, _ in with_ids)
+    hi = max(ts for ts, _ in with_ids)
+    return any(c.first_ms <= hi and c.last_ms >= lo for c in conversations.values())
 
 
 def _as_of(call: Call, conv: LocalConversation) -> Call:
@@ -152,6 +156,12 @@ def _relabel(call: Call, project: str, provider: str, session: str) -> Call:
     )  # fmt: skip
 
 
+def cursors_own(conversations: Mapping[str, LocalConversation]) -> dict[str, LocalConversation]:
+    """Only Cursor's own conversations can be an exact event's (other tools' sessions are
+    listed with them, never attributed to, nor counted by the namespace guard)."""
+    return {cid: c for cid, c in conversations.items() if c.provider in ATTRIBUTED_PROVIDERS}
+
+
 def attribute(
     events: Iterable[tuple[Call, str]],
     conversations: Mapping[str, LocalConversation] | None,
@@ -161,8 +171,8 @@ def attribute(
 ) -> Iterator[Attributed]:
     """Every event, attributed; with no local knowledge at all (`None`: the local sources were
     not read), events keep their imported project and count as unattributed. `ids`: (time,
-    conversationId) of the events that carry one, when the caller can list them without
-    holding every event (else `events` is held in memory once)."""
+    conversationId) of the window's events that carry one (the guard's evidence; else those
+    of `events`, which is then held in memory once)."""
     if conversations is None:
         for call, _cid in events:
             kind = UNATTRIBUTED if call.provider in ATTRIBUTED_PROVIDERS else ""
@@ -171,11 +181,7 @@ def attribute(
     if ids is None:
         events = list(events)
         ids = [(c.timestamp_ms, cid) for c, cid in events if cid]
-    # Only Cursor's own conversations can be an exact event's (other tools' sessions are listed
-    # with them, never attributed to, nor counted by the namespace guard).
-    attributor = Attributor(
-        {cid: c for cid, c in conversations.items() if c.provider in ATTRIBUTED_PROVIDERS}
-    )
+    attributor = Attributor(cursors_own(conversations))
     others: list[Call] = []
 
     def split() -> Iterator[tuple[Call, str]]:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, Final
 
@@ -13,6 +14,7 @@ from codeburn.cache import (
     ImportSnapshot,
     Slice,
     iter_calls,
+    iter_conversation_events,
     iter_conversation_ids,
     iter_events,
 )
@@ -22,18 +24,24 @@ from codeburn.providers import (
     CURSOR,
     CURSOR_AGENT,
     GROKBOT,
+    OTHER_MACHINES_PROJECT,
     Call,
     DayIndex,
     LocalConversation,
     gc_paused,
+    is_user_api_key,
     local_midnight_ms,
+    normalise_model,
 )
 from codeburn.server.service.attribution import (
+    ATTRIBUTED_PROVIDERS,
     BY_ID,
     BY_TIME,
     KINDS,
     OTHER_MACHINES,
     attribute,
+    cursors_own,
+    other_namespace,
 )
 
 CONVERSATION_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT, CLAUDE_CODE, CODEX})
@@ -45,23 +53,31 @@ ONE_DAY = timedelta(days=1)
 # for exact events how they were attributed ("" for local calls).
 GroupKey = tuple[date, str, str, str, str, bool, bool, bool, bool, str]
 LOCAL: Final = ""
+NEVER: Final = 2**62  # no end: every call of [first, last] counts
 
 
 class _Grouper:
     """Sums calls into groups; a report has thousands of groups for a hundred thousand calls."""
 
-    def __init__(self, index: DayIndex, first: date, last: date) -> None:
+    def __init__(self, index: DayIndex, first: date, last: date, end_ms: int = NEVER) -> None:
         self.index, self.first, self.last = index, first, last
         self.groups: dict[GroupKey, list[Any]] = {}
+        self._end = end_ms
         self._lo = self._hi = 0
-        self._day = first
+        self._day: date | None = None
 
     def day_of(self, ms: int) -> date | None:
+        """The local day `ms` counts on: None outside [first, last] or from `end_ms` on."""
         if not self._lo <= ms < self._hi:  # calls come in runs of one conversation, mostly a day
-            day = self._day = self.index.day_of(ms)
-            self._lo, self._hi = local_midnight_ms(day), local_midnight_ms(day + ONE_DAY)
-        day = self._day
-        return None if day < self.first or day > self.last else day
+            end = self._end
+            if ms >= end:
+                self._lo, self._hi, self._day = end, NEVER, None
+            else:
+                day = self.index.day_of(ms)
+                self._lo = local_midnight_ms(day)
+                self._hi = min(local_midnight_ms(day + ONE_DAY), end)
+                self._day = day if self.first <= day <= self.last else None
+        return self._day
 
     def add_local(self, calls: Iterable[Call], coverage: CoverageIndex | None) -> None:
         """`add(call, True, LOCAL)` for each call an import does not cover: the loop over every
@@ -180,19 +196,26 @@ def derive_days(
     snapshot: ImportSnapshot | None,
     conversations: Mapping[str, LocalConversation] | None = None,
     notes: list[str] | None = None,
+    *,
+    window_from: date | None = None,
+    end_ms: int | None = None,
 ) -> dict[date, DaySlices]:
     """Slices of every local day in [first, last]; local calls covered by an import give way,
     and the stored exact events are attributed to the local `conversations` (None: the local
-    sources were not read, the events stay unattributed). `notes` gets what attribution says."""
+    sources were not read, the events stay unattributed). `notes` gets what attribution says.
+
+    `window_from`: the first day of the window attribution is decided over (the namespace
+    guard sees the ids of every stored event from it to `last`), else `first`. `end_ms`: calls
+    from then on count on no day (the status counts up to its clock, docs/forecast.md)."""
     index = DayIndex(first, last)
     coverage = CoverageIndex.from_snapshot(snapshot) if snapshot is not None else None
-    grouper = _Grouper(index, first, last)
+    grouper = _Grouper(index, first, last, NEVER if end_ms is None else end_ms)
     with gc_paused():
         grouper.add_local(local_calls, coverage)
         if snapshot is not None and snapshot.events:
             lo, hi = local_midnight_ms(first), local_midnight_ms(last + ONE_DAY)
             events = (e for e in iter_events(snapshot) if lo <= e[0].timestamp_ms < hi)
-            ids = ((ms, cid) for ms, cid in iter_conversation_ids(snapshot) if lo <= ms < hi)
+            ids = window_ids(snapshot, min(first, window_from or first), last)
             for done in attribute(events, conversations, notes, ids=ids):
                 grouper.add(done.call, False, done.kind)
     return _slices(grouper.groups, conversations or {})
@@ -218,6 +241,103 @@ def _slices(
             head = (conv.title if conv is not None else None, project, provider)
             part.add_conversation(session, head, model, (est, billed), sums)
     return days
+
+
+def window_ids(snapshot: ImportSnapshot, first: date, last: date) -> list[tuple[int, str]]:
+    """(time, conversationId) of the stored events of [first, last] that carry one."""
+    lo, hi = local_midnight_ms(first), local_midnight_ms(last + ONE_DAY)
+    return [(ms, cid) for ms, cid in iter_conversation_ids(snapshot) if lo <= ms < hi]
+
+
+@dataclass(slots=True)
+class Sealed:
+    """What the sealed days of the window hold for attribution (docs/attribution.md): their
+    local conversations (id, project, provider, title, models, span; no turns), and per day
+    the events matched by id (to this machine or to other machines) and the ids sent to other
+    machines."""
+
+    conversations: dict[str, LocalConversation] = field(default_factory=dict)
+    by_id: dict[date, int] = field(default_factory=dict)
+    elsewhere: dict[date, list[str]] = field(default_factory=dict)
+
+
+def sealed_evidence(days: Mapping[date, DaySlices]) -> Sealed:
+    """One pass over the sealed days' slices; an "Other machines" entry is no local
+    conversation."""
+    out = Sealed()
+    heads: dict[str, list[Any]] = {}
+    for day, slices in days.items():
+        by_id = 0
+        for provider in ATTRIBUTED_PROVIDERS:
+            part = slices.get(provider)
+            if part is None:
+                continue
+            split = part.attribution
+            by_id += sum(int(split[k][0]) for k in (BY_ID, OTHER_MACHINES) if k in split)
+            for cid, title, project, prov, models, lo, hi in part.conversation_heads():
+                if project == OTHER_MACHINES_PROJECT:
+                    out.elsewhere.setdefault(day, []).append(cid)
+                    continue
+                head = heads.get(cid)
+                if head is None:
+                    heads[cid] = [title, project, prov, dict.fromkeys(models), lo, hi]
+                    continue
+                head[0] = head[0] or title
+                head[3].update(dict.fromkeys(models))
+                head[4], head[5] = min(head[4], lo), max(head[5], hi)
+        out.by_id[day] = by_id
+    out.conversations = {
+        cid: LocalConversation(cid, project, prov, title, tuple(models), (), lo, hi)
+        for cid, (title, project, prov, models, lo, hi) in heads.items()
+    }
+    return out
+
+
+def stale_days(
+    sealed: Sealed,
+    snapshot: ImportSnapshot | None,
+    conversations: Mapping[str, LocalConversation] | None,
+    window: tuple[date, date],
+) -> list[date]:
+    """The sealed days whose attribution the evidence now contradicts, to derive again
+    (docs/attribution.md): the namespace guard, decided over `window`, now says otherwise than
+    when the day was sealed, or an id sent to other machines is now a local conversation's. A
+    conversation whose files are gone changes nothing (its sealed days keep it)."""
+    if snapshot is None or not snapshot.events or conversations is None or not sealed.by_id:
+        return []
+    own = cursors_own(conversations)
+    first, last = window
+    ignore_ids = other_namespace(window_ids(snapshot, first, last), own)
+    days = sorted(sealed.by_id)
+    with_ids = {} if ignore_ids else _attributable_ids_by_day(snapshot, days[0], days[-1])
+    return [
+        day
+        for day in days
+        if sealed.by_id[day] != with_ids.get(day, 0)
+        or any(cid in own for cid in sealed.elsewhere.get(day, ()))
+    ]
+
+
+def _attributable_ids_by_day(snapshot: ImportSnapshot, first: date, last: date) -> dict[date, int]:
+    """Per local day in [first, last], the stored events attribution would match by id: those
+    with a `conversationId` of Cursor's own (as `row_to_call` tells Grok Bot and User API Key
+    rows apart)."""
+    index = DayIndex(first, last)
+    lo, hi = local_midnight_ms(first), local_midnight_ms(last + ONE_DAY)
+    counts: dict[date, int] = {}
+    cursors: dict[str, bool] = {}  # Model cell → whether it is Cursor's (a few distinct ones)
+    for ms, _cid, model, kind, billing in iter_conversation_events(snapshot):
+        if not lo <= ms < hi:
+            continue
+        api_key = is_user_api_key(kind) if billing is None else billing == "user-api-key"
+        cursor = cursors.get(model)
+        if cursor is None:
+            cursor = cursors[model] = normalise_model(model)[0] in ATTRIBUTED_PROVIDERS
+        if api_key or not cursor:
+            continue
+        day = index.day_of(ms)
+        counts[day] = counts.get(day, 0) + 1
+    return counts
 
 
 def import_marks(first: date, last: date, snapshot: ImportSnapshot | None) -> dict[date, list[str]]:

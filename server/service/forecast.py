@@ -109,6 +109,14 @@ def _weekday_effect(days: Mapping[date, DayFigures], today: date, end: date) -> 
     return sum(factors[d.weekday()] for d in ahead) / len(ahead)
 
 
+def counted_until(now_ms: int) -> int:
+    """Where the status, and so the forecast, stops counting (exclusive): the end of the clock's
+    minute. Calls stamped later on the clock's day (an injected clock, or a clock behind
+    cursor.com's) are not spent yet; whole minutes, as the elapsed time below, so a command
+    started at an injected clock answers alike for its first minute."""
+    return (now_ms // MINUTE_MS + 1) * MINUTE_MS
+
+
 def project_cost(
     days: Mapping[date, DayFigures], cycle: Cycle, now_ms: int, start_ms: int, today: date
 ) -> Projection:

@@ -56,6 +56,7 @@ from codeburn.providers import (
     later,
     local_day,
     local_midnight_ms,
+    now_ms,
     release_free_memory,
     six_month_floor,
     timezone_name,
@@ -64,8 +65,14 @@ from codeburn.providers import (
 )
 from codeburn.server.service.alerts import DEFAULT_INCLUDED_PERCENT
 from codeburn.server.service.cycle import current_cycle
-from codeburn.server.service.derive import derive_days, import_marks
-from codeburn.server.service.forecast import HISTORY_DAYS
+from codeburn.server.service.derive import (
+    Sealed,
+    derive_days,
+    import_marks,
+    sealed_evidence,
+    stale_days,
+)
+from codeburn.server.service.forecast import HISTORY_DAYS, counted_until
 from codeburn.server.service.periods import ALL_PERIOD, Period
 from codeburn.server.service.report import build_report, build_status, providers_for
 
@@ -141,6 +148,8 @@ class UsageService:
         # conversation id → (the conversation, a time, its turns since then) of the last save
         self._since: dict[str, tuple[LocalConversation, int, LocalConversation]] = {}
         self._made: CachedResults | None = None  # the last results saved (or queued to be)
+        # the daily cache, its floor and what its sealed days hold for attribution
+        self._evidence: tuple[DailyCache, date, Sealed] | None = None
 
     # -- inputs -----------------------------------------------------------------------------
 
@@ -294,9 +303,11 @@ class UsageService:
         cached_only: bool = False,
         oldest: bool = False,
         history_from: date | None = None,
+        end_ms: int | None = None,
     ) -> Collected:
         """Slices for every day in [first, last]: sealed days from the cache, others derived.
-        `oldest`: from the oldest day held instead, when that is before `first`.
+        `oldest`: from the oldest day held instead, when that is before `first`. `end_ms`: calls
+        from then on count on no day (today's derived slices only; sealed days are before it).
 
         `history_from`: also the days from it to `first` as far as they cost no parse of Cursor's
         files: sealed days, else the stored (imported and synced) events alone.
@@ -306,7 +317,7 @@ class UsageService:
         """
         with self._lock, gc_paused(freeze=True):
             try:
-                collected = self._collect(first, last, cached_only, oldest, history_from)
+                collected = self._collect(first, last, cached_only, oldest, history_from, end_ms)
             finally:
                 self._local.refreshed()
         if self._keep_state:  # a long-lived service: its resident memory is not the peak's
@@ -320,6 +331,7 @@ class UsageService:
         cached_only: bool = False,
         oldest: bool = False,
         history_from: date | None = None,
+        end_ms: int | None = None,
     ) -> Collected:
         now_day = today()
         last = min(last, now_day)
@@ -351,17 +363,17 @@ class UsageService:
         local = LocalState()
         diagnostics: list[str] = []
         if needed:
-            parse_from = self._parse_start(daily, needed[0], floor_day)
-            calls, local, sealable = self._read_local(
-                local_midnight_ms(parse_from), cached_only=cached_only, held=daily.first_seen
+            local = self._derive(
+                daily,
+                days,
+                needed,
+                snapshot,
+                store_error is None,
+                cached_only,
+                diagnostics,
+                now_day,
+                end_ms,
             )
-            derived = derive_days(
-                parse_from, now_day, calls, snapshot, local.conversations, diagnostics
-            )
-            for day in needed:
-                days[day] = daily.with_retired(day, derived.get(day, {}))
-            if sealable and store_error is None and parse_from < now_day:
-                self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths)
         elif not self._local.has_sources(self._local.snapshot()):
             local = self._no_data()
         if local.state == "no-data" and snapshot is not None and snapshot.events:
@@ -382,6 +394,68 @@ class UsageService:
             )
         self.local = local
         return Collected(days, local, snapshot, diagnostics, {**daily.paths, **local.paths}, first)
+
+    def _derive(
+        self,
+        daily: DailyCache,
+        days: dict[date, DaySlices],
+        needed: list[date],
+        snapshot: ImportSnapshot | None,
+        store_ok: bool,
+        cached_only: bool,
+        diagnostics: list[str],
+        now_day: date,
+        end_ms: int | None,
+    ) -> LocalState:
+        """The `needed` days (and the sealed days the evidence now contradicts) into `days`,
+        from a read of Cursor's files; seals what may be. Attribution is decided over the whole
+        window, not the period asked (docs/attribution.md): the conversations sealed days hold
+        count with those read, and a sealed day the evidence now contradicts is derived again."""
+        floor_day = six_month_floor(now_day)
+        parse_from = self._parse_start(daily, needed[0], floor_day)
+        stored = snapshot is not None and bool(snapshot.events)
+        sealed = self._sealed_evidence(daily, floor_day) if stored else Sealed()
+        held = sealed.conversations
+        for retry in (False, True):
+            calls, local, sealable = self._read_local(
+                local_midnight_ms(parse_from), cached_only=cached_only, held=daily.first_seen
+            )
+            known = None if local.conversations is None else {**held, **local.conversations}
+            diagnostics.clear()
+            derived = derive_days(
+                parse_from,
+                now_day,
+                calls,
+                snapshot,
+                known,
+                diagnostics,
+                window_from=floor_day,
+                end_ms=end_ms,
+            )
+            stale = stale_days(sealed, snapshot, known, (floor_day, now_day))
+            if retry or not stale or stale[0] >= parse_from or cached_only:
+                break
+            parse_from = stale[0]  # the evidence changed: read back to the first such day
+        again = [d for d in stale if d >= parse_from]
+        for day in [*needed, *(d for d in again if d in days)]:
+            days[day] = daily.with_retired(day, derived.get(day, {}))
+        if sealable and store_ok and parse_from < now_day:
+            zone = timezone_name()
+            self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths, again)
+        return local
+
+    def _sealed_evidence(self, daily: DailyCache, floor_day: date) -> Sealed:
+        """`sealed_evidence` of the window's sealed days; a long-lived service keeps it while
+        the daily cache is the same object (the file unchanged since the last refresh)."""
+        kept = self._evidence
+        if kept is not None and kept[0] is daily and kept[1] == floor_day:
+            return kept[2]
+        sealed = sealed_evidence(
+            {d: s for d, s in daily.days.items() if d >= floor_day and daily.is_sealed(d)}
+        )
+        if self._keep_state:
+            self._evidence = (daily, floor_day, sealed)
+        return sealed
 
     @staticmethod
     def _plan(
@@ -475,12 +549,17 @@ class UsageService:
         derived: dict[date, DaySlices],
         snapshot: ImportSnapshot | None,
         paths: dict[str, str],
+        again: Sequence[date] = (),
     ) -> None:
+        """Seal [first, last] of `derived`; `again`: sealed days derived anew (their sealed
+        slices give way)."""
         before_ms = local_midnight_ms(last + ONE_DAY)
 
         def change(cache: DailyCache) -> None:
             if cache.watermark is not None and first > cache.watermark + ONE_DAY:
                 return  # another process moved the cache; keep contiguity, seal next time
+            for day in again:  # the same stored events: their import marks stay
+                cache.reseal(day, derived.get(day) or {})
             # A file without import marks gets those of its older sealed days too.
             mark_from = first if cache.imports is not None else (cache.sealed_from or first)
             cache.seal(first, last, derived, import_marks(min(mark_from, first), last, snapshot))
@@ -563,7 +642,11 @@ class UsageService:
         first = min(now_day.replace(day=1), cycle.start)
         try:
             collected = self.collect(
-                first, now_day, cached_only=cached_only, history_from=min(first, history)
+                first,
+                now_day,
+                cached_only=cached_only,
+                history_from=min(first, history),
+                end_ms=counted_until(now_ms()),
             )
         except NoCachedFigures:
             return None
