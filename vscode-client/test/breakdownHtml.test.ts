@@ -10,6 +10,7 @@ import {
   monthEnd,
   renderBreakdown,
   renderBreakdownError,
+  spendHeading,
   SERIES_COLOURS,
 } from "../src/view/breakdownHtml";
 import type { ReportPayload } from "../src/view/types";
@@ -381,7 +382,9 @@ test("the cycle view: cumulative spend, the projection and its band, included us
   assert.match(svg, /<line class="projection"[^>]*><title>projected \$30\.00 by 2026-12-14/);
   assert.match(svg, /included usage \$20\.00/);
   assert.match(svg, /on-demand limit \$70\.00/); // above the included usage
-  assert.match(svg, /At this pace: \$30\.00 by 2026-12-14 \(\$6\.00–\$66\.00, exact\)/);
+  // the tooltip's wording: `~` unless every figure is exact, the day as people write it
+  assert.match(svg, /At this pace: \$30\.00 by Dec 14 \(\$6\.00–\$66\.00\)<\/p>/);
+  assert.match(cycleChart(r, { ...view!, forecast: { ...forecast, basis: "mixed" } }), /At this pace: ~\$30\.00 by Dec 14 \(~\$6\.00–\$66\.00\)/);
   const page = renderBreakdown(r, { nonce: "n", period: "cycle", cycle: view });
   assert.match(page, /<h2>This billing cycle<\/h2>/);
   assert.match(page, /<option value="cycle" selected>/);
@@ -414,4 +417,12 @@ test("one project row per folder across tools, split by tool when more than one 
   assert.match(html, /<th>Tools<\/th>/);
   assert.match(html, /<td>Claude Code \$4\.00 · Cursor ~\$2\.00<\/td>/);
   assert.doesNotMatch(renderBreakdown(base, { nonce: "n" }), /<th>Tools<\/th>/);
+});
+
+test("the heading says AI spend when another tool than Cursor's is counted", () => {
+  const r = reportOf("month", "2026-11-15", "2026-11-17", ["2026-11-15"]);
+  assert.equal(spendHeading(r), "Cursor spend");
+  const tools = { ...r, providers: [...r.providers, { ...r.providers[0], id: "claude-code", name: "Claude Code" }] };
+  assert.equal(spendHeading(tools), "AI spend");
+  assert.match(renderBreakdown(tools, { nonce: "n", period: "month" }), /<h1>AI spend<\/h1>/);
 });

@@ -8,6 +8,7 @@
 import {
   costParts,
   escapeHtml as h,
+  forecastFigures,
   formatCount,
   formatFigure,
   formatMoney,
@@ -267,7 +268,7 @@ export function cycleChart(report: ReportPayload, view: CycleView): string {
   const svgWidth = width + 8;
   const svgHeight = TOP + CHART_HEIGHT + BOTTOM;
   const summary = forecast
-    ? `At this pace: ${formatMoney(forecast.projectedCost)} by ${view.end} (${formatMoney(forecast.low)}–${formatMoney(forecast.high)}, ${forecast.basis})`
+    ? `At this pace: ${forecastFigures(forecast)}`
     : "Forecast from the 3rd day with usage";
   return [
     `<p class="forecast">${h(summary)}</p>`,
@@ -489,7 +490,7 @@ export function renderBreakdown(report: ReportPayload, options: BreakdownOptions
 <style nonce="${nonce}">${STYLE}</style>
 </head>
 <body>
-<h1>Cursor spend</h1>
+<h1>${spendHeading(report)}</h1>
 <p class="period">${h(report.period.from)} to ${h(report.period.to)} (${h(report.period.timezone)}) ${picker(chosen)} <button id="refresh">Refresh</button></p>
 ${options.notice ? `<p class="notice">${h(options.notice)}</p>` : ""}
 <div class="totals">
@@ -510,6 +511,13 @@ ${notes(report)}
 </body>
 </html>`;
 }
+
+/** "AI spend" when the report counts another tool than Cursor's (as the tooltip says). */
+export function spendHeading(report: ReportPayload): string {
+  return report.providers.some((p) => OTHER_TOOLS.has(p.id)) ? "AI spend" : "Cursor spend";
+}
+
+const OTHER_TOOLS = new Set(["claude-code", "codex"]);
 
 /** A page for when the report could not be produced. */
 export function renderBreakdownError(message: string, nonce: string): string {

@@ -261,3 +261,27 @@ export function costParts(row: {
   const listPrice = row.listPriceCost ?? Math.max(0, row.cost - billed - row.estimatedCost);
   return [billed, listPrice, row.estimatedCost];
 }
+
+/** `Dec 31` of `2026-12-31` (an unreadable day as it is). */
+export function shortDay(isoDay: string): string {
+  const [year, month, day] = isoDay.split("-").map(Number);
+  const names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  return year && month && day && month <= 12 ? `${names[month - 1]} ${day}` : isoDay;
+}
+
+/**
+ * A forecast's figures (docs/forecast.md): `~$142 by Dec 31 (~$120–$165)`, `~` unless every
+ * figure is exact (one `~` before the band, as a range is read); `bold`: the projection in
+ * Markdown bold (the tooltip).
+ */
+export function forecastFigures(
+  forecast: { projectedCost: number; low: number; high: number; basis: string; cycleEnd: string },
+  bold = false,
+): string {
+  const mark = forecast.basis === "exact" ? "" : "~";
+  const projected = `${mark}${formatMoney(forecast.projectedCost)}`;
+  return (
+    `${bold ? `**${projected}**` : projected} by ${shortDay(forecast.cycleEnd)} ` +
+    `(${mark}${formatMoney(forecast.low)}–${formatMoney(forecast.high)})`
+  );
+}

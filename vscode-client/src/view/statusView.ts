@@ -12,6 +12,8 @@ import {
   formatRelative,
   plural,
   splitText,
+  forecastFigures,
+  shortDay,
 } from "./format";
 import { readQuota } from "./quota";
 import type { CursorSyncBlock, StatusPayload } from "./types";
@@ -156,12 +158,6 @@ function secondFigure(status: StatusPayload, period: PeriodSetting): [string, St
   return period === "cycle" && status.cycle ? ["cycle", status.cycle] : ["month", status.month];
 }
 
-function shortDay(isoDay: string): string {
-  const [year, month, day] = isoDay.split("-").map(Number);
-  const names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-  return year && month && day && month <= 12 ? `${names[month - 1]} ${day}` : isoDay;
-}
-
 /**
  * The tooltip's forecast line (docs/forecast.md): `At this pace: ~$142 by Dec 31 (~$120–$165)`, `~` unless
  * every figure is exact (one `~` before the band, as a range is read); before there is one, from
@@ -175,12 +171,7 @@ export function forecastLine(status: StatusPayload): string | undefined {
   if (forecast === null) {
     return "At this pace: forecast from the 3rd day with usage";
   }
-  const mark = forecast.basis === "exact" ? "" : "~";
-  const money = (usd: number) => `${mark}${formatMoney(usd)}`;
-  return (
-    `At this pace: **${money(forecast.projectedCost)}** by ${shortDay(forecast.cycleEnd)} ` +
-    `(${money(forecast.low)}–${formatMoney(forecast.high)})`
-  );
+  return `At this pace: ${forecastFigures(forecast, true)}`;
 }
 
 function figuresText(status: StatusPayload, show: ShowSetting, period: PeriodSetting): string {
