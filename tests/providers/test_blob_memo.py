@@ -18,7 +18,7 @@ from codeburn.cache.local_files import LocalFiles
 from codeburn.providers import runtime
 from codeburn.providers.agent import reached_ids
 from codeburn.providers.agent.stream import StreamWalker
-from codeburn.providers.ide import reader as cursor_reader
+from codeburn.providers.ide import full_parse
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3 import reader as layout3_reader
 from codeburn.providers.ide.layout3.blob_scan import (
@@ -305,8 +305,8 @@ def test_the_reader_keeps_the_memo_and_reads_the_same_with_it(
 ) -> None:
     if forked and not can_fork():
         pytest.skip("no fork here")
-    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
-    monkeypatch.setattr(cursor_reader, "can_fork", lambda: forked)
+    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr(full_parse, "can_fork", lambda: forked)
     db = _profile(tmp_path)
     expected = _calls(db, None)
     kept = _File()
@@ -371,8 +371,8 @@ def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     detached: list[int] = []
-    real = cursor_reader.detached
-    monkeypatch.setattr(cursor_reader, "detached", lambda w: detached.append(1) or real(w))
+    real = full_parse.detached
+    monkeypatch.setattr(full_parse, "detached", lambda w: detached.append(1) or real(w))
     db = _profile(tmp_path)
     cache = tmp_path / "cache"
     reader = LocalReader(db, LocalFiles(cache), tmp_path / "home")
