@@ -15,7 +15,8 @@ from codeburn.providers.ide import full_parse as parse_module
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3 import blob_scan
 from codeburn.providers.ide.layout3.blob_scan import json_records, pack_records, unpack_records
-from codeburn.providers.ide.layout3.reader import Layout3, read_layout3
+from codeburn.providers.ide.layout3.layout import Layout3
+from codeburn.providers.ide.layout3.reader import read_layout3
 from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.ide.stream_rows import walk_pages
 from codeburn.providers.runtime import Aside, can_fork
