@@ -14,13 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from codeburn.cache.imports.events import PackedEvents, StoredEvent
 from codeburn.cache.imports.merge import FUTURE_SLACK_MS, coverage_of, keeps_detail, keeps_stored
-from codeburn.cache.imports.records import (
-    SOURCE_IMPORT,
-    CoverageError,
-    PackedEvents,
-    StoredEvent,
-)
+from codeburn.cache.imports.records import SOURCE_IMPORT, CoverageError
 from codeburn.providers import (
     DigestIndex,
     UsageRow,

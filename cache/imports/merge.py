@@ -9,14 +9,8 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Final
 
-from codeburn.cache.imports.records import (
-    CELLS_CSV,
-    SOURCE_IMPORT,
-    SOURCE_SYNC,
-    Range,
-    StoredEvent,
-    merge_ranges,
-)
+from codeburn.cache.imports.events import CELLS_CSV, StoredEvent
+from codeburn.cache.imports.records import SOURCE_IMPORT, SOURCE_SYNC, Range, merge_ranges
 from codeburn.providers import DAY, EventDetail, UsageRow, day_end_ms, local_day, local_midnight_ms
 
 FUTURE_SLACK_MS: Final = DAY // timedelta(milliseconds=1)

@@ -18,6 +18,7 @@ from typing import Final
 
 from codeburn.cache.dirs import imports_dir
 from codeburn.cache.files import LockTimeoutError, locked, require_folder, write_chunks_atomic
+from codeburn.cache.imports.events import CELLS_JSON, StoredEvent
 from codeburn.cache.imports.incoming import IncomingRows, incoming_of, merge_into, read_incoming
 from codeburn.cache.imports.merge import (
     enriched,
@@ -30,7 +31,6 @@ from codeburn.cache.imports.merge import (
 )
 from codeburn.cache.imports.records import (
     ACCOUNT_PATTERN,
-    CELLS_JSON,
     REMOVE_FIX,
     SOURCE_IMPORT,
     SOURCE_SYNC,
@@ -45,14 +45,12 @@ from codeburn.cache.imports.records import (
     PackedEvents,
     Range,
     RemoveResult,
-    StoredEvent,
     days_of,
-    decode_store_file,
-    encode_store_lines,
     merge_ranges,
     parse_boundary,
     replaced_providers,
 )
+from codeburn.cache.imports.store_format import decode_store_file, encode_store_lines
 from codeburn.providers import (
     Call,
     EventDetail,

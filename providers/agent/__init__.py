@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 from codeburn.providers.lazy import lazy_surface
 
 if TYPE_CHECKING:
-    from codeburn.providers.agent.graph import (
+    from codeburn.providers.agent.blob_parts import (
         BAD,
         FLAT_TURN,
         PROMPT,
@@ -14,27 +14,31 @@ if TYPE_CHECKING:
         TEXT,
         TURN,
         USER,
+        Part,
+        Parts,
+        TurnPart,
+        UserPart,
+        blob_id,
+        decoder,
+        part_of,
+    )
+    from codeburn.providers.agent.graph import (
         Graph,
         GraphTurn,
         GraphUnreadable,
-        Part,
-        Parts,
         RootFields,
-        Turn,
-        TurnPart,
         TurnsWalked,
-        UserPart,
-        blob_id,
         decode_parts,
         decode_root,
-        decoder,
         finish_turns,
-        graph_calls,
-        graph_turns,
-        part_of,
         reached_ids,
         root_fields,
         walk_turns,
+    )
+    from codeburn.providers.agent.graph_to_calls import (
+        Turn,
+        graph_calls,
+        graph_turns,
     )
     from codeburn.providers.agent.stream import (
         Record,
@@ -49,7 +53,7 @@ else:  # imported on first use (see codeburn.providers.lazy)
     __getattr__ = lazy_surface(
         __name__,
         {
-            "codeburn.providers.agent.graph": (
+            "codeburn.providers.agent.blob_parts": (
                 "BAD",
                 "FLAT_TURN",
                 "PROMPT",
@@ -58,27 +62,31 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "TEXT",
                 "TURN",
                 "USER",
+                "Part",
+                "Parts",
+                "TurnPart",
+                "UserPart",
+                "blob_id",
+                "decoder",
+                "part_of",
+            ),
+            "codeburn.providers.agent.graph": (
                 "Graph",
                 "GraphTurn",
                 "GraphUnreadable",
-                "Part",
-                "Parts",
                 "RootFields",
-                "Turn",
-                "TurnPart",
                 "TurnsWalked",
-                "UserPart",
-                "blob_id",
                 "decode_parts",
                 "decode_root",
-                "decoder",
                 "finish_turns",
-                "graph_calls",
-                "graph_turns",
-                "part_of",
                 "reached_ids",
                 "root_fields",
                 "walk_turns",
+            ),
+            "codeburn.providers.agent.graph_to_calls": (
+                "Turn",
+                "graph_calls",
+                "graph_turns",
             ),
             "codeburn.providers.agent.stream": (
                 "Record",

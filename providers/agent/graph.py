@@ -11,291 +11,39 @@ time zone. Turn blob: 1 = agent turn {1 user blob ref, 2 step blob refs}.
 User blob: 1 text, 5 simulated, 18 text blob ref, 25 timestamp ms. Step blob: 1 = assistant
 {1 text, 2 timestamp ms}, 2 tool call, 3 thinking. A blob ref is a raw 32-byte sha256.
 
-A reference is made its blob id (`blob_key`) once, where it is decoded: a cold parse follows
-~120,000 of them, each looked up in the pass and again in the walk, by the same string.
+Here the root is read and its blobs walked into turns; the blobs are decoded in `blob_parts`,
+the calls made in `graph_to_calls`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from operator import attrgetter
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from codeburn.providers.agent import protobuf as pb
-from codeburn.providers.agent.stream import Record, StreamRequest, record_of
-from codeburn.providers.calls import Call, estimate_tokens
-from codeburn.providers.gauges import first_gauge
+from codeburn.providers.agent.blob_parts import (
+    BAD,
+    FLAT_TURN,
+    PROMPT,
+    STEP,
+    TEXT,
+    TURN,
+    USER,
+    BytesParts,
+    Lookup,
+    Parts,
+    StepPart,
+    TurnPart,
+    UserPart,
+    blob_keys,
+)
+from codeburn.providers.agent.stream import Record, StreamRequest
 from codeburn.providers.localtime import valid_ms
-from codeburn.providers.pricing import canonical_model, cost_of
 
 # Blobs fetched for one root at most (a damaged graph must not walk a whole database).
 MAX_BLOBS: Final = 200_000
-
-Lookup = Callable[[str], bytes | None]
-
-# What a blob is read as: the role a graph gives it decides how its bytes are decoded.
-PROMPT: Final = 1  # a prompt-history JSON record (root field 1)
-TURN: Final = 2  # a turn (root field 8)
-USER: Final = 4  # a turn's user message
-STEP: Final = 8  # an assistant step
-TEXT: Final = 16  # a user message's text (field 18)
-FLAT_TURN: Final = 32  # a turn of an Aug 2025 CLI store (root field 2): `{1 user, 2* steps}`
-ROLES: Final = (PROMPT, TURN, USER, STEP, TEXT, FLAT_TURN)
-
-
-class Bad:
-    """A blob that is there but cannot be read in the role asked (encrypted, malformed)."""
-
-
-BAD: Final = Bad()
-
-
-@dataclass(slots=True)  # not frozen: a frozen __init__ costs several times more
-class UserPart:
-    """A user message blob. The flags keep where decoding failed: what came before still counts."""
-
-    failed_early: bool = False  # fields 1 or 18 malformed: nothing counts
-    text_chars: int = 0  # field 1
-    text_key: str | None = None  # field 18, as a blob id (`blob_key`)
-    failed_flag: bool = False  # field 5 malformed: the text does not count either
-    simulated: bool = False
-    failed_time: bool = False  # field 25 malformed
-    timestamp_ms: int | None = None
-
-
-@dataclass(slots=True)  # not frozen: a frozen __init__ costs several times more
-class StepPart:
-    """An assistant step blob (field 1 = assistant message)."""
-
-    failed: bool = False  # the message or its text is malformed: nothing counts
-    assistant: bool = False  # the step is an assistant message (not a tool call, thinking)
-    chars: int = 0
-    failed_time: bool = False  # field 2 malformed
-    timestamp_ms: int | None = None
-
-
-TurnPart = tuple[str | None, list[str]]  # (user message, steps) as blob ids (`blob_key`)
-Part = Record | TurnPart | UserPart | StepPart | int | Bad
-
-
-def _text_len(raw: bytes | None) -> int:
-    if not raw:
-        return 0
-    return len(raw) if raw.isascii() else len(raw.decode("utf-8", "replace"))
-
-
-def _turn_part(data: bytes) -> TurnPart | Bad:
-    plain = _plain_turn(data)
-    return plain if plain is not None else _parsed_turn(data)
-
-
-def _parsed_turn(data: bytes) -> TurnPart | Bad:
-    try:
-        turn = pb.nested(data, 1)
-        agent_raw = pb.first_bytes(turn, 1)
-        agent = pb.nested(agent_raw, 2) if agent_raw is not None else {}
-        return _turn_keys(pb.first_bytes(agent, 1), pb.all_bytes(agent, 2))
-    except pb.WireError:
-        return BAD
-
-
-def _turn_keys(user: bytes | None, steps: list[bytes]) -> TurnPart:
-    return (None if user is None else blob_key(user)), blob_keys(steps)
-
-
-def _plain_turn(data: bytes) -> TurnPart | None:
-    """The common turn, `{1: {1: ref, 2*: ref}}` with refs under 128 bytes and nothing else,
-    read without parsing each message into a dict; None for any other shape (then `parse`
-    decides, with the same answer for this one)."""
-    size = len(data)
-    if size < 2 or data[0] != 0x0A:
-        return None
-    pos = 2
-    length = data[1]
-    if length >= 0x80:
-        if size < 3 or data[2] >= 0x80:
-            return None
-        length, pos = (length & 0x7F) | data[2] << 7, 3
-    if pos + length != size:
-        return None
-    user: str | None = None
-    steps: list[str] = []
-    while pos < size:
-        tag = data[pos]
-        if pos + 1 >= size:
-            return None
-        n = data[pos + 1]
-        start = pos + 2
-        pos = start + n
-        if n >= 0x80 or pos > size:
-            return None
-        if tag == 0x12:
-            steps.append(blob_key(data[start:pos]))
-        elif tag == 0x0A:
-            if user is None:
-                user = blob_key(data[start:pos])
-        else:
-            return None
-    return user, steps
-
-
-def _flat_turn_part(data: bytes) -> TurnPart | Bad:
-    try:
-        turn = pb.nested(data, 1)
-        return _turn_keys(pb.first_bytes(turn, 1), pb.all_bytes(turn, 2))
-    except pb.WireError:
-        return BAD
-
-
-def _user_part(data: bytes) -> UserPart | Bad:
-    """(`parse_first`: only first values are read; a value of the wrong wire type fails
-    where `first_bytes`/`first_int` would)"""
-    try:
-        user = pb.parse_first(data)  # (three levels below a root: within MAX_DEPTH)
-    except pb.WireError:
-        return BAD
-    text, text_ref = user.get(1), user.get(18)
-    if isinstance(text, int) or isinstance(text_ref, int):
-        return UserPart(failed_early=True)
-    text_chars = _text_len(text)
-    text_key = None if text_ref is None else blob_key(text_ref)
-    flag = user.get(5)
-    if isinstance(flag, bytes):
-        return UserPart(text_chars=text_chars, text_key=text_key, failed_flag=True)
-    simulated = bool(flag)
-    ms = user.get(25)
-    if isinstance(ms, bytes):
-        return UserPart(
-            text_chars=text_chars, text_key=text_key, simulated=simulated, failed_time=True
-        )
-    return UserPart(
-        text_chars=text_chars, text_key=text_key, simulated=simulated, timestamp_ms=valid_ms(ms)
-    )
-
-
-def _plain_step(data: bytes) -> StepPart | None:
-    """The common step, `{1: {1: text, 2?: timestamp}}` and nothing else, read in place (the
-    text is neither copied nor decoded when the blob is ASCII); None for any other shape."""
-    size = len(data)
-    if size < 2 or data[0] != 0x0A:  # field 1, length-delimited
-        return None
-    try:
-        # (varints of one and two bytes inline: the lengths of nearly every step)
-        length, start = data[1], 2
-        if length >= 0x80:
-            if size > 2 and data[2] < 0x80:
-                length, start = (length & 0x7F) | data[2] << 7, 3
-            else:
-                length, start = pb.read_varint(data, 1)
-        if start + length != size or start + 1 >= size or data[start] != 0x0A:
-            return None
-        text_len, text_at = data[start + 1], start + 2
-        if text_len >= 0x80:
-            if text_at < size and data[text_at] < 0x80:
-                text_len, text_at = (text_len & 0x7F) | data[text_at] << 7, text_at + 1
-            else:
-                text_len, text_at = pb.read_varint(data, start + 1)
-        end = text_at + text_len
-        if end > size:
-            return None
-        ms = None
-        if end < size:
-            if data[end] != 0x10:  # field 2, varint
-                return None
-            value, after = pb.read_varint(data, end + 1)
-            if after != size:
-                return None
-            ms = valid_ms(value)
-    except pb.WireError:
-        return None
-    if data.isascii():
-        chars = text_len
-    else:  # decoded from a view: a step's bytes are not copied first (copies add up in a parse)
-        chars = len(str(memoryview(data)[text_at:end], "utf-8", "replace"))
-    return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
-
-
-def _step_part(data: bytes) -> StepPart | Bad:
-    plain = _plain_step(data)
-    return plain if plain is not None else _parsed_step(data)
-
-
-def _parsed_step(data: bytes) -> StepPart | Bad:
-    try:
-        step = pb.nested(data, 3)
-    except pb.WireError:
-        return BAD
-    try:
-        assistant_raw = pb.first_bytes(step, 1)
-        if assistant_raw is None:
-            return StepPart()
-        assistant = pb.nested(assistant_raw, 4)
-        chars = _text_len(pb.first_bytes(assistant, 1))
-    except pb.WireError:
-        return StepPart(failed=True)
-    try:
-        ms = valid_ms(pb.first_int(assistant, 2))
-    except pb.WireError:
-        return StepPart(assistant=True, chars=chars, failed_time=True)
-    return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
-
-
-def part_of(data: bytes, role: int) -> Part:
-    """What a blob's bytes are in one role (`BAD` when they cannot be that)."""
-    return decoder(role)(data)
-
-
-def decoder(role: int) -> Callable[[bytes], Part]:
-    """`part_of` in one role, as a function (a loop over many blobs of that role calls it)."""
-    return _DECODERS.get(role, _text_len)
-
-
-def _prompt_part(data: bytes) -> Record | Bad:
-    record = record_of(data)
-    return BAD if record is None else record
-
-
-_DECODERS: Final[dict[int, Callable[[bytes], Part]]] = {
-    PROMPT: _prompt_part,
-    TURN: _turn_part,
-    FLAT_TURN: _flat_turn_part,
-    USER: _user_part,
-    STEP: _step_part,
-}
-
-
-class Parts(Protocol):
-    """Where a walk gets blobs from, already decoded in the role asked; None = not stored."""
-
-    reads_ahead: bool  # `prefetch` does something (else the walk does not call it)
-
-    def part(self, key: str, role: int) -> Part | None: ...
-
-    def prefetch(self, keys: list[str], role: int) -> None: ...
-
-
-class BytesParts:
-    """Parts decoded from a bytes lookup as they are asked for (a `prefetch` method of the
-    lookup, when it has one, is told what comes)."""
-
-    def __init__(self, lookup: Lookup) -> None:
-        self.lookup = lookup
-        self._prefetch = getattr(lookup, "prefetch", None)
-        self.reads_ahead = self._prefetch is not None
-
-    def part(self, key: str, role: int) -> Part | None:
-        data = self.lookup(key)
-        return None if data is None else part_of(data, role)
-
-    def prefetch(self, keys: list[str], role: int) -> None:
-        if self._prefetch is not None:
-            self._prefetch(keys)
-
-
-# A turn for attribution: (first recorded time, last recorded time, its model or None).
-Turn = tuple[int, int, str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,30 +100,6 @@ def reached_ids(graph: Graph) -> list[str]:
     """The hex ids of every blob a graph's root references (`Graph.reached`)."""
     reached = graph.reached
     return [reached[i : i + 64] for i in range(0, len(reached), 64)]
-
-
-def blob_id(ref: bytes) -> str | None:
-    """Hex id of a blob reference (raw 32-byte sha256; a 64-digit hex string also occurs)."""
-    if len(ref) == 32:
-        return ref.hex()
-    if len(ref) == 64:
-        text = ref.decode("ascii", "replace").lower()
-        if all(c in "0123456789abcdef" for c in text):
-            return text
-    return None
-
-
-def blob_key(ref: bytes) -> str:
-    """`blob_id`, or "" for a reference that names no blob (a walk counts it unreadable)."""
-    return ref.hex() if len(ref) == 32 else blob_id(ref) or ""
-
-
-def blob_keys(refs: list[bytes]) -> list[str]:
-    """`blob_key` of each (one hex conversion when all are 32 bytes: a root's ~100)."""
-    if set(map(len, refs)) != {32}:  # (none, or some other length: one by one)
-        return [blob_key(ref) for ref in refs]
-    joined = b"".join(refs).hex()
-    return [joined[at : at + 64] for at in range(0, len(joined), 64)]
 
 
 @dataclass(slots=True)
@@ -702,111 +426,3 @@ def finish_turns(walked: TurnsWalked) -> Graph:
         request_ids=frozenset(walk.request_ids),
         missing_blobs=walk.missing,
     )
-
-
-def spread_times(known: list[int | None], lo: int | None, hi: int | None) -> list[int | None]:
-    """Dates for turns: known ones kept; the others spread between their neighbours, the
-    conversation's start (`lo`) and its last update (`hi`) — inferred, never the file mtime."""
-    n = len(known)
-    if all(t is None for t in known):
-        if lo is None or hi is None or hi <= lo or n < 2:
-            anchor = lo if lo is not None else hi
-            return [anchor] * n
-        return [lo + (hi - lo) * i // (n - 1) for i in range(n)]
-    out = list(known)
-    i = 0
-    while i < n:
-        if out[i] is not None:
-            i += 1
-            continue
-        j = i
-        while j < n and known[j] is None:
-            j += 1
-        k = j - i
-        prev = out[i - 1] if i > 0 else None
-        nxt = known[j] if j < n else None
-        for step in range(k):
-            if prev is not None and nxt is not None:
-                out[i + step] = prev + (nxt - prev) * (step + 1) // (k + 1)
-            elif nxt is not None:  # leading run: from the start up to the first known time
-                start = lo if lo is not None and lo <= nxt else nxt
-                out[i + step] = start + (nxt - start) * step // k
-            elif prev is not None:  # trailing run: up to the last update
-                end = hi if hi is not None and hi >= prev else prev
-                out[i + step] = prev + (end - prev) * (step + 1) // k
-        i = j
-    return out
-
-
-def _call(
-    key: str, model: str, inp: int, out: int, ts: int, where: tuple[str, str, str],
-    tools: tuple[str, ...] = (), commands: tuple[str, ...] = (),
-) -> Call:  # fmt: skip
-    provider, project, session = where
-    cost, priced = cost_of(model, inp, out)
-    return Call(
-        key, provider, model, project, session, ts, inp, out, 0, 0, cost, True, False, priced,
-        tools, commands,
-    )  # fmt: skip
-
-
-def graph_calls(
-    graph: Graph,
-    *,
-    conversation_id: str,
-    provider: str,
-    project: str,
-    fallback_model: str | None,
-    created_ms: int | None,
-    updated_ms: int | None,
-    key_prefix: str,
-    meter_tokens: int = 0,
-) -> list[Call]:
-    """Calls of a decoded conversation: one per turn (`<key_prefix><id>:<i>`), plus at most one
-    meter record (`<key_prefix><id>:input`).
-
-    As in docs/local-data.md#input-source the input source is chosen once: the meter
-    (`graph.used_tokens`, else `meter_tokens` from composerData) credits input once, dated at
-    the conversation's start;
-    without a meter each turn's input is `estimate_tokens(user + context chars)`. Output is
-    `estimate_tokens(assistant chars)` per turn. Undatable turns are left out.
-    """
-    lo = valid_ms(created_ms) or graph.started_ms
-    hi = valid_ms(updated_ms)
-    times = spread_times([t.timestamp_ms for t in graph.turns], lo, hi)
-    meter, _ = first_gauge(graph.used_tokens, meter_tokens)  # a meter above 10 M: none
-    where = (provider, project, conversation_id)
-    calls: list[Call] = []
-    for i, (turn, ts) in enumerate(zip(graph.turns, times, strict=True)):
-        inp = 0 if meter else estimate_tokens(turn.user_chars + turn.context_chars)
-        out = estimate_tokens(turn.assistant_chars)
-        if ts is None or not (inp or out):
-            continue
-        model = canonical_model(turn.served or turn.model or fallback_model)
-        key = f"{key_prefix}{conversation_id}:{i}"
-        calls.append(_call(key, model, inp, out, ts, where, turn.tools, turn.commands))
-    dated = [t for t in times if t is not None]
-    meter_ts = lo if lo is not None else dated[0] if dated else hi
-    if meter and meter_ts is not None:
-        # One record for the whole conversation: the latest served model, else the first named.
-        served = next((t.served for t in reversed(graph.turns) if t.served), None)
-        first = next((t.model for t in graph.turns if t.model), None)
-        model = canonical_model(served or first or fallback_model)
-        key = f"{key_prefix}{conversation_id}:input"
-        calls.append(_call(key, model, meter, 0, meter_ts, where))
-    return calls
-
-
-def graph_turns(graph: Graph | None) -> tuple[Turn, ...]:
-    """Turns of a decoded graph whose time is recorded (turn timing or message times)."""
-    if graph is None:
-        return ()
-    out: list[Turn] = []
-    for turn in graph.turns:
-        start = turn.timestamp_ms
-        if start is None or start <= 0:
-            continue
-        end = turn.end_ms if turn.end_ms is not None and turn.end_ms >= start else start
-        name = turn.served or turn.model
-        out.append((start, end, canonical_model(name) if name else None))
-    return tuple(out)

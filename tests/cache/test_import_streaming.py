@@ -10,15 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from codeburn.cache.imports.events import PackedEvents, StoredEvent
 from codeburn.cache.imports.incoming import incoming_of, merge_into
-from codeburn.cache.imports.records import (
-    SOURCE_IMPORT,
-    SOURCE_SYNC,
-    PackedEvents,
-    StoredEvent,
-    encode_store_lines,
-)
+from codeburn.cache.imports.records import SOURCE_IMPORT, SOURCE_SYNC
 from codeburn.cache.imports.store import import_file, import_rows, load
+from codeburn.cache.imports.store_format import encode_store_lines
 from codeburn.providers.exports.usage_csv import CsvFormatError, parse_csv
 from codeburn.providers.exports.usage_events import EventDetail
 from codeburn.providers.localtime import now_ms, today

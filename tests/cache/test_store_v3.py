@@ -8,13 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.cache.imports.records import (
-    PackedEvents,
-    StoredEvent,
-    decode_store,
-    encode_store,
-)
+from codeburn.cache.imports.events import PackedEvents, StoredEvent
 from codeburn.cache.imports.store import ImportStoreError, events_as_calls, load, store_path
+from codeburn.cache.imports.store_format import decode_store, encode_store
 from codeburn.providers.exports.usage_csv import parse_csv
 from codeburn.providers.exports.usage_events import EventDetail
 from codeburn.providers.localtime import iso_utc

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from codeburn.providers.agent import blob_parts
 from codeburn.providers.agent import graph as agent_graph
 from codeburn.providers.agent import protobuf as pb
 from codeburn.providers.agent.graph import (
@@ -15,9 +16,8 @@ from codeburn.providers.agent.graph import (
     GraphTurn,
     GraphUnreadable,
     decode_root,
-    graph_calls,
-    spread_times,
 )
+from codeburn.providers.agent.graph_to_calls import graph_calls, spread_times
 from codeburn.providers.localtime import valid_ms
 from codeburn.providers.samples.graph_writer import TurnSpec, build_graph, encrypted, json_message
 
@@ -282,23 +282,23 @@ def test_a_plain_step_read_in_place_equals_the_parsed_step(
 ) -> None:
     data = pb.bytes_field(1, pb.message(*inner)) + b"".join(outer_extra)
     data = data[: len(data) - cut] if cut and len(data) > cut else data
-    plain = agent_graph._plain_step(data)
+    plain = blob_parts._plain_step(data)
     if plain is not None:  # only the plain shape is read in place; all else goes to the parser
-        assert plain == agent_graph._parsed_step(data)
+        assert plain == blob_parts._parsed_step(data)
 
 
 def test_the_common_step_shapes_are_read_in_place() -> None:
     with_time = pb.bytes_field(1, pb.message(pb.bytes_field(1, "héllo"), pb.varint_field(2, T1)))
     bare = pb.bytes_field(1, pb.bytes_field(1, "x" * 300))
     for data, chars, ms in ((with_time, 5, T1), (bare, 300, None)):
-        step = agent_graph._plain_step(data)
+        step = blob_parts._plain_step(data)
         assert step is not None and (step.chars, step.timestamp_ms) == (chars, ms)
-        assert step == agent_graph._parsed_step(data)
-    assert agent_graph._plain_step(pb.bytes_field(2, pb.bytes_field(1, "call"))) is None
+        assert step == blob_parts._parsed_step(data)
+    assert blob_parts._plain_step(pb.bytes_field(2, pb.bytes_field(1, "call"))) is None
     # anything after the timestamp (here a truncated field) is left to the parser
     damaged = pb.bytes_field(1, pb.bytes_field(1, "x") + pb.varint_field(2, T1) + b"\x18")
-    assert agent_graph._plain_step(damaged) is None
-    assert agent_graph._parsed_step(damaged) == agent_graph.StepPart(failed=True)
+    assert blob_parts._plain_step(damaged) is None
+    assert blob_parts._parsed_step(damaged) == blob_parts.StepPart(failed=True)
 
 
 _REFS = st.one_of(st.binary(min_size=32, max_size=32), st.binary(max_size=140))
@@ -316,9 +316,9 @@ def test_a_plain_turn_read_in_place_equals_the_parsed_turn(
     agent = pb.message(*(pb.bytes_field(n, ref) for n, ref in refs), *inner_extra)
     data = pb.bytes_field(1, agent) + b"".join(outer_extra)
     data = data[: len(data) - cut] if cut and len(data) > cut else data
-    plain = agent_graph._plain_turn(data)
+    plain = blob_parts._plain_turn(data)
     if plain is not None:  # only the plain shape is read in place; all else goes to the parser
-        assert plain == agent_graph._parsed_turn(data)
+        assert plain == blob_parts._parsed_turn(data)
 
 
 def test_the_common_turn_shapes_are_read_in_place() -> None:
@@ -326,15 +326,15 @@ def test_the_common_turn_shapes_are_read_in_place() -> None:
     agent = pb.message(pb.bytes_field(1, user), *(pb.bytes_field(2, s) for s in steps))
     many = pb.message(pb.bytes_field(1, user), *(pb.bytes_field(2, b"s" * 32) for _ in range(9)))
     for data in (pb.bytes_field(1, agent), pb.bytes_field(1, many), pb.bytes_field(1, b"")):
-        plain = agent_graph._plain_turn(data)
-        assert plain is not None and plain == agent_graph._parsed_turn(data)
+        plain = blob_parts._plain_turn(data)
+        assert plain is not None and plain == blob_parts._parsed_turn(data)
     keys = (user.hex(), [s.hex() for s in steps])  # references are read as blob ids
-    assert agent_graph._plain_turn(pb.bytes_field(1, agent)) == keys
+    assert blob_parts._plain_turn(pb.bytes_field(1, agent)) == keys
     assert len(pb.bytes_field(1, many)) > 0x80 + 2  # an outer length of two bytes
     # a field the turn reader does not know (Cursor 3.7 adds 3 and 4): left to the parser
     other = pb.bytes_field(1, agent + pb.bytes_field(3, b"x"))
-    assert agent_graph._plain_turn(other) is None
-    assert agent_graph._parsed_turn(other) == keys
+    assert blob_parts._plain_turn(other) is None
+    assert blob_parts._parsed_turn(other) == keys
 
 
 def test_a_root_meter_above_10m_tokens_gives_way_to_the_next_source() -> None:
@@ -358,7 +358,7 @@ def test_a_root_meter_above_10m_tokens_gives_way_to_the_next_source() -> None:
 def test_the_turns_walked_ahead_give_the_graph_of_one_walk_prompts_reached_first() -> None:
     root, blobs = _two_turns()
     fields = agent_graph.root_fields(root)
-    walked = agent_graph.walk_turns(fields, agent_graph.BytesParts(blobs.get))
+    walked = agent_graph.walk_turns(fields, blob_parts.BytesParts(blobs.get))
     graph = agent_graph.finish_turns(walked)
     assert graph == _decode(root, blobs)
     ids = agent_graph.reached_ids(graph)
@@ -372,7 +372,7 @@ def test_too_many_blobs_found_ahead_is_raised_when_the_graph_is_finished(
 ) -> None:
     root, blobs = _two_turns()
     monkeypatch.setattr(agent_graph, "MAX_BLOBS", 3)
-    parts = agent_graph.BytesParts(blobs.get)
+    parts = blob_parts.BytesParts(blobs.get)
     walked = agent_graph.walk_turns(agent_graph.root_fields(root), parts)
     with pytest.raises(GraphUnreadable) as raised:
         agent_graph.finish_turns(walked)
@@ -402,24 +402,24 @@ def _parsed_user_part(data: bytes) -> object:
     try:
         user = pb.nested(data, 3)
     except pb.WireError:
-        return agent_graph.BAD
+        return blob_parts.BAD
     try:
-        text_chars = agent_graph._text_len(pb.first_bytes(user, 1))
+        text_chars = blob_parts._text_len(pb.first_bytes(user, 1))
         text_ref = pb.first_bytes(user, 18)
-        text_key = None if text_ref is None else agent_graph.blob_key(text_ref)
+        text_key = None if text_ref is None else blob_parts.blob_key(text_ref)
     except pb.WireError:
-        return agent_graph.UserPart(failed_early=True)
+        return blob_parts.UserPart(failed_early=True)
     try:
         simulated = bool(pb.first_int(user, 5))
     except pb.WireError:
-        return agent_graph.UserPart(text_chars=text_chars, text_key=text_key, failed_flag=True)
+        return blob_parts.UserPart(text_chars=text_chars, text_key=text_key, failed_flag=True)
     try:
         ms = valid_ms(pb.first_int(user, 25))
     except pb.WireError:
-        return agent_graph.UserPart(
+        return blob_parts.UserPart(
             text_chars=text_chars, text_key=text_key, simulated=simulated, failed_time=True
         )
-    return agent_graph.UserPart(
+    return blob_parts.UserPart(
         text_chars=text_chars, text_key=text_key, simulated=simulated, timestamp_ms=ms
     )
 
@@ -427,7 +427,7 @@ def _parsed_user_part(data: bytes) -> object:
 @given(fields=_USER_FIELDS)
 def test_a_user_message_read_by_first_values_equals_the_parsed_one(fields: list[bytes]) -> None:
     data = pb.message(*fields)
-    assert agent_graph._user_part(data) == _parsed_user_part(data)
+    assert blob_parts._user_part(data) == _parsed_user_part(data)
 
 
 @given(fields=_USER_FIELDS)
@@ -499,8 +499,6 @@ def test_a_roots_references_are_read_as_blob_ids_one_by_one(refs: list[bytes]) -
     """However their lengths mix (31 + 33 bytes are 64 too), each reference is its own id."""
     root = pb.message(*(pb.bytes_field(1, r) for r in refs), *(pb.bytes_field(8, r) for r in refs))
     fields = agent_graph.root_fields(root)
-    keys = [agent_graph.blob_key(r) for r in refs]
+    keys = [blob_parts.blob_key(r) for r in refs]
     assert fields.prompt_keys == keys and fields.turn_keys == keys
-    assert [k for k in keys if k] == [
-        agent_graph.blob_id(r) for r in refs if agent_graph.blob_id(r)
-    ]
+    assert [k for k in keys if k] == [blob_parts.blob_id(r) for r in refs if blob_parts.blob_id(r)]

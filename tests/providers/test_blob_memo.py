@@ -18,14 +18,15 @@ from codeburn.cache.local_files import LocalFiles
 from codeburn.providers import runtime
 from codeburn.providers.agent import reached_ids
 from codeburn.providers.agent.stream import StreamWalker
-from codeburn.providers.ide import reader as cursor_reader
+from codeburn.providers.ide import full_parse
 from codeburn.providers.ide import sql as scan
-from codeburn.providers.ide.layout3 import reader as layout3_reader
+from codeburn.providers.ide.layout3 import roots as layout3_roots
 from codeburn.providers.ide.layout3.blob_scan import (
     blob_rowids,
     packed_blob_rowids,
     unpack_rowids,
 )
+from codeburn.providers.ide.layout3.layout import Layout3
 from codeburn.providers.ide.layout3.memo import (
     MEMO_VERSION,
     BlobMemo,
@@ -34,7 +35,7 @@ from codeburn.providers.ide.layout3.memo import (
     read_memo,
     state_digest,
 )
-from codeburn.providers.ide.layout3.reader import Layout3, read_layout3
+from codeburn.providers.ide.layout3.reader import read_layout3
 from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.local import LocalReader
 from codeburn.providers.runtime import can_fork
@@ -129,10 +130,10 @@ def test_the_memo_graphs_are_used_and_nothing_is_decoded_again(
     db = _profile(tmp_path)
     memo = _kept(db)
     decoded: list[int] = []
-    real, finish = layout3_reader.decode_parts, layout3_reader.finish_turns
-    monkeypatch.setattr(layout3_reader, "decode_parts", lambda *a: decoded.append(1) or real(*a))
+    real, finish = layout3_roots.decode_parts, layout3_roots.finish_turns
+    monkeypatch.setattr(layout3_roots, "decode_parts", lambda *a: decoded.append(1) or real(*a))
     # (the one pass walks each root's turns ahead and finishes its graph here)
-    monkeypatch.setattr(layout3_reader, "finish_turns", lambda w: decoded.append(1) or finish(w))
+    monkeypatch.setattr(layout3_roots, "finish_turns", lambda w: decoded.append(1) or finish(w))
     again = _full(db, memo)
     failed = len(again.failed)  # roots that failed with every blob there are decoded again
     assert failed and len(decoded) == failed
@@ -159,13 +160,13 @@ def test_a_blob_gone_since_the_memo_decodes_its_root_again(
     expected = _summary(_full(db, None))
     assert any(g.missing_blobs for _s, g, _r in expected["graphs"].values())
     made: list[str] = []
-    real = layout3_reader.graph_calls
+    real = layout3_roots.graph_calls
 
     def counted(graph: Any, **kw: Any) -> Any:
         made.append(kw["conversation_id"])
         return real(graph, **kw)
 
-    monkeypatch.setattr(layout3_reader, "graph_calls", counted)
+    monkeypatch.setattr(layout3_roots, "graph_calls", counted)
     assert _summary(_full(db, memo, aside=aside)) == expected
     # made early for each root the memo knows, and again only for the one decoded anew
     with_turns = [c for c, (_s, g, _r) in with_memo.graphs.items() if g.turns]
@@ -305,8 +306,8 @@ def test_the_reader_keeps_the_memo_and_reads_the_same_with_it(
 ) -> None:
     if forked and not can_fork():
         pytest.skip("no fork here")
-    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
-    monkeypatch.setattr(cursor_reader, "can_fork", lambda: forked)
+    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr(full_parse, "can_fork", lambda: forked)
     db = _profile(tmp_path)
     expected = _calls(db, None)
     kept = _File()
@@ -371,8 +372,8 @@ def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     detached: list[int] = []
-    real = cursor_reader.detached
-    monkeypatch.setattr(cursor_reader, "detached", lambda w: detached.append(1) or real(w))
+    real = full_parse.detached
+    monkeypatch.setattr(full_parse, "detached", lambda w: detached.append(1) or real(w))
     db = _profile(tmp_path)
     cache = tmp_path / "cache"
     reader = LocalReader(db, LocalFiles(cache), tmp_path / "home")
@@ -409,10 +410,10 @@ def test_a_refresh_after_a_parse_with_the_memo_equals_a_cold_parse(
     assert memo is not None and len(memo.graphs) == 1  # three roots, the same bytes
     expected = rows(first.read(now_ms=NOW).calls)
     decoded: list[int] = []
-    real, finish = layout3_reader.decode_parts, layout3_reader.finish_turns
-    monkeypatch.setattr(layout3_reader, "decode_parts", lambda *a: decoded.append(1) or real(*a))
+    real, finish = layout3_roots.decode_parts, layout3_roots.finish_turns
+    monkeypatch.setattr(layout3_roots, "decode_parts", lambda *a: decoded.append(1) or real(*a))
     # (the one pass walks each root's turns ahead and finishes its graph here)
-    monkeypatch.setattr(layout3_reader, "finish_turns", lambda w: decoded.append(1) or finish(w))
+    monkeypatch.setattr(layout3_roots, "finish_turns", lambda w: decoded.append(1) or finish(w))
     reader = CursorReader(p.db_path, floor_ms=FLOOR, first_seen={"req-b": T0 + DAY}, memo_file=kept)
     assert rows(reader.read(now_ms=NOW).calls) == expected
     assert decoded == []  # every root from the memo

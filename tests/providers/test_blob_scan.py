@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from codeburn.providers.agent.stream import StreamWalker, record_of
-from codeburn.providers.ide import reader as cursor_reader
+from codeburn.providers.ide import full_parse as parse_module
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3 import blob_scan
 from codeburn.providers.ide.layout3.blob_scan import json_records, pack_records, unpack_records
-from codeburn.providers.ide.layout3.reader import Layout3, read_layout3
+from codeburn.providers.ide.layout3.layout import Layout3
+from codeburn.providers.ide.layout3.reader import read_layout3
 from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.ide.stream_rows import walk_pages
 from codeburn.providers.runtime import Aside, can_fork
@@ -157,11 +158,11 @@ def test_a_full_parse_with_a_second_process_equals_one_in_process(
     db = _profile(tmp_path, 9)
 
     def full_parse(forked: bool) -> tuple[Any, ...]:
-        monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
-        monkeypatch.setattr(cursor_reader, "can_fork", lambda: forked)
+        monkeypatch.setattr(parse_module, "WALK_ASIDE_ROWS", 0)
+        monkeypatch.setattr(parse_module, "can_fork", lambda: forked)
         started: list[int] = []
-        real = cursor_reader.AsideParts
-        monkeypatch.setattr(cursor_reader, "AsideParts", lambda w: started.append(1) or real(w))
+        real = parse_module.AsideParts
+        monkeypatch.setattr(parse_module, "AsideParts", lambda w: started.append(1) or real(w))
         reader = CursorReader(db, floor_ms=0, budget=budget)
         got = reader.read(now_ms=T0 + DAY)
         assert started == ([1] if forked else [])

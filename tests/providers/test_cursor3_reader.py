@@ -308,7 +308,7 @@ def test_refresh_picks_up_a_new_root_conversation(tmp_path: Path) -> None:
 def test_blobs_of_a_decoded_root_leave_the_stream_walked_aside_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("codeburn.providers.ide.reader.WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr("codeburn.providers.ide.full_parse.WALK_ASIDE_ROWS", 0)
     with ProfileWriter(tmp_path / "Cursor") as p:
         _root_18(Cursor3Writer(p))
         p.agent("loose", role="user", content="z" * 8, request_id="req-loose")

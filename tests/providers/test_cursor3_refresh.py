@@ -12,7 +12,7 @@ import pytest
 
 from codeburn.providers.calls import Call
 from codeburn.providers.ide import reader as reader_module
-from codeburn.providers.ide.layout3.reader import _Pass
+from codeburn.providers.ide.layout3.roots import Pass
 from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
@@ -313,7 +313,7 @@ def test_a_refresh_keeps_no_earlier_pass_alive(tmp_path: Path) -> None:
         assert result.unreadable_ids == {"c-enc": "encrypted"}
     p.close()
     gc.collect()
-    assert [o for o in gc.get_objects() if isinstance(o, _Pass)] == []
+    assert [o for o in gc.get_objects() if isinstance(o, Pass)] == []
 
 
 def test_a_new_root_naming_a_stream_request_takes_it_over(tmp_path: Path) -> None:

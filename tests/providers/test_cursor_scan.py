@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from codeburn.providers.agent.stream import StreamWalker
-from codeburn.providers.ide import reader as cursor_reader
+from codeburn.providers.ide import full_parse
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import B_CHARS
 from codeburn.providers.ide.stream_rows import WalkAside, by_rowid, walk_all, walk_pages, walk_whole
@@ -287,7 +287,7 @@ def test_a_full_parse_freezes_its_objects_and_the_next_one_thaws_them(tmp_path: 
 def test_a_value_that_is_not_json_mid_scan_is_skipped_not_fatal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("codeburn.providers.ide.reader.PAGE_ROWS", 3)
+    monkeypatch.setattr("codeburn.providers.ide.full_parse.PAGE_ROWS", 3)
     with profile(tmp_path) as p:
         for i in range(10):
             if i == 4:
@@ -307,11 +307,11 @@ def test_the_agent_walk_in_a_forked_child_equals_the_walk_in_process(
     spec = SampleSpec(seed=3, conversations=30, bubbles=(4, 10), days=5)
     info = generate_sample_profile(tmp_path / "Cursor", spec)
     serial = sorted(read(info.db_path).calls, key=lambda c: c.key)
-    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
-    monkeypatch.setattr(cursor_reader, "can_fork", lambda: True)
+    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr(full_parse, "can_fork", lambda: True)
     forked: list[WalkAside] = []
     monkeypatch.setattr(
-        cursor_reader, "WalkAside", lambda *a, **k: forked.append(WalkAside(*a, **k)) or forked[-1]
+        full_parse, "WalkAside", lambda *a, **k: forked.append(WalkAside(*a, **k)) or forked[-1]
     )
     aside = sorted(read(info.db_path).calls, key=lambda c: c.key)
     assert len(forked) == 1 and aside == serial
@@ -338,7 +338,7 @@ def test_a_cancelled_walk_leaves_no_child_behind(tmp_path: Path) -> None:
 def test_text_that_is_not_utf8_mid_scan_is_decoded_with_replacement_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("codeburn.providers.ide.reader.PAGE_ROWS", 4)
+    monkeypatch.setattr("codeburn.providers.ide.full_parse.PAGE_ROWS", 4)
     with profile(tmp_path) as p:
         for i in range(12):
             p.bubble(

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from codeburn.providers.ide import full_parse
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
@@ -87,7 +88,7 @@ def _trace_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def _traced_read(db: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
     """The calls of a full parse in this process, and every SQL statement it ran."""
     statements = _trace_statements(monkeypatch)
-    monkeypatch.setattr(cursor_reader, "can_fork", lambda: False)
+    monkeypatch.setattr(full_parse, "can_fork", lambda: False)
     result = CursorReader(db, floor_ms=0).read(now_ms=T0)
     monkeypatch.undo()
     return result.calls, statements
@@ -134,13 +135,13 @@ def test_a_database_without_the_index_is_looked_at_once_per_read(
     that splits its bubbles with a child asks three times (the split, the roots, the 3.x
     pass), a refresh twice; each full parse looks once, a refresh only when a composerData
     row is among its new rows (none held a root at the last look)."""
-    if not cursor_reader.can_fork():
+    if not full_parse.can_fork():
         pytest.skip("no fork here")
     db = _db(_plain(tmp_path))
     statements = _trace_statements(monkeypatch)
     # This small profile read as a large one is: bubbles split with a child that walks.
-    monkeypatch.setattr(cursor_reader, "SPLIT_ROWS", 1)
-    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 1)
+    monkeypatch.setattr(full_parse, "SPLIT_ROWS", 1)
+    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 1)
     reader = CursorReader(db, floor_ms=0)
     looks = lambda: sum('"conversationState":"' in s for s in statements)  # noqa: E731
     full = reader.read(now_ms=T0)

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from codeburn.providers.ide import older
-from codeburn.providers.ide import reader as cursor_reader
+from codeburn.providers.ide import full_parse, older, reader_state
 from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.localtime import local_midnight_ms, six_month_floor
 from codeburn.providers.runtime import AsideParts
@@ -83,12 +82,12 @@ def split(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[older.OlderRows]
             made.append(found)
         return found
 
-    monkeypatch.setattr(cursor_reader, "PAGE_ROWS", 7)
+    monkeypatch.setattr(full_parse, "PAGE_ROWS", 7)
     monkeypatch.setattr(CursorReader, "_older_aside", recording)
 
     def enable() -> list[older.OlderRows]:
-        monkeypatch.setattr(cursor_reader, "SPLIT_ROWS", 1)
-        monkeypatch.setattr(cursor_reader, "can_fork", lambda: True)
+        monkeypatch.setattr(full_parse, "SPLIT_ROWS", 1)
+        monkeypatch.setattr(full_parse, "can_fork", lambda: True)
         return made
 
     return enable
@@ -142,7 +141,7 @@ def test_rows_past_where_the_child_stopped_are_read_by_the_caller(
     alone = _read(db)
     made = split()
     monkeypatch.setattr(
-        cursor_reader, "older_work", lambda *a, **k: older.older_work(*a, **{**k, "limit": 6})
+        full_parse, "older_work", lambda *a, **k: older.older_work(*a, **{**k, "limit": 6})
     )
     together = _read(db)
     assert len(made) == 1 and not made[0].complete
@@ -157,11 +156,11 @@ def test_the_child_walks_the_agent_stream_first_when_it_is_its_job(
     child_by_rowid: bool,
 ) -> None:
     db = _generate(tmp_path, filler=300)
-    monkeypatch.setattr(cursor_reader, "by_rowid", lambda agents, total: False)
+    monkeypatch.setattr(reader_state, "by_rowid", lambda agents, total: False)
     alone = _read(db)  # in one process, the agent rows by ROWID range
     assert any(c.key.startswith("cursor:agentKv:") for c in alone.calls)
-    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
-    monkeypatch.setattr(cursor_reader, "by_rowid", lambda agents, total: child_by_rowid)
+    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr(reader_state, "by_rowid", lambda agents, total: child_by_rowid)
     made = split()
     together = _read(db)
     assert len(made) == 1 and made[0].walks  # the walker came from the child
@@ -188,7 +187,7 @@ def test_the_installs_are_prepared_while_the_child_still_walks(
 
     monkeypatch.setattr(CursorReader, "_prepare_scan", preparing)
     monkeypatch.setattr(older.OlderRows, "walker", waiting)
-    monkeypatch.setattr(cursor_reader, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
     made = split()
     together = _read(db)
     assert len(made) == 1 and made[0].walks

@@ -21,6 +21,15 @@ if TYPE_CHECKING:
         TIMES_PLACES,
         ConversationMeta,
     )
+    from codeburn.providers.ide.layout3.layout import (
+        BUBBLES,
+        ROOT,
+        UNREADABLE,
+        Layout3,
+        any_json_rows,
+        layout3_present,
+        roots_present,
+    )
     from codeburn.providers.ide.layout3.memo import (
         MEMO_VERSION,
         BlobMemo,
@@ -28,16 +37,7 @@ if TYPE_CHECKING:
         memo_head_ok,
         read_memo,
     )
-    from codeburn.providers.ide.layout3.reader import (
-        BUBBLES,
-        ROOT,
-        UNREADABLE,
-        Layout3,
-        any_json_rows,
-        layout3_present,
-        read_layout3,
-        roots_present,
-    )
+    from codeburn.providers.ide.layout3.reader import read_layout3
 else:  # imported on first use (see codeburn.providers.lazy)
     __getattr__ = lazy_surface(
         __name__,
@@ -58,6 +58,15 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "TIMES_PLACES",
                 "ConversationMeta",
             ),
+            "codeburn.providers.ide.layout3.layout": (
+                "BUBBLES",
+                "ROOT",
+                "UNREADABLE",
+                "Layout3",
+                "any_json_rows",
+                "layout3_present",
+                "roots_present",
+            ),
             "codeburn.providers.ide.layout3.memo": (
                 "MEMO_VERSION",
                 "BlobMemo",
@@ -65,16 +74,7 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "memo_head_ok",
                 "read_memo",
             ),
-            "codeburn.providers.ide.layout3.reader": (
-                "BUBBLES",
-                "ROOT",
-                "UNREADABLE",
-                "Layout3",
-                "any_json_rows",
-                "layout3_present",
-                "read_layout3",
-                "roots_present",
-            ),
+            "codeburn.providers.ide.layout3.reader": ("read_layout3",),
         },
     )
 
