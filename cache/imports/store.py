@@ -18,7 +18,7 @@ from typing import Final
 
 from codeburn.cache.dirs import imports_dir
 from codeburn.cache.files import LockTimeoutError, locked, require_folder, write_chunks_atomic
-from codeburn.cache.imports.events import CELLS_JSON, StoredEvent
+from codeburn.cache.imports.events import CELLS_JSON, PackedEvents, StoredEvent
 from codeburn.cache.imports.incoming import IncomingRows, incoming_of, merge_into, read_incoming
 from codeburn.cache.imports.merge import (
     enriched,
@@ -42,7 +42,6 @@ from codeburn.cache.imports.records import (
     ImportSnapshot,
     ImportStoreError,
     ImportSummary,
-    PackedEvents,
     Range,
     RemoveResult,
     days_of,
