@@ -33,9 +33,9 @@ from codeburn.providers.ide.layout3 import (
     roots_present,
 )
 from codeburn.providers.ide.paths import workspace_storage_dir
+from codeburn.providers.ide.project_maps import PROJECT_MAPS, ProjectMaps
 from codeburn.providers.ide.rows import ConvState, scan_budget
 from codeburn.providers.ide.stream_rows import by_rowid
-from codeburn.providers.ide.workspaces import PROJECT_MAPS, ProjectMaps
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.pricing import canonical_model, cost_of
 

@@ -7,7 +7,6 @@ import hashlib
 import json
 import re
 import sqlite3
-import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -138,25 +137,3 @@ def read_project_map(root: Path) -> dict[str, str]:
         for composer_id in _read_workspace_composers(db):
             mapping.setdefault(composer_id, name)
     return mapping
-
-
-class ProjectMaps:
-    """Per-root memo of `read_project_map`, re-read only when the storage fingerprint moves."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._maps: dict[Path, tuple[str, dict[str, str]]] = {}
-
-    def get(self, root: Path) -> tuple[str, dict[str, str]]:
-        fingerprint = storage_fingerprint(root)
-        with self._lock:
-            cached = self._maps.get(root)
-            if cached and cached[0] == fingerprint:
-                return cached
-        mapping = read_project_map(root)
-        with self._lock:
-            self._maps[root] = (fingerprint, mapping)
-        return fingerprint, mapping
-
-
-PROJECT_MAPS = ProjectMaps()
