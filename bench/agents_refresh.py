@@ -3,12 +3,12 @@
     python bench/agents_refresh.py [--claude-mb 100] [--codex-mb 20] [--appends 3] [--profile]
 
 Writes the history of `bench/agents.py` (and a small Cursor 3.x profile beside it, so that
-Cursor's database and home are there to be read again or not), keeps one
-`UsageService(keep_state=True)` as the server does, takes a status, then appends 10 lines to the
-largest Claude Code session and times the next status, `--appends` times. Cache files are
-written behind the answers, as the language server writes them. It then checks that the status
-equals a fresh service's (fresh caches) on the same files. `--profile`: a cProfile of the
-refreshes after an append (top 25 by cumulative time).
+Cursor's database and home are there to be read again or not), keeps one `UsageService()` (the
+long-lived plan) as the server does, takes a status, then appends 10 lines to the largest Claude
+Code session and times the next status, `--appends` times. Cache files are written behind the
+answers, as the language server writes them. It then checks that the status equals a fresh
+service's (fresh caches) on the same files. `--profile`: a cProfile of the refreshes after an
+append (top 25 by cumulative time).
 """
 
 from __future__ import annotations

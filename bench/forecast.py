@@ -89,11 +89,17 @@ def series(csv: Path, folder: Path) -> tuple[dict[date, object], date, date] | s
     """The export's days (figures of the status bar) and the local days it covers, or why not."""
     os.environ["CODEBURN_CACHE_DIR"] = str(folder)
     os.environ["CODEBURN_CONFIG_DIR"] = str(folder)
-    from codeburn.providers import CodeBurnError, local_day, parse_iso_ms, today  # noqa: PLC0415
+    from codeburn.providers import (  # noqa: PLC0415
+        ONE_SHOT,
+        CodeBurnError,
+        local_day,
+        parse_iso_ms,
+        today,
+    )
     from codeburn.server.service import UsageService  # noqa: PLC0415
     from codeburn.server.service.report import day_figures  # noqa: PLC0415
 
-    service = UsageService(folder / "no-cursor.vscdb", cache_dir=folder, keep_state=False)
+    service = UsageService(folder / "no-cursor.vscdb", cache_dir=folder, plan=ONE_SHOT)
     try:
         summary = service.import_csv(csv)
     except CodeBurnError as exc:

@@ -9,7 +9,6 @@ if TYPE_CHECKING:
     from codeburn.providers.background_writes import (
         enable_write_behind,
         flush_write_behind,
-        write_behind,
     )
     from codeburn.providers.calls import (
         CLAUDE_CODE,
@@ -77,11 +76,11 @@ if TYPE_CHECKING:
         timezone_name,
         today,
     )
+    from codeburn.providers.plan import LONG_LIVED, ONE_SHOT, Plan
     from codeburn.providers.pricing import base_model, display_name
     from codeburn.providers.rules import RULES
     from codeburn.providers.runtime import (
         gc_paused,
-        later,
         release_free_memory,
         writes_at_end,
         writes_now,
@@ -172,10 +171,10 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "base_model",
                 "display_name",
             ),
+            "codeburn.providers.plan": ("LONG_LIVED", "ONE_SHOT", "Plan"),
             "codeburn.providers.rules": ("RULES",),
             "codeburn.providers.runtime": (
                 "gc_paused",
-                "later",
                 "release_free_memory",
                 "writes_at_end",
                 "writes_now",
@@ -183,7 +182,6 @@ else:  # imported on first use (see codeburn.providers.lazy)
             "codeburn.providers.background_writes": (
                 "enable_write_behind",
                 "flush_write_behind",
-                "write_behind",
             ),
             "codeburn.providers.sqlite_ro": (
                 "SNAPSHOT_PREFIX",
@@ -206,7 +204,9 @@ __all__ = [
     "GROKBOT",
     "GROKBOT_IMPORTED_PROJECT",
     "IMPORTED_PROJECT",
+    "LONG_LIVED",
     "NO_DATE",
+    "ONE_SHOT",
     "OTHER_MACHINES_PROJECT",
     "PROVIDER_NAMES",
     "RULES",
@@ -228,6 +228,7 @@ __all__ = [
     "EventShapeError",
     "LocalConversation",
     "LocalReader",
+    "Plan",
     "Turn",
     "UsageRow",
     "base_model",
@@ -246,7 +247,6 @@ __all__ = [
     "is_user_api_key",
     "iso_utc",
     "iter_csv",
-    "later",
     "load_token",
     "local_day",
     "local_midnight_ms",
@@ -271,7 +271,6 @@ __all__ = [
     "token_from_string",
     "use_snapshot_folder",
     "workspace_storage_dir",
-    "write_behind",
     "writes_at_end",
     "writes_now",
 ]

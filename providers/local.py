@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import codeburn.providers.agent as agent_formats
 import codeburn.providers.ide as ide_db
 from codeburn.providers.agents import ToolLogs, ToolRead, ToolSnapshot
-from codeburn.providers.background_writes import write_behind
 from codeburn.providers.calls import Call
 from codeburn.providers.conversations import ConversationMemo, LocalConversation
 from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
@@ -35,7 +34,8 @@ from codeburn.providers.ide import (
     workspace_storage_dir,
 )
 from codeburn.providers.parts import PartFacts, PartMemo, since
-from codeburn.providers.runtime import Aside, can_fork, detached, later
+from codeburn.providers.plan import LONG_LIVED, Plan
+from codeburn.providers.runtime import Aside
 from codeburn.providers.sqlite_ro import DatabaseMissingError
 
 if TYPE_CHECKING:
@@ -84,15 +84,16 @@ class _AgentMemoFile:
     """The store's agent memo as the agent reader's `MemoFile`: written by a process nobody
     waits for where this one may fork (the CLI), else here."""
 
-    def __init__(self, store: LocalStore) -> None:
+    def __init__(self, store: LocalStore, plan: Plan) -> None:
         self.store = store
+        self.plan = plan
 
     def load(self) -> bytes | None:
         return self.store.load_agent_memo()
 
     def save(self, data: bytes) -> None:
         store = self.store
-        if not detached(lambda: store.save_agent_memo(data)):
+        if not self.plan.detach(lambda: store.save_agent_memo(data)):
             store.save_agent_memo(data)
 
 
@@ -263,10 +264,10 @@ class LocalReader:
 
     Kept alive by a long-lived service so that refreshes are incremental. Raises the
     `CursorDbError`s of the IDE database other than a missing file (locked, unrecognized, …).
-    `keep_state=False` (a one-shot command): nothing a refresh would reuse is kept past a
-    read — the database reader's state, the agent side's memos — so that what follows the
-    read (caches written, days derived, the report) reuses that memory instead of adding to
-    it; a later read parses from scratch.
+    `plan` (`providers.plan`): under a one-shot plan (a command) nothing a refresh would reuse
+    is kept past a read — the database reader's state, the agent side's memos — so that what
+    follows the read (caches written, days derived, the report) reuses that memory instead of
+    adding to it; a later read parses from scratch.
     """
 
     def __init__(
@@ -275,14 +276,14 @@ class LocalReader:
         store: LocalStore,
         home: Path | None = None,
         *,
-        keep_state: bool = True,
+        plan: Plan = LONG_LIVED,
     ) -> None:
         self.db_path = db_path
         self.db_key = str(db_path)
         self.store = store
-        self.keep_state = keep_state
-        self.seen = QueuedFirstSeen(store)
-        self.agent = AgentSide(store, home, keep_state=keep_state, seen=self.seen)
+        self.plan = plan
+        self.seen = QueuedFirstSeen(store, plan)
+        self.agent = AgentSide(store, home, plan=plan, seen=self.seen)
         self._reader: CursorReader | None = None
         self._seen_saved: dict[str, int] | None = None
         self._parts = PartMemo()
@@ -335,9 +336,8 @@ class LocalReader:
             def save() -> None:
                 store.save_tool_logs(data())
 
-            if not (later(save) or write_behind("tool logs", save)):
-                save()
-        if not self.keep_state:
+            self.plan.save("tool logs", save)
+        if not self.plan.long_lived:
             self.tools = ToolLogs(self.store)
         return read
 
@@ -370,7 +370,7 @@ class LocalReader:
                 except DatabaseMissingError as exc:
                     missing = f": {exc}"
                 finally:
-                    if not self.keep_state:  # freed before anything else is built
+                    if not self.plan.long_lived:  # freed before anything else is built
                         self._reader = None
                 if result is not None:
                     self._save_first_seen(result.first_seen)
@@ -428,7 +428,7 @@ class LocalReader:
                 first_seen = earliest(first_seen, held)
             reader = ide_db.CursorReader(
                 self.db_path, floor_ms=floor_ms, first_seen=first_seen,
-                memo_file=_MemoFile(self.store), keep_state=self.keep_state,
+                memo_file=_MemoFile(self.store), plan=self.plan,
             )  # fmt: skip
             self._reader = reader
         return reader
@@ -439,8 +439,9 @@ class QueuedFirstSeen:
     (`later`: the lock, the read and the fsync would delay the output): until the writer
     saves them, `load` adds them to the file's."""
 
-    def __init__(self, store: LocalStore) -> None:
+    def __init__(self, store: LocalStore, plan: Plan = LONG_LIVED) -> None:
         self.store = store
+        self.plan = plan
         self._queued: dict[str, dict[str, int]] = {}
 
     def load(self, namespace: str) -> dict[str, int]:
@@ -450,7 +451,7 @@ class QueuedFirstSeen:
 
     def save(self, namespace: str, seen: dict[str, int]) -> None:
         store = self.store
-        if later(lambda: store.save_first_seen(namespace, seen)):
+        if self.plan.after_answer(lambda: store.save_first_seen(namespace, seen)):
             queued = self._queued.get(namespace)
             self._queued[namespace] = earliest(queued, seen) if queued else dict(seen)
         else:
@@ -467,12 +468,12 @@ class AgentSide:
         store: LocalStore,
         home: Path | None = None,
         *,
-        keep_state: bool = True,
+        plan: Plan = LONG_LIVED,
         seen: QueuedFirstSeen | None = None,
     ) -> None:
         self.store = store
-        self.seen = seen if seen is not None else QueuedFirstSeen(store)
-        self.keep_state = keep_state
+        self.seen = seen if seen is not None else QueuedFirstSeen(store, plan)
+        self.plan = plan
         self.home = canonical(home if home is not None else cursor_home())
         self.home_key = str(self.home)
         self._reader: AgentReader | None = None
@@ -487,7 +488,7 @@ class AgentSide:
         reader = self._reader
         if reader is None:
             entries = self.store.load_agent_files(self.home_key)
-            reader = AgentReader(self.home, entries, _AgentMemoFile(self.store))
+            reader = AgentReader(self.home, entries, _AgentMemoFile(self.store, self.plan))
             if self._beside is not None:  # what the child decoded of the entries it saved
                 reader.adopt(*self._beside)
                 self._beside = None
@@ -499,10 +500,9 @@ class AgentSide:
             def save() -> None:
                 store.save_agent_files(home, entries)
 
-            if not write_behind(f"agent files {home}", save):
-                save()
+            self.plan.save(f"agent files {home}", save)
             reader.changed = False
-        if not self.keep_state:
+        if not self.plan.long_lived:
             self._reader = None
         return result
 
@@ -512,7 +512,7 @@ class AgentSide:
         language server reads in process). The child's reader state is not kept: a later
         read starts from the per-file state the child saved, in process (a long-lived service
         that forked at each refresh would fork and unpickle everything again)."""
-        if self._reader is not None or self._forked or not can_fork():
+        if self._reader is not None or self._forked or not self.plan.may_fork():
             return None
         self._forked = True
         return ReadBeside(self, snapshot)
@@ -538,7 +538,7 @@ class AgentSide:
         if self._calls is None:
             self._calls = CallMemo()
         combined = combine(ide_side(ide), agent, seen, self._calls, parts)
-        if not self.keep_state:
+        if not self.plan.long_lived:
             self._calls = None
         if combined.first_seen != stored:
             self.seen.save(key, combined.first_seen)
@@ -563,9 +563,9 @@ class ReadBeside:
         store = self._side.store
         for name, args in saves:
             work = partial(_save, store, name, args)
-            if not later(work):
+            if not self._side.plan.after_answer(work):
                 work()
-        if self._side.keep_state:
+        if self._side.plan.long_lived:
             self._side._beside = (self._snapshot, read)
         return read
 

@@ -164,7 +164,7 @@ def later(work: Callable[[], object]) -> bool:
     return True
 
 
-def detached(work: Callable[[], object]) -> bool:
+def detached(work: Callable[[], object], *, may_fork: bool | None = None) -> bool:
     """Inside `writes_at_end`: `work()` in a forked process, now, which the end of the block
     waits for (a memo's encoding runs beside the rest of the command on the second core), or
     where this process may not fork, in process at the end of the block, after the `later`
@@ -175,18 +175,20 @@ def detached(work: Callable[[], object]) -> bool:
     The child forks again and ends at once, so the process doing the work belongs to nobody
     (never a zombie of the caller); it holds none of the caller's standard streams open (a
     reader of the caller's output does not wait for it) and its errors go nowhere.
+    `may_fork`: the caller's plan's answer (None: `can_fork`).
     """
+    forks = can_fork() if may_fork is None else may_fork
     if _after:
         block = _after[-1]
         if block is None:
             return False
-        pid = _fork_writer(work) if can_fork() else None
+        pid = _fork_writer(work) if forks else None
         if pid is None:
             block.then.append(work)
         else:
             block.writers.append(pid)
         return True
-    return _fork_detached(work)
+    return _fork_detached(work) if forks else False
 
 
 def _fork_writer(work: Callable[[], object]) -> int:
@@ -214,8 +216,6 @@ def _run_silent(work: Callable[[], object]) -> None:
 
 def _fork_detached(work: Callable[[], object]) -> bool:
     """Fork twice, so that the writer belongs to nobody at once."""
-    if not can_fork():
-        return False
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its work is checked through what it writes)
         try:

@@ -44,8 +44,6 @@ from codeburn.providers.ide.stream_rows import WalkAside, walk_whole
 from codeburn.providers.runtime import (
     AsideParts,
     Mailbox,
-    can_fork,
-    detached,
     freeze_state,
     thaw_state,
 )
@@ -79,7 +77,7 @@ class FullParse(ReaderState):
         self._thaw_and_reset()
         self._ident = self._stat()
         self._count_rows(conn)
-        many = self._agent_count >= WALK_ASIDE_ROWS and can_fork()
+        many = self._agent_count >= WALK_ASIDE_ROWS and self.plan.may_fork()
         one_pass = self._one_blob_pass(conn)
         # With a memo the JSON rows are mostly remembered: the second process scans bubbles only.
         # Forked before the memo is decoded (not quick): its ROWIDs come sooner.
@@ -129,12 +127,12 @@ class FullParse(ReaderState):
                 json_aside=cold.records if cold and sends_records and not memo else None,
                 memo=memo,
                 rowids_aside=rowids_aside,
-                remember=self.keep_state,
+                remember=self.plan.long_lived,
             )
             skip, records = self._l3.skip_rowids, self._l3.records
             self._l3.records = None
             self._save_memo(memo)
-            if not self.keep_state:
+            if not self.plan.long_lived:
                 self._l3.forget_memos()
             if records is not None:  # the 3.x pass read the agent rows already
                 self._walker.feed_records(r for i, r in reversed(records) if i not in skip)
@@ -161,7 +159,12 @@ class FullParse(ReaderState):
         and before the walker is taken from another process, which is then still walking."""
         walks = older is not None and older.walks  # then records is None: no one pass
         aside = None
-        if records is None and self._agent_count >= WALK_ASIDE_ROWS and not walks and can_fork():
+        if (
+            records is None
+            and self._agent_count >= WALK_ASIDE_ROWS
+            and not walks
+            and self.plan.may_fork()
+        ):
             aside = WalkAside(
                 self.db_path, self._last_rowid, PAGE_ROWS, skip, rowids=self._agents_by_rowid()
             )
@@ -207,7 +210,7 @@ class FullParse(ReaderState):
             memo_file.save(memo_bytes(kept, db_key))
 
         # Encoding and writing it is nothing the read waits for.
-        if not (memo_file.background and detached(save)):
+        if not (memo_file.background and self.plan.detach(save)):
             save()
 
     def _one_blob_pass(self, conn: sqlite3.Connection) -> bool:
@@ -295,7 +298,7 @@ class FullParse(ReaderState):
     def _older_aside(self, conn: sqlite3.Connection, *, walk: bool) -> OlderRows | None:
         """A child for the older bubbles (and then the agent stream, given `walk`), when the
         database has enough bubbles and this process may fork (`older`)."""
-        if self._bubble_count < SPLIT_ROWS or not can_fork():
+        if self._bubble_count < SPLIT_ROWS or not self.plan.may_fork():
             return None
         indexed = walk and self._indexed(conn)
         share = caller_share(walk=walk, roots=walk and self._roots(conn), indexed=indexed)

@@ -2,7 +2,7 @@
 
 A cold scan of a large database is one SQLite pass over every bubble plus Python per row, all
 in one process, while the second core is idle once the agent stream is walked. So the child
-(CLI only: `runtime.can_fork`), forked before the Cursor 3.x pass, reads the bubbles below a
+(where the read's plan forks: the CLI), forked before the Cursor 3.x pass, reads the bubbles below a
 split ROWID, newest first, each text already counted (`rows.counted_rows`), and sends them
 page by page; then, when that is its job, it walks the agent stream, leaving out the rows the
 caller's 3.x pass posts to it (`runtime.Mailbox`: its graphs' blobs). The caller reads the

@@ -37,6 +37,7 @@ from codeburn.providers.ide.project_maps import PROJECT_MAPS, ProjectMaps
 from codeburn.providers.ide.rows import ConvState, scan_budget
 from codeburn.providers.ide.stream_rows import by_rowid
 from codeburn.providers.localtime import iso_utc
+from codeburn.providers.plan import LONG_LIVED, Plan
 from codeburn.providers.pricing import canonical_model, cost_of
 
 PAGE_ROWS: Final = 2_000
@@ -71,13 +72,14 @@ class ReaderState:
         project_maps: ProjectMaps = PROJECT_MAPS,
         recent_ms: int = RECENT_MS,
         memo_file: MemoFile | None = None,
-        keep_state: bool = True,
+        plan: Plan = LONG_LIVED,
     ) -> None:
-        """`keep_state=False`: a reader read once (a one-shot command): the Cursor 3.x pass's
-        memos are dropped before the bubble scan, which would otherwise hold them too."""
+        """`plan`: how the read runs (`providers.plan`); a one-shot plan's reader is read once,
+        and the Cursor 3.x pass's memos are dropped before the bubble scan, which would
+        otherwise hold them too."""
         self.db_path = db_path
         self._memo_file = memo_file
-        self.keep_state = keep_state
+        self.plan = plan
         self.floor_ms = floor_ms
         self.floor_iso = iso_utc(floor_ms)
         self.budget = budget if budget is not None else scan_budget()

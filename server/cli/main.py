@@ -307,14 +307,14 @@ def explicit_db(args: argparse.Namespace) -> None:
 
 
 def _service(args: argparse.Namespace, progress: Any = None) -> Any:
-    from codeburn.providers import resolve_db_path  # noqa: PLC0415
+    from codeburn.providers import ONE_SHOT, resolve_db_path  # noqa: PLC0415
     from codeburn.server.service import UsageService  # noqa: PLC0415
 
     if args.command != "import":  # an import reads only the store (and the signed-in email)
         explicit_db(args)
     path = _usable_db_path(resolve_db_path(cli=args.cursor_db), _where(args))
     # One command, one read: nothing is kept for a refresh (a lower peak; see LocalReader).
-    return UsageService(path, progress=progress, keep_state=False)
+    return UsageService(path, progress=progress, plan=ONE_SHOT)
 
 
 def stdout_is_utf8() -> bool:

@@ -43,6 +43,7 @@ from codeburn.providers import (
     CURSOR,
     CURSOR_AGENT,
     GROKBOT,
+    LONG_LIVED,
     USER_API_KEY,
     Call,
     CursorDbError,
@@ -50,10 +51,10 @@ from codeburn.providers import (
     DatabaseUnrecognizedError,
     LocalConversation,
     LocalReader,
+    Plan,
     canonical,
     gc_paused,
     iso_utc,
-    later,
     local_day,
     local_midnight_ms,
     now_ms,
@@ -61,7 +62,6 @@ from codeburn.providers import (
     six_month_floor,
     timezone_name,
     today,
-    write_behind,
 )
 from codeburn.server.service.alerts import DEFAULT_INCLUDED_PERCENT
 from codeburn.server.service.cycle import current_cycle
@@ -132,18 +132,19 @@ class UsageService:
         *,
         cache_dir: Path | None = None,
         progress: Progress | None = None,
-        keep_state: bool = True,
+        plan: Plan = LONG_LIVED,
     ) -> None:
-        """`keep_state=False`: a one-shot command (the CLI) — nothing of a read is kept for an
-        incremental refresh (see `LocalReader`), which lowers the command's peak memory."""
+        """`plan`: how reads run (`providers.plan`), chosen by the entry point: the CLI's
+        one-shot plan keeps nothing of a read for an incremental refresh (see `LocalReader`),
+        which lowers the command's peak memory."""
         self.db_path = canonical(db_path)
         self.db_key = str(self.db_path)
         self.cache_dir = cache_dir or default_cache_dir()
         sweep_once()  # what a killed process left: db snapshots, temp files
         self.progress = progress
         self._lock = threading.RLock()
-        self._keep_state = keep_state
-        self._local = LocalReader(self.db_path, LocalFiles(self.cache_dir), keep_state=keep_state)
+        self.plan = plan
+        self._local = LocalReader(self.db_path, LocalFiles(self.cache_dir), plan=plan)
         self.local = LocalState()
         # conversation id → (the conversation, a time, its turns since then) of the last save
         self._since: dict[str, tuple[LocalConversation, int, LocalConversation]] = {}
@@ -193,7 +194,8 @@ class UsageService:
             return [], self._no_data(), True
         fingerprint = db_fingerprint(self.db_path, self._local.sources_fingerprint(snapshot))
         # This service's own last results first: the file may still be queued to be written
-        # (`write_behind`), and they are what a failed read keeps showing (`_last_good`).
+        # behind the answer (`Plan.save`), and they are what a failed read keeps showing
+        # (`_last_good`).
         made = self._made
         cached = made if made is not None else load_results(self.cache_dir, self.db_key)
         if cached and cached.fingerprint == fingerprint and cached.floor_ms <= floor_ms:
@@ -238,9 +240,8 @@ class UsageService:
         def save() -> None:
             save_results(cache_dir, results)
 
-        if not (later(save) or write_behind(f"results {cache_dir}", save)):
-            save()
-        if self._keep_state:
+        self.plan.save(f"results {cache_dir}", save)
+        if self.plan.long_lived:
             self._made = results
         sweep_old_versions(self.cache_dir)
         return calls, local, True
@@ -320,7 +321,7 @@ class UsageService:
                 collected = self._collect(first, last, cached_only, oldest, history_from, end_ms)
             finally:
                 self._local.refreshed()
-        if self._keep_state:  # a long-lived service: its resident memory is not the peak's
+        if self.plan.long_lived:  # a long-lived service: its resident memory is not the peak's
             release_free_memory()
         return collected
 
@@ -453,7 +454,7 @@ class UsageService:
         sealed = sealed_evidence(
             {d: s for d, s in daily.days.items() if d >= floor_day and daily.is_sealed(d)}
         )
-        if self._keep_state:
+        if self.plan.long_lived:
             self._evidence = (daily, floor_day, sealed)
         return sealed
 
@@ -572,7 +573,7 @@ class UsageService:
             update_daily(self.cache_dir, timezone=zone, db_path=self.db_key, change=change)
 
         # A CLI command seals once its answer is out (nothing after it reads the file).
-        if not later(write):
+        if not self.plan.after_answer(write):
             write()
 
     def invalidate(self, first: date, last: date) -> None:

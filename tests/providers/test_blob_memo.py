@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from codeburn.providers.ide.layout3.memo import (
 from codeburn.providers.ide.layout3.reader import read_layout3
 from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.local import LocalReader
+from codeburn.providers.plan import LONG_LIVED, Plan
 from codeburn.providers.runtime import can_fork
 from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
@@ -290,8 +292,8 @@ def test_state_digest_is_the_sha256_of_the_state() -> None:
     assert state_digest("~abc") == hashlib.sha256(b"~abc").hexdigest()
 
 
-def _calls(db: Path, memo_file: _File | None) -> tuple[Any, ...]:
-    reader = CursorReader(db, floor_ms=0, memo_file=memo_file)
+def _calls(db: Path, memo_file: _File | None, plan: Plan = LONG_LIVED) -> tuple[Any, ...]:
+    reader = CursorReader(db, floor_ms=0, memo_file=memo_file, plan=plan)
     got = reader.read(now_ms=T0 + DAY)
     calls = sorted(
         (c.key, c.timestamp_ms, c.input_tokens, c.output_tokens, c.model, c.tools, c.commands)
@@ -307,16 +309,16 @@ def test_the_reader_keeps_the_memo_and_reads_the_same_with_it(
     if forked and not can_fork():
         pytest.skip("no fork here")
     monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
-    monkeypatch.setattr(full_parse, "can_fork", lambda: forked)
+    plan = Plan(forks=forked)
     db = _profile(tmp_path)
-    expected = _calls(db, None)
+    expected = _calls(db, None, plan)
     kept = _File()
-    assert _calls(db, kept) == expected
+    assert _calls(db, kept, plan) == expected
     assert kept.saves == 1 and read_memo(kept.data, str(db))
-    assert _calls(db, kept) == expected  # with the memo: same figures, nothing new to keep
+    assert _calls(db, kept, plan) == expected  # with the memo: same figures, nothing new to keep
     assert kept.saves == 1
     broken = _File(b"codeburn-blob-memo\n00000000\n{}")
-    assert _calls(db, broken) == expected  # a corrupt memo is rebuilt silently
+    assert _calls(db, broken, plan) == expected  # a corrupt memo is rebuilt silently
     assert broken.saves == 1 and read_memo(broken.data, str(db))
     # Kept to look at (the second process is told to send ROWIDs, not the JSON rows), but
     # damaged, or intact and not of a memo's shape: the pass decodes the JSON rows itself.
@@ -324,7 +326,7 @@ def test_the_reader_keeps_the_memo_and_reads_the_same_with_it(
     for data in (kept.data[:-3] + b"xyz", _reshaped(kept.data, graphs={"0" * 64: "no"})):
         looks = _File(data)
         assert memo_head_ok(looks.data, str(db)) and read_memo(looks.data, str(db)) is None
-        assert _calls(db, looks) == expected
+        assert _calls(db, looks, plan) == expected
         assert looks.saves == 1 and read_memo(looks.data, str(db))
     assert not memo_head_ok(kept.data, str(db) + "-other")
 
@@ -363,8 +365,7 @@ def test_a_detached_write_lands_and_the_caller_does_it_when_it_may_not_fork(
                 break
             time.sleep(0.01)
         assert target.read_text() == "from the child"
-    monkeypatch.setattr(runtime, "can_fork", lambda: False)
-    assert not runtime.detached(lambda: target.write_text("never"))
+    assert not runtime.detached(lambda: target.write_text("never"), may_fork=False)
     assert target.read_text() != "never"
 
 
@@ -372,11 +373,15 @@ def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     detached: list[int] = []
-    real = full_parse.detached
-    monkeypatch.setattr(full_parse, "detached", lambda w: detached.append(1) or real(w))
+
+    class Counting(Plan):
+        def detach(self, work: Callable[[], object]) -> bool:
+            detached.append(1)
+            return super().detach(work)
+
     db = _profile(tmp_path)
     cache = tmp_path / "cache"
-    reader = LocalReader(db, LocalFiles(cache), tmp_path / "home")
+    reader = LocalReader(db, LocalFiles(cache), tmp_path / "home", plan=Counting())
     got = reader.read(0, reader.snapshot())
     for _ in range(3000):  # written beside the read when it may fork
         if read_memo(load_blob_memo(cache), str(db)) is not None:
@@ -385,7 +390,7 @@ def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
     memo = read_memo(load_blob_memo(cache), str(db))
     assert memo is not None and memo.graphs
     assert detached == [1]
-    again = LocalReader(db, LocalFiles(cache), tmp_path / "home")
+    again = LocalReader(db, LocalFiles(cache), tmp_path / "home", plan=Counting())
     assert sorted(c.key for c in again.read(0, again.snapshot()).calls) == sorted(
         c.key for c in got.calls
     )
@@ -435,8 +440,8 @@ def test_work_detached_inside_a_command_is_done_when_it_ends(
     with runtime.writes_at_end():
         assert runtime.detached(lambda: target.write_text("at the end"))
     assert target.read_text() == "at the end"  # done before the block (the command) ended
-    monkeypatch.setattr(runtime, "can_fork", lambda: False)
-    assert not runtime.detached(lambda: None)  # outside any block and no fork: the caller's
+    # outside any block and no fork: the caller's
+    assert not runtime.detached(lambda: None, may_fork=False)
 
 
 def test_a_cli_report_has_written_its_memo_when_it_returns(

@@ -19,6 +19,7 @@ from codeburn.providers.ide.layout3.layout import Layout3
 from codeburn.providers.ide.layout3.reader import read_layout3
 from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.ide.stream_rows import walk_pages
+from codeburn.providers.plan import Plan
 from codeburn.providers.runtime import Aside, can_fork
 from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header, scan_key
@@ -159,11 +160,10 @@ def test_a_full_parse_with_a_second_process_equals_one_in_process(
 
     def full_parse(forked: bool) -> tuple[Any, ...]:
         monkeypatch.setattr(parse_module, "WALK_ASIDE_ROWS", 0)
-        monkeypatch.setattr(parse_module, "can_fork", lambda: forked)
         started: list[int] = []
         real = parse_module.AsideParts
         monkeypatch.setattr(parse_module, "AsideParts", lambda w: started.append(1) or real(w))
-        reader = CursorReader(db, floor_ms=0, budget=budget)
+        reader = CursorReader(db, floor_ms=0, budget=budget, plan=Plan(forks=forked))
         got = reader.read(now_ms=T0 + DAY)
         assert started == ([1] if forked else [])
         calls = sorted((c.key, c.timestamp_ms, c.input_tokens, c.output_tokens) for c in got.calls)

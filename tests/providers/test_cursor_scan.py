@@ -17,6 +17,7 @@ from codeburn.providers.ide import full_parse
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import B_CHARS
 from codeburn.providers.ide.stream_rows import WalkAside, by_rowid, walk_all, walk_pages, walk_whole
+from codeburn.providers.plan import Plan
 from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import DatabaseMissingError, open_readonly
@@ -308,12 +309,11 @@ def test_the_agent_walk_in_a_forked_child_equals_the_walk_in_process(
     info = generate_sample_profile(tmp_path / "Cursor", spec)
     serial = sorted(read(info.db_path).calls, key=lambda c: c.key)
     monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
-    monkeypatch.setattr(full_parse, "can_fork", lambda: True)
     forked: list[WalkAside] = []
     monkeypatch.setattr(
         full_parse, "WalkAside", lambda *a, **k: forked.append(WalkAside(*a, **k)) or forked[-1]
     )
-    aside = sorted(read(info.db_path).calls, key=lambda c: c.key)
+    aside = sorted(read(info.db_path, plan=Plan(forks=True)).calls, key=lambda c: c.key)
     assert len(forked) == 1 and aside == serial
     assert any(c.key.startswith("cursor:agentKv:") for c in aside)
 

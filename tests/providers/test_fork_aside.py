@@ -12,6 +12,7 @@ from typing import Any, cast
 
 import pytest
 
+from codeburn.providers.plan import ONE_SHOT
 from codeburn.providers.runtime import Aside, AsideParts, Mailbox, can_fork
 
 # More than a pipe holds (64 KiB on Linux): a child that waited for the caller to take it
@@ -227,7 +228,7 @@ def test_the_saves_of_the_forked_transcripts_reader_are_made_by_the_caller() -> 
     from codeburn.providers import local  # noqa: PLC0415
 
     class Side:
-        keep_state = False
+        plan = ONE_SHOT
 
         def __init__(self) -> None:
             self.store: Any = _Store()

@@ -18,6 +18,8 @@ import pytest
 from codeburn.providers.ide import full_parse
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide.reader import CursorReader
+from codeburn.providers.plan import Plan
+from codeburn.providers.runtime import can_fork
 from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
 from codeburn.providers.samples.header_index import add_header_index
 from codeburn.providers.sqlite_ro import open_readonly
@@ -88,8 +90,7 @@ def _trace_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def _traced_read(db: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
     """The calls of a full parse in this process, and every SQL statement it ran."""
     statements = _trace_statements(monkeypatch)
-    monkeypatch.setattr(full_parse, "can_fork", lambda: False)
-    result = CursorReader(db, floor_ms=0).read(now_ms=T0)
+    result = CursorReader(db, floor_ms=0, plan=Plan(forks=False)).read(now_ms=T0)
     monkeypatch.undo()
     return result.calls, statements
 
@@ -135,7 +136,7 @@ def test_a_database_without_the_index_is_looked_at_once_per_read(
     that splits its bubbles with a child asks three times (the split, the roots, the 3.x
     pass), a refresh twice; each full parse looks once, a refresh only when a composerData
     row is among its new rows (none held a root at the last look)."""
-    if not full_parse.can_fork():
+    if not can_fork():
         pytest.skip("no fork here")
     db = _db(_plain(tmp_path))
     statements = _trace_statements(monkeypatch)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers import runtime
+from codeburn.providers.plan import ONE_SHOT
 
 
 def test_later_work_is_done_in_process_when_the_block_ends(tmp_path: Path) -> None:
@@ -41,10 +42,9 @@ def test_detached_work_is_forked_at_once_and_waited_for_at_the_end(tmp_path: Pat
 def test_where_the_process_may_not_fork_detached_work_is_done_at_the_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(runtime, "can_fork", lambda: False)
     order: list[str] = []
     with runtime.writes_at_end():
-        assert runtime.detached(lambda: order.append("memo"))
+        assert runtime.detached(lambda: order.append("memo"), may_fork=False)
         assert runtime.later(lambda: order.append("cache"))
         assert order == []
     assert order == ["cache", "memo"]
@@ -67,8 +67,8 @@ def test_outside_a_command_and_in_the_demo_it_is_written_now(
     with runtime.writes_at_end(), runtime.writes_now():
         assert not runtime.later(lambda: None)
         assert not runtime.detached(lambda: None)
-    monkeypatch.setattr(runtime, "can_fork", lambda: False)
-    assert not runtime.detached(lambda: None)  # no block and no fork: the caller writes now
+    # no block and no fork: the caller writes now
+    assert not runtime.detached(lambda: None, may_fork=False)
 
 
 def test_first_seen_times_are_saved_at_the_end_and_read_meanwhile(tmp_path: Path) -> None:
@@ -80,7 +80,7 @@ def test_first_seen_times_are_saved_at_the_end_and_read_meanwhile(tmp_path: Path
     cache = tmp_path / "cache"
     cache.mkdir()
     store = LocalFiles(cache)
-    local = LocalReader(tmp_path / "state.vscdb", store, tmp_path / "home", keep_state=False)
+    local = LocalReader(tmp_path / "state.vscdb", store, tmp_path / "home", plan=ONE_SHOT)
     assert local.agent.seen is local.seen
     home_key = local.agent.first_seen_key
     local.seen.save(home_key, {"t1": 5_000})  # no command: saved at once

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from codeburn.providers.ide.layout3.headers import ComposerRows, read_composers, stored_digest
 from codeburn.providers.ide.reader import CursorReader, ReadResult
+from codeburn.providers.plan import ONE_SHOT
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.samples.graph_writer import TurnSpec
 from codeburn.providers.samples.profile_writer import ProfileWriter
@@ -82,7 +83,7 @@ def call_rows(result: ReadResult) -> list[tuple[object, ...]]:
 
 def test_a_reader_read_once_drops_the_memos_and_reads_the_same(tmp_path: Path) -> None:
     p, w, turns = _root_db(tmp_path)
-    once = CursorReader(p.db_path, floor_ms=FLOOR, keep_state=False)
+    once = CursorReader(p.db_path, floor_ms=FLOOR, plan=ONE_SHOT)
     kept = CursorReader(p.db_path, floor_ms=FLOOR)
     first, cold = once.read(now_ms=NOW), kept.read(now_ms=NOW)
     assert "cursor:root:c-a:0" in {c.key for c in first.calls}

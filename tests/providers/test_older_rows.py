@@ -15,6 +15,7 @@ import pytest
 from codeburn.providers.ide import full_parse, older, reader_state
 from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.localtime import local_midnight_ms, six_month_floor
+from codeburn.providers.plan import Plan
 from codeburn.providers.runtime import AsideParts
 from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
 from codeburn.providers.samples.profile_writer import ProfileWriter
@@ -56,9 +57,13 @@ def _generate(tmp_path: Path, *, filler: int = 0) -> Path:
     return db
 
 
+_SPLIT = {"on": False}  # whether `_read` may split its read (the `split` fixture)
+
+
 def _read(db: Path, *, budget: int | None = None, floor_ms: int | None = None) -> ReadResult:
     floor = floor_ms if floor_ms is not None else local_midnight_ms(six_month_floor())
-    return CursorReader(db, floor_ms=floor, budget=budget).read()
+    plan = Plan(forks=_SPLIT["on"])
+    return CursorReader(db, floor_ms=floor, budget=budget, plan=plan).read()
 
 
 def _summary(result: ReadResult) -> tuple[Any, ...]:
@@ -87,7 +92,7 @@ def split(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[older.OlderRows]
 
     def enable() -> list[older.OlderRows]:
         monkeypatch.setattr(full_parse, "SPLIT_ROWS", 1)
-        monkeypatch.setattr(full_parse, "can_fork", lambda: True)
+        monkeypatch.setitem(_SPLIT, "on", True)
         return made
 
     return enable

@@ -11,7 +11,7 @@ import pytest
 
 from codeburn.cache.daily_cache import daily_path
 from codeburn.providers.ide import workspaces
-from codeburn.providers.localtime import iso_utc
+from codeburn.providers.localtime import iso_utc, now_ms
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.cli.main import main
 from codeburn.server.service.projects import NO_PROJECT, ProjectNames, folder_names, slug_name
@@ -77,14 +77,16 @@ def test_unknown_folder_is_named_from_its_slug_and_no_workspace_shows_no_project
 
 def _answer(tmp_path: Path, conv: str, day_offset: int, model: str = "gpt-5") -> None:
     day = days_ago(day_offset)
+    # 10:00 that day, or half an hour ago today: a status counts today up to the clock
+    asked = at(day, 10) if day_offset else now_ms() - 30 * 60_000
     with ProfileWriter(tmp_path / "Cursor") as p:
-        p.bubble(conv, f"{conv}-1", role="user", text="q" * 40, created_at=iso_utc(at(day, 10)))
+        p.bubble(conv, f"{conv}-1", role="user", text="q" * 40, created_at=iso_utc(asked))
         p.bubble(
             conv,
             f"{conv}-2",
             role="assistant",
             text="r" * 200,
-            created_at=iso_utc(at(day, 10, 1)),
+            created_at=iso_utc(asked + 60_000),
             model=model,
         )
 

@@ -20,6 +20,7 @@ from codeburn.providers import local as agent_side
 from codeburn.providers import runtime as fork_aside
 from codeburn.providers.home import reader as cursor_agent
 from codeburn.providers.localtime import iso_utc, today
+from codeburn.providers.plan import Plan
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer
 from codeburn.providers.samples.home_writer import (
     AgentHomeWriter,
@@ -301,8 +302,7 @@ def test_the_agent_side_read_beside_the_database_equals_the_read_in_process(
     started = _forks_counted(machine, monkeypatch, tmp_path)
     beside = machine.service().report(machine.period(), sync=False)
     assert started == [1]  # the transcripts and CLI stores were read in a forked child
-    monkeypatch.setattr(agent_side, "can_fork", lambda: False)
-    alone = UsageService(machine.db, cache_dir=tmp_path / "other-cache")
+    alone = UsageService(machine.db, cache_dir=tmp_path / "other-cache", plan=Plan(forks=False))
     in_process = alone.report(machine.period(), sync=False)
     assert started == [1]
     assert beside["totals"] == in_process["totals"]
@@ -350,8 +350,7 @@ def test_a_long_lived_service_reads_beside_the_database_only_the_first_time(
         calls["cursor-agent"]
         == {p["id"]: p["calls"] for p in first["providers"]}["cursor-agent"] + 1
     )  # t2's one turn
-    monkeypatch.setattr(agent_side, "can_fork", lambda: False)
-    fresh = UsageService(machine.db, cache_dir=tmp_path / "other-cache")
+    fresh = UsageService(machine.db, cache_dir=tmp_path / "other-cache", plan=Plan(forks=False))
     assert refreshed["providers"] == fresh.report(upto_today, sync=False)["providers"]
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from codeburn.providers import release_free_memory
 from codeburn.providers.localtime import iso_utc, today
+from codeburn.providers.plan import LONG_LIVED, ONE_SHOT
 from codeburn.providers.samples.home_writer import AgentHomeWriter, assistant, turn_ended, user
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server import service as service_package
@@ -48,7 +49,7 @@ def test_a_one_shot_service_keeps_no_reader_state_and_reads_the_same_figures(
     tmp_path: Path, db: Path
 ) -> None:
     period = Period("custom", days_ago(3), today())
-    one_shot = UsageService(db, cache_dir=tmp_path / "one-shot", keep_state=False)
+    one_shot = UsageService(db, cache_dir=tmp_path / "one-shot", plan=ONE_SHOT)
     kept = UsageService(db, cache_dir=tmp_path / "kept")
     first = one_shot.report(period, sync=False)
     assert first["totals"]["calls"] > 0
@@ -77,7 +78,7 @@ def test_the_cli_service_is_one_shot(db: Path, monkeypatch: pytest.MonkeyPatch) 
 
     class Recording(UsageService):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            made.append(kwargs.get("keep_state", True))
+            made.append(kwargs.get("plan", LONG_LIVED).long_lived)
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(service_package, "UsageService", Recording)
@@ -93,7 +94,7 @@ def test_a_long_lived_service_gives_freed_memory_back_after_each_collect(
     period = Period("custom", days_ago(3), today())
     UsageService(db, cache_dir=tmp_path / "kept").report(period, sync=False)
     assert released == [1]
-    UsageService(db, cache_dir=tmp_path / "one-shot", keep_state=False).report(period, sync=False)
+    UsageService(db, cache_dir=tmp_path / "one-shot", plan=ONE_SHOT).report(period, sync=False)
     assert released == [1]  # a one-shot command ends right after: nothing to give back
 
 

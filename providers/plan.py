@@ -1,0 +1,49 @@
+"""How a read runs: one object chosen by the entry point and handed down (docs/architecture.md).
+
+The CLI makes a one-shot plan, the language server a long-lived one; every reader asks the plan
+what it may do — keep state for the next refresh, split its work across processes, write a
+cache file now, behind its answer or once the command's answer is out — and domain code holds
+none of those decisions. Tests choose a plan (`Plan(forks=False)`) instead of patching globals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from codeburn.providers.background_writes import write_behind
+from codeburn.providers.runtime import can_fork, detached, later
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """`long_lived`: a language server — a read keeps what a refresh reuses, and its cache files
+    are written behind its answers; else a one-shot command — nothing is kept past a read, and
+    the files are written once its answer is out, before it returns. `forks`: whether a read may
+    split its work across processes; None: where it can (`runtime.can_fork`)."""
+
+    long_lived: bool = True
+    forks: bool | None = None
+
+    def may_fork(self) -> bool:
+        return can_fork() if self.forks is None else self.forks
+
+    def save(self, name: str, work: Callable[[], object]) -> None:
+        """A cache file nothing later in this read needs: written once a command's answer is
+        out, behind a long-lived server's answer (`name` in its log), else now."""
+        if not (later(work) or write_behind(name, work)):
+            work()
+
+    def after_answer(self, work: Callable[[], object]) -> bool:
+        """`work` queued for when a command's answer is out (True); False: the caller does it
+        now (a long-lived server, whose next read may need it at once)."""
+        return later(work)
+
+    def detach(self, work: Callable[[], object]) -> bool:
+        """`work` in another process (`runtime.detached`) where this plan forks; False: the
+        caller does it itself."""
+        return detached(work, may_fork=self.may_fork())
+
+
+ONE_SHOT = Plan(long_lived=False)  # a CLI command
+LONG_LIVED = Plan()  # the language server (and a library caller's default)

@@ -1,0 +1,114 @@
+"""Every way a read may run gives the same figures (docs/architecture.md, `providers.plan`).
+
+The same machine — Cursor 3.x conversations, older ones as bubbles, agent transcripts and Cursor
+Agent CLI stores — is read under each plan: a long-lived server's, a one-shot command's in one
+process, and a command's that splits its work across processes where this one may fork. Each
+reads cold, then after an append (a new exchange, a transcript grown by a line), then after an
+in-place rewrite (a message rewritten, a transcript cut short), and every report is equal.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codeburn.providers import iso_utc, local_midnight_ms, now_ms, today
+from codeburn.providers.plan import LONG_LIVED, ONE_SHOT, Plan
+from codeburn.providers.runtime import can_fork, writes_at_end
+from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
+from codeburn.providers.samples.profile_writer import ProfileWriter
+from codeburn.server.service import UsageService, named_period
+
+pytestmark = pytest.mark.clock  # the sample's days are the clock's last weeks
+
+FORKED: list[bool] = []  # what the forked plan answered each time a read asked it
+
+
+class _Forking(Plan):
+    """The CLI's plan (forks where this process may), noting its answers."""
+
+    def may_fork(self) -> bool:
+        answer = super().may_fork()
+        FORKED.append(answer)
+        return answer
+
+
+PLANS = {
+    "server": LONG_LIVED,
+    "command": Plan(long_lived=False, forks=False),
+    "command, forked": _Forking(long_lived=ONE_SHOT.long_lived, forks=ONE_SHOT.forks),
+}
+
+
+@pytest.fixture(scope="module")
+def machine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("machine")
+    spec = Cursor3Spec(conversations=12, classic=6, cli_sessions=2, days=10, now_ms=now_ms())
+    generate_cursor3_profile(root / "Cursor", root / "home", spec)
+    (root / "appended-at").write_text(iso_utc(now_ms() - 60_000))  # the same for every plan
+    return root
+
+
+def _transcript(home: Path) -> Path:
+    return sorted(home.rglob("*.jsonl"))[0]
+
+
+def _steps(work: Path) -> Iterator[str]:
+    """Change the machine between reads: the name of the read that follows."""
+    yield "cold"
+    with ProfileWriter(work / "Cursor") as p:
+        at = (work / "appended-at").read_text()
+        p.bubble("plans-new", "u", role="user", text="one more " * 50, created_at=at)
+        p.bubble("plans-new", "a", role="assistant", text="ok " * 600, created_at=at, model="gpt-5")
+    transcript = _transcript(work / "home")
+    lines = transcript.read_bytes().splitlines(keepends=True)
+    transcript.write_bytes(b"".join([*lines, lines[0]]))
+    yield "after an append"
+    with ProfileWriter(work / "Cursor") as p:
+        p.bubble("plans-new", "a", role="assistant", text="longer " * 900, created_at=at)
+    transcript.write_bytes(b"".join(lines[:-1]))
+    yield "after an in-place rewrite"
+
+
+def _reports(machine: Path, work: Path, plan: Plan, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(machine, work)
+    monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(work / "home"))
+    db = work / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+    service = UsageService(db, cache_dir=work / "cache", plan=plan)
+    period = named_period("30days", today())
+    reports = []
+    for step in _steps(work):
+        if not plan.long_lived:  # a command: a new process, its files written at its end
+            service = UsageService(db, cache_dir=work / "cache", plan=plan)
+        with writes_at_end() if not plan.long_lived else nullcontext():
+            report = service.report(period, sync=False)
+        assert report["totals"]["calls"] > 0, step
+        # Money to the nano-dollar: sealed days and fresh ones add the same floats in another
+        # order (the last digit of a sum), which no figure shown or exported can tell.
+        same = json.loads(json.dumps(report), parse_float=lambda f: round(float(f), 9))
+        reports.append((step, json.dumps(same, sort_keys=True)))
+    return reports
+
+
+def test_every_plan_reads_the_same(
+    machine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not can_fork():
+        pytest.skip("no fork here: the forked plan would read in process")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex"))
+    work = tmp_path / "work"  # one path for every plan: the reports name the same folders
+    seen = {name: _reports(machine, work, plan, monkeypatch) for name, plan in PLANS.items()}
+    assert any(FORKED)  # the forked plan did split its reads
+    first = seen["server"]
+    assert local_midnight_ms(today()) > 0 and len(first) == 3
+    assert len({r for _, r in first}) == 3  # each change moved the figures
+    for name, reports in seen.items():
+        assert reports == first, name
