@@ -21,7 +21,7 @@ from codeburn.providers.samples.home_writer import AgentHomeWriter, assistant, t
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server import service as service_package
 from codeburn.server.cli.main import main
-from codeburn.server.service import usage
+from codeburn.server.service import reading
 from codeburn.server.service.periods import Period
 from codeburn.server.service.usage import UsageService
 from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
@@ -90,7 +90,7 @@ def test_a_long_lived_service_gives_freed_memory_back_after_each_collect(
     tmp_path: Path, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     released: list[int] = []
-    monkeypatch.setattr(usage, "release_free_memory", lambda: released.append(1) or True)
+    monkeypatch.setattr(reading, "release_free_memory", lambda: released.append(1) or True)
     period = Period("custom", days_ago(3), today())
     UsageService(db, cache_dir=tmp_path / "kept").report(period, sync=False)
     assert released == [1]
