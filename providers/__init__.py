@@ -6,6 +6,7 @@ from codeburn.providers.lazy import lazy_surface
 
 if TYPE_CHECKING:
     from codeburn.providers.agent import Turn
+    from codeburn.providers.agent_side import earliest
     from codeburn.providers.background_writes import (
         enable_write_behind,
         flush_write_behind,
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
         token_from_string,
         workspace_storage_dir,
     )
-    from codeburn.providers.local import LocalReader, earliest
+    from codeburn.providers.local import LocalReader
     from codeburn.providers.localtime import (
         DAY,
         EPOCH,
@@ -148,10 +149,8 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "token_from_string",
                 "workspace_storage_dir",
             ),
-            "codeburn.providers.local": (
-                "LocalReader",
-                "earliest",
-            ),
+            "codeburn.providers.agent_side": ("earliest",),
+            "codeburn.providers.local": ("LocalReader",),
             "codeburn.providers.localtime": (
                 "DAY",
                 "EPOCH",

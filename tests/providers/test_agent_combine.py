@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from codeburn.providers.agent_side import ide_side
 from codeburn.providers.calls import Call
 from codeburn.providers.combine import NO_IDE, Combined, IdeSide, combine
 from codeburn.providers.home import transcripts as agent_transcripts
 from codeburn.providers.home.reader import AgentReader, take_snapshot
 from codeburn.providers.ide.reader import CursorReader
-from codeburn.providers.local import ide_side
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer
 from codeburn.providers.samples.home_writer import (
     AgentHomeWriter,

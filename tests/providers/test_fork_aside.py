@@ -191,14 +191,17 @@ def test_a_child_asked_to_be_nice_runs_at_a_lower_priority_the_caller_keeps_its_
 def test_the_transcripts_beside_the_database_are_read_at_a_lower_priority(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from codeburn.providers import local  # noqa: PLC0415
+    from codeburn.providers import agent_side  # noqa: PLC0415
 
     asked: list[int] = []
-    monkeypatch.setattr(local, "Aside", lambda work, nice=0: asked.append(nice) or Aside(work))
-    side = cast(local.AgentSide, type("Side", (), {"read": lambda self, snap: "read"})())
-    side.store = cast(local.LocalStore, None)
-    assert local.ReadBeside(side, cast(local.AgentSnapshot, None))._aside.result() == ("read", [])
-    assert asked == [local.BESIDE_NICE] and local.BESIDE_NICE > 0
+    monkeypatch.setattr(agent_side, "Aside", lambda work, nice=0: asked.append(nice) or Aside(work))
+    side = cast(agent_side.AgentSide, type("Side", (), {"read": lambda self, snap: "read"})())
+    side.store = cast(agent_side.LocalStore, None)
+    assert agent_side.ReadBeside(side, cast(agent_side.AgentSnapshot, None))._aside.result() == (
+        "read",
+        [],
+    )
+    assert asked == [agent_side.BESIDE_NICE] and agent_side.BESIDE_NICE > 0
 
 
 class _Store:
@@ -225,7 +228,7 @@ def test_the_saves_of_the_forked_transcripts_reader_are_made_by_the_caller() -> 
     after the output), in the order it made them."""
     if not can_fork():
         pytest.skip("no fork here")
-    from codeburn.providers import local  # noqa: PLC0415
+    from codeburn.providers import agent_side  # noqa: PLC0415
 
     class Side:
         plan = ONE_SHOT
@@ -240,7 +243,9 @@ def test_the_saves_of_the_forked_transcripts_reader_are_made_by_the_caller() -> 
             return loaded
 
     side = Side()
-    beside = local.ReadBeside(cast(local.AgentSide, side), cast(local.AgentSnapshot, None))
+    beside = agent_side.ReadBeside(
+        cast(agent_side.AgentSide, side), cast(agent_side.AgentSnapshot, None)
+    )
     assert beside.result() == ({"kept": "home"}, b"memo")  # the child read the store
     assert side.store.saved == [
         ("agent memo", (b"new memo",)),

@@ -16,7 +16,7 @@ import pytest
 
 from codeburn.cache.agent_files import VERSION as AGENT_FILES_VERSION
 from codeburn.cache.agent_files import agent_files_path
-from codeburn.providers import local as agent_side
+from codeburn.providers import agent_side
 from codeburn.providers import runtime as fork_aside
 from codeburn.providers.home import reader as cursor_agent
 from codeburn.providers.localtime import iso_utc, today
