@@ -103,11 +103,15 @@ def fetch(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> lis
         conn.text_factory = previous
 
 
-def has_cursor_table(conn: sqlite3.Connection) -> bool:
+def table_exists(conn: sqlite3.Connection, name: str) -> bool:
     row = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cursorDiskKV'"
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
     ).fetchone()
     return row is not None
+
+
+def has_cursor_table(conn: sqlite3.Connection) -> bool:
+    return table_exists(conn, "cursorDiskKV")
 
 
 def has_rows(conn: sqlite3.Connection) -> bool:

@@ -14,7 +14,7 @@ import pytest
 
 from codeburn.providers.agent import protobuf as pb
 from codeburn.providers.calls import Call
-from codeburn.providers.ide.layout3.headers import ConversationMeta
+from codeburn.providers.ide.layout3.metas import ConversationMeta
 from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.localtime import iso_utc
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header

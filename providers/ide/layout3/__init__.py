@@ -16,11 +16,7 @@ if TYPE_CHECKING:
         unpack_records,
         unpack_rowids,
     )
-    from codeburn.providers.ide.layout3.headers import (
-        META_PLACES,
-        TIMES_PLACES,
-        ConversationMeta,
-    )
+    from codeburn.providers.ide.layout3.headers import META_PLACES, TIMES_PLACES
     from codeburn.providers.ide.layout3.layout import (
         BUBBLES,
         ROOT,
@@ -37,6 +33,7 @@ if TYPE_CHECKING:
         memo_head_ok,
         read_memo,
     )
+    from codeburn.providers.ide.layout3.metas import ConversationMeta
     from codeburn.providers.ide.layout3.reader import read_layout3
 else:  # imported on first use (see codeburn.providers.lazy)
     __getattr__ = lazy_surface(
@@ -56,8 +53,8 @@ else:  # imported on first use (see codeburn.providers.lazy)
             "codeburn.providers.ide.layout3.headers": (
                 "META_PLACES",
                 "TIMES_PLACES",
-                "ConversationMeta",
             ),
+            "codeburn.providers.ide.layout3.metas": ("ConversationMeta",),
             "codeburn.providers.ide.layout3.layout": (
                 "BUBBLES",
                 "ROOT",

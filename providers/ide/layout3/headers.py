@@ -9,24 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final, TypeGuard
 
 from codeburn.providers.gauges import first_gauge
 from codeburn.providers.ide import sql as scan
-from codeburn.providers.ide.paths import workspace_storage_dir
-from codeburn.providers.ide.workspaces import folder_of, path_project, project_name
+from codeburn.providers.ide.workspaces import path_project, project_name
 from codeburn.providers.localtime import valid_ms
-from codeburn.providers.pricing import canonical_model
 
 HEADER_COLUMNS: Final = ("composerId", "workspaceId", "createdAt", "lastUpdatedAt", "value")
 DRAFT_IDS: Final = frozenset({"empty-state-draft"})
-_NO_FOLDER: Final = re.compile(r"^(empty-window|\d{13})$")
-_WORKSPACE_ID: Final = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")  # a folder name, never a path
 
 # composerData fields, each guarded by the WHERE clause's json_valid (docs/local-data.md#schema).
 _DATA_FIELDS: Final = (
@@ -74,18 +68,6 @@ _RAW_BY_ROWID_SQL: Final = (
 )
 _NOT_JSON: Final = "not-json"
 Parsed = tuple[Any, ...] | str | None  # a composerData row's fields, _NOT_JSON, or nothing
-
-
-@dataclass(frozen=True, slots=True)
-class ConversationMeta:
-    """What the database says about one conversation, besides its messages."""
-
-    project: str | None
-    model: str | None  # composerData.modelConfig.modelName (`default` → cursor-auto)
-    created_ms: int | None
-    updated_ms: int | None
-    parent_id: str | None  # subagent → parent composer
-    title: str | None = None  # the composer's name
 
 
 @dataclass(slots=True)
@@ -183,15 +165,8 @@ def _take_header(comp: Composer, head: Any) -> None:
     comp.title = comp.title or _text(head.get("name"))
 
 
-def _table_exists(conn: sqlite3.Connection, name: str) -> bool:
-    row = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-    ).fetchone()
-    return row is not None
-
-
 def _header_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-    if not _table_exists(conn, "composerHeaders"):
+    if not scan.table_exists(conn, "composerHeaders"):
         return []
     present = {str(r[1]) for r in conn.execute("PRAGMA table_info(composerHeaders)")}
     if "composerId" not in present:
@@ -204,7 +179,7 @@ def _header_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
 
 
 def _item_headers(conn: sqlite3.Connection, memo: ComposerRows) -> list[Any]:
-    if not _table_exists(conn, "ItemTable"):
+    if not scan.table_exists(conn, "ItemTable"):
         return []
     rows = conn.execute(
         "SELECT CAST(value AS BLOB) FROM ItemTable WHERE key = 'composer.composerHeaders'"
@@ -218,39 +193,6 @@ def _item_headers(conn: sqlite3.Connection, memo: ComposerRows) -> list[Any]:
     found = heads if isinstance(heads, list) else []
     memo.items = (digest, found)
     return found
-
-
-def has_index(conn: sqlite3.Connection, *, roots: bool | None = None) -> bool:
-    """A `composerHeaders` table or global ItemTable headers (Cursor 3.0 and later), or a
-    conversation graph without either: Cursor 3.7 writes `conversationState` roots at
-    `_v` 16, and a root is read whether or not a header lists it. `roots`: `has_root` as
-    the caller knows it (None: look)."""
-    if _table_exists(conn, "composerHeaders"):
-        return True
-    if _table_exists(conn, "ItemTable"):
-        row = conn.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerHeaders'")
-        if row.fetchone() is not None:
-            return True
-    return has_root(conn) if roots is None else roots
-
-
-def has_root(conn: sqlite3.Connection) -> bool:
-    """Some composerData holds a non-empty `conversationState` (a root needs blobs: only a
-    database with agentKv blobs pays for looking at its composerData rows)."""
-    if not _table_exists(conn, "cursorDiskKV"):
-        return False
-    blob = conn.execute(
-        "SELECT 1 FROM cursorDiskKV WHERE key >= ? AND key < ? LIMIT 1",
-        (scan.AGENT_LO, scan.AGENT_HI),
-    ).fetchone()
-    if blob is None:
-        return False
-    row = conn.execute(
-        "SELECT 1 FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'"
-        ' AND instr(value, \'"conversationState":"\') > 0'
-        ' AND instr(value, \'"conversationState":"~"\') = 0 LIMIT 1'
-    ).fetchone()
-    return row is not None
 
 
 def stored_digest(raw: bytes | None) -> bytes | None:
@@ -551,61 +493,3 @@ def _take_data(comp: Composer, row: tuple[Any, ...]) -> None:
     comp.tracked_repo = _text(repo)
     comp.parent_id = comp.parent_id or _text(parent)
     comp.title = _text(name) or comp.title
-
-
-def _workspace_project(db_path: Path, workspace_id: str, memo: dict[str, str | None]) -> str | None:
-    if workspace_id not in memo:
-        folder = None
-        if _WORKSPACE_ID.match(workspace_id) and not _NO_FOLDER.match(workspace_id):
-            folder = folder_of(workspace_storage_dir(db_path) / workspace_id / "workspace.json")
-        memo[workspace_id] = project_name(folder) if folder else None
-    return memo[workspace_id]
-
-
-# what `conversation_metas` made: (the composers, each one's own project, their metas)
-MetasMade = tuple[dict[str, Composer], dict[str, str | None], dict[str, ConversationMeta]]
-
-
-def conversation_metas(
-    composers: dict[str, Composer],
-    db_path: Path,
-    workspace_projects: dict[str, str],
-    before: MetasMade | None = None,
-) -> MetasMade:
-    """Project (issue 8 §4: header/composerData path → workspaceId's workspace.json →
-    trackedGitRepos → workspace databases; subagents take their parent's), model and times.
-    `before`: what a pass made with the same workspace storage and project map: a composer
-    that is the same object as then (and its parent) keeps its meta (so a refresh does not
-    make every meta again)."""
-    was, own_was, made = before if before is not None else ({}, {}, {})
-    memo: dict[str, str | None] = {}
-    own: dict[str, str | None] = {}
-    for cid, comp in composers.items():
-        if was.get(cid) is comp:
-            own[cid] = own_was[cid]
-            continue
-        project = comp.folder
-        if project is None and comp.workspace_id:
-            project = _workspace_project(db_path, comp.workspace_id, memo)
-        if project is None and comp.tracked_repo:
-            project = path_project(comp.tracked_repo)
-        own[cid] = project or workspace_projects.get(cid)
-    metas: dict[str, ConversationMeta] = {}
-    for cid, comp in composers.items():
-        parent = comp.parent_id
-        kept = made.get(cid)
-        if (
-            kept is not None
-            and was.get(cid) is comp
-            and (parent is None or parent == cid or was.get(parent) is composers.get(parent))
-        ):
-            metas[cid] = kept
-            continue
-        project = own[cid]
-        if parent is not None and parent != cid:
-            project = own.get(parent) or workspace_projects.get(parent) or project
-        model = canonical_model(comp.model) if comp.model else None
-        metas[cid] = ConversationMeta(
-            project, model, comp.created_ms, comp.updated_ms, parent, comp.title
-        )
-    return composers, own, metas

@@ -14,12 +14,9 @@ from codeburn.providers.ide.layout3.blob_scan import JsonRecords
 from codeburn.providers.ide.layout3.headers import (
     Composer,
     ComposerRows,
-    ConversationMeta,
-    MetasMade,
-    has_index,
-    has_root,
 )
 from codeburn.providers.ide.layout3.memo import BlobMemo
+from codeburn.providers.ide.layout3.metas import ConversationMeta, MetasMade
 
 BUBBLES: Final = "bubbles"
 ROOT: Final = "root"
@@ -125,6 +122,39 @@ class Layout3:
     def present(self) -> bool:
         """Anything of Cursor 3.x in the database (a refresh then runs the pass again)."""
         return self.indexed or bool(self.conversations or self.bubble_ids)
+
+
+def has_index(conn: sqlite3.Connection, *, roots: bool | None = None) -> bool:
+    """A `composerHeaders` table or global ItemTable headers (Cursor 3.0 and later), or a
+    conversation graph without either: Cursor 3.7 writes `conversationState` roots at
+    `_v` 16, and a root is read whether or not a header lists it. `roots`: `has_root` as
+    the caller knows it (None: look)."""
+    if scan.table_exists(conn, "composerHeaders"):
+        return True
+    if scan.table_exists(conn, "ItemTable"):
+        row = conn.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerHeaders'")
+        if row.fetchone() is not None:
+            return True
+    return has_root(conn) if roots is None else roots
+
+
+def has_root(conn: sqlite3.Connection) -> bool:
+    """Some composerData holds a non-empty `conversationState` (a root needs blobs: only a
+    database with agentKv blobs pays for looking at its composerData rows)."""
+    if not scan.table_exists(conn, "cursorDiskKV"):
+        return False
+    blob = conn.execute(
+        "SELECT 1 FROM cursorDiskKV WHERE key >= ? AND key < ? LIMIT 1",
+        (scan.AGENT_LO, scan.AGENT_HI),
+    ).fetchone()
+    if blob is None:
+        return False
+    row = conn.execute(
+        "SELECT 1 FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'"
+        ' AND instr(value, \'"conversationState":"\') > 0'
+        ' AND instr(value, \'"conversationState":"~"\') = 0 LIMIT 1'
+    ).fetchone()
+    return row is not None
 
 
 def layout3_present(conn: sqlite3.Connection, *, roots: bool | None = None) -> bool:

@@ -30,12 +30,11 @@ from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3.blob_scan import JsonRecords, ScannedParts, blob_rowids
 from codeburn.providers.ide.layout3.headers import (
     Composer,
-    conversation_metas,
-    has_index,
     read_composers,
 )
-from codeburn.providers.ide.layout3.layout import FIRST_GRAPH_VERSION, Layout3
+from codeburn.providers.ide.layout3.layout import FIRST_GRAPH_VERSION, Layout3, has_index
 from codeburn.providers.ide.layout3.memo import BlobMemo, state_digest
+from codeburn.providers.ide.layout3.metas import conversation_metas
 from codeburn.providers.ide.layout3.roots import Blobs, Pass, root_bytes
 
 

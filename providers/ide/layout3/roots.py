@@ -24,7 +24,7 @@ from codeburn.providers.agent import (
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.gauges import first_gauge
 from codeburn.providers.ide import sql as scan
-from codeburn.providers.ide.layout3.headers import Composer, ConversationMeta
+from codeburn.providers.ide.layout3.headers import Composer
 from codeburn.providers.ide.layout3.layout import (
     KNOWN_VERSION,
     METER,
@@ -34,6 +34,7 @@ from codeburn.providers.ide.layout3.layout import (
     Layout3,
     Outcome,
 )
+from codeburn.providers.ide.layout3.metas import ConversationMeta
 from codeburn.providers.ide.workspaces import path_project, project_name
 from codeburn.providers.pricing import canonical_model, cost_of
 
