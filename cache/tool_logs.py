@@ -1,4 +1,4 @@
-"""The other tools' log reader's state (`providers.agents.reader`): per Claude Code and Codex
+"""The other tools' log reader's state (`providers.agents.state`): per Claude Code and Codex
 file, its identity, the offset read to and what the bytes up to there said.
 
 Its version is inside; a file of another version, damaged or too large is read as nothing, and

@@ -20,13 +20,8 @@ if TYPE_CHECKING:
         codex_calls,
         decode_codex,
     )
-    from codeburn.providers.agents.reader import (
-        ToolLogs,
-        ToolRead,
-        ToolSnapshot,
-        claude_roots,
-        codex_root,
-    )
+    from codeburn.providers.agents.logs import ToolSnapshot, claude_roots, codex_root
+    from codeburn.providers.agents.reader import ToolLogs, ToolRead
 else:  # imported on first use (see codeburn.providers.lazy)
     __getattr__ = lazy_surface(
         __name__,
@@ -46,13 +41,8 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "codex_calls",
                 "decode_codex",
             ),
-            "codeburn.providers.agents.reader": (
-                "ToolLogs",
-                "ToolRead",
-                "ToolSnapshot",
-                "claude_roots",
-                "codex_root",
-            ),
+            "codeburn.providers.agents.logs": ("ToolSnapshot", "claude_roots", "codex_root"),
+            "codeburn.providers.agents.reader": ("ToolLogs", "ToolRead"),
         },
     )
 

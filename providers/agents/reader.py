@@ -11,42 +11,36 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import stat
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final, Protocol
 
 from codeburn.providers.agents.claude_code import (
     ClaudeFile,
-    ClaudeRequest,
     decode_claude,
 )
 from codeburn.providers.agents.claude_memo import ClaudeCallsMemo
 from codeburn.providers.agents.codex import (
     FALLBACK_MODEL,
     CodexState,
-    CodexUsage,
     codex_calls,
     codex_session,
     decode_codex,
 )
+from codeburn.providers.agents.logs import (
+    LogFile,
+    ToolSnapshot,
+    take_snapshot,
+)
+from codeburn.providers.agents.state import STATE_VERSION, KeptLog, decode_state, entry_row
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
 from codeburn.providers.rules import RULES
 
-CLAUDE_ENV: Final = "CLAUDE_CONFIG_DIR"
-CODEX_ENV: Final = "CODEX_HOME"
-STATE_VERSION: Final = 3  # of the kept state's layout; the decoders' rules are `RULES`
 CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may span chunks)
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
 DAY_MS: Final = 24 * 60 * 60 * 1000
-PIECES: Final = 64  # a log's records' text kept in at most this many pieces (joined beyond)
 PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
-
-Ident = tuple[int, int, int]  # size, mtime_ns, inode
 
 
 class ToolStore(Protocol):
@@ -54,200 +48,6 @@ class ToolStore(Protocol):
 
     def load_tool_logs(self) -> bytes | None: ...
     def save_tool_logs(self, data: bytes) -> None: ...
-
-
-def claude_roots() -> list[Path]:
-    """`$CLAUDE_CONFIG_DIR` (comma-separated), else `~/.config/claude` and `~/.claude`."""
-    env = os.environ.get(CLAUDE_ENV, "").strip()
-    if env:
-        return [Path(p.strip()).expanduser() for p in env.split(",") if p.strip()]
-    home = Path.home()
-    return [home / ".config" / "claude", home / ".claude"]
-
-
-def codex_root() -> Path:
-    """`$CODEX_HOME`, else `~/.codex`."""
-    env = os.environ.get(CODEX_ENV, "").strip()
-    return Path(env).expanduser() if env else Path.home() / ".codex"
-
-
-@dataclass(frozen=True, slots=True)
-class LogFile:
-    tool: str
-    path: str
-    name: str  # Claude Code: '/'-separated under `projects/` (root-numbered); Codex: the path
-    ident: Ident
-
-
-@dataclass(slots=True)
-class ToolSnapshot:
-    """The log files found under every root, each with its identity."""
-
-    files: dict[str, LogFile] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)  # folders that could not be listed
-    taken_ns: int = 0
-
-    @property
-    def fingerprint(self) -> str:
-        parts = [f"{k}={f.ident}" for k, f in sorted(self.files.items())]
-        return hashlib.sha256("\x1f".join(parts).encode("utf-8", "replace")).hexdigest()[:32]
-
-    def found(self, tool: str) -> bool:
-        return any(f.tool == tool for f in self.files.values())
-
-
-def _walk(
-    top: str, rel: str, real: str | None, problems: list[str], seen: set[tuple[int, int]]
-) -> Iterator[tuple[str, str, str]]:
-    """Every file under `top`: its path, its path under the walk's start ('/'-separated) and
-    its real path, following folder links once each (a link loop ends there). A file or
-    folder that is no link is its folder's real path plus its name: `realpath` runs for
-    links only (`real`: `top`'s, None when not known)."""
-    try:
-        st = os.stat(top)
-    except OSError:
-        return
-    if (st.st_dev, st.st_ino) in seen:
-        return
-    seen.add((st.st_dev, st.st_ino))
-    try:
-        entries = list(os.scandir(top))
-    except OSError as exc:
-        problems.append(f"could not list {top}: {exc.strerror or exc}")
-        return
-    if real is None:
-        real = os.path.realpath(top)
-    for entry in sorted(entries, key=lambda e: e.name):
-        try:
-            is_dir = entry.is_dir()
-            is_link = entry.is_symlink()
-        except OSError:
-            continue
-        name = entry.name
-        under = f"{rel}/{name}" if rel else name
-        if is_dir:
-            inner = None if is_link else os.path.join(real, name)
-            yield from _walk(entry.path, under, inner, problems, seen)
-        else:
-            key = os.path.realpath(entry.path) if is_link else os.path.join(real, name)
-            yield entry.path, under, key
-
-
-def _ident(path: str) -> Ident | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
-
-
-def take_snapshot(claude: list[Path] | None = None, codex: Path | None = None) -> ToolSnapshot:
-    """The files under the roots (the environment's when not given)."""
-    snap = ToolSnapshot(taken_ns=time.time_ns())
-    seen: set[tuple[int, int]] = set()
-    for index, root in enumerate(claude if claude is not None else claude_roots()):
-        for path, under, key in _walk(str(root / "projects"), "", None, snap.problems, seen):
-            if _is_log(under.rsplit("/", 1)[-1]):
-                _add(snap, CLAUDE_CODE, path, key, f"{index}/{under}")
-    root = codex if codex is not None else codex_root()
-    for folder, pattern in (("sessions", "rollout-"), ("archived_sessions", "")):
-        for path, under, key in _walk(str(root / folder), "", None, snap.problems, seen):
-            name = under.rsplit("/", 1)[-1]
-            if _is_log(name) and name.startswith(pattern):
-                _add(snap, CODEX, path, key, path)
-    return snap
-
-
-def _is_log(name: str) -> bool:
-    """`*.jsonl` (`.jsonl` alone is a hidden file with no suffix)."""
-    return len(name) > len(".jsonl") and name.endswith(".jsonl")
-
-
-def _add(snap: ToolSnapshot, tool: str, path: str, key: str, name: str) -> None:
-    """`key`: the file's real path (one file reached through two roots is read once)."""
-    ident = _ident(path)
-    if ident is None:
-        return
-    snap.files.setdefault(key, LogFile(tool, path, name, ident))
-
-
-@dataclass(slots=True)
-class _Kept:
-    """What one file said up to `offset`."""
-
-    tool: str
-    name: str
-    ident: Ident
-    offset: int
-    head: str
-    bad_lines: int = 0
-    claude: ClaudeFile | None = None
-    codex: CodexState | None = None
-    usages: list[CodexUsage] = field(default_factory=list)
-    calls: list[Call] | None = None  # Codex: this file's calls, made once per change
-    # The records as the state file holds them (JSON text), until they are needed: a refresh
-    # decodes only the files that changed or have records in the days it reads.
-    raw: str | None = None
-    records: int = 0
-    last_ms: int = 0  # the latest record's time
-    first: ClaudeRequest | None = None  # Claude Code: the first request that names a folder
-    assumed: int = 0  # Codex: requests priced as FALLBACK_MODEL
-    # Its row in the state file, as JSON text, until the file is read again; and its records'
-    # JSON text (quoted) for the first `written` of them: saving the state after an append
-    # encodes only the new records of the files that changed.
-    text: tuple[str, ...] | None = None
-    quoted: list[str] | None = None
-    written: int = 0
-
-    def decoded(self) -> bool:
-        """Its records decoded from `raw` (False: `raw` is damaged; read the file again)."""
-        if self.raw is None:
-            return True
-        try:
-            rows = json.loads(self.raw)
-            if self.claude is not None:
-                self.claude.requests = [ClaudeRequest(*r) for r in rows]
-            else:
-                self.usages = [CodexUsage(*u) for u in rows]
-        except (ValueError, TypeError):
-            return False
-        self.quoted, self.written = [json.dumps(self.raw)[:-2]], len(rows)
-        self.raw = None
-        return True
-
-    def quoted_rows(self) -> tuple[str, ...]:
-        """The records' JSON text as a JSON string (the state file's `rows`) in pieces, less
-        its closing `]"`, encoding only the records not encoded yet: a string's escapes are
-        per character, so the text of more records is one more piece."""
-        if self.raw is not None:
-            return (json.dumps(self.raw)[:-2],)
-        records: list[Any] = (
-            [_request_row(r) for r in self.claude.requests[self.written :]]
-            if self.claude is not None
-            else [_usage_row(u) for u in self.usages[self.written :]]
-        )
-        if self.quoted is None:
-            self.quoted = [json.dumps(json.dumps(records))[:-2]]
-        elif records:
-            more = json.dumps(records)[1:-1]  # "c" of "[c]"
-            self.quoted.append(json.dumps(f", {more}" if self.written else more)[1:-1])
-            if len(self.quoted) > PIECES:
-                self.quoted[:] = ["".join(self.quoted)]
-        self.written += len(records)
-        return tuple(self.quoted)
-
-    def took(self, requests: list[ClaudeRequest], usages: list[CodexUsage]) -> None:
-        """Note what new records say of the whole file."""
-        for r in requests:
-            self.last_ms = max(self.last_ms, r.timestamp_ms)
-            if self.first is None and r.cwd and r.agent_id is None:
-                self.first = r
-        for u in usages:
-            self.last_ms = max(self.last_ms, u.timestamp_ms)
-            self.assumed += u.assumed_model
-        self.records += len(requests) + len(usages)
 
 
 @dataclass(slots=True)
@@ -268,16 +68,16 @@ class _Window:
     keys: set[str]  # its calls' keys
     # per file: its entry (a file read again from the start gets a new one), its records,
     # whether its session's folder was known, and Codex's session and folder
-    files: dict[str, tuple[_Kept, int, bool, tuple[str | None, str | None]]]
+    files: dict[str, tuple[KeptLog, int, bool, tuple[str | None, str | None]]]
 
     @staticmethod
-    def of(kept: dict[str, _Kept], first_ms: int, end_ms: int, calls: list[Call]) -> _Window:
+    def of(kept: dict[str, KeptLog], first_ms: int, end_ms: int, calls: list[Call]) -> _Window:
         files = {
             key: (e, e.records, e.first is not None, _codex_where(e)) for key, e in kept.items()
         }
         return _Window(first_ms, end_ms, calls, {c.key for c in calls}, files)
 
-    def holds(self, kept: dict[str, _Kept], first_ms: int, end_ms: int) -> bool:
+    def holds(self, kept: dict[str, KeptLog], first_ms: int, end_ms: int) -> bool:
         """Whether the calls are still those of `kept`: the same files, each the one read
         before or grown by records at or after `end_ms` that are no copies of a request
         counted here, of a Claude Code log whose first request named its folder already
@@ -307,7 +107,7 @@ class _Window:
         return True
 
 
-def _codex_where(entry: _Kept) -> tuple[str | None, str | None]:
+def _codex_where(entry: KeptLog) -> tuple[str | None, str | None]:
     state = entry.codex
     return (state.session, state.cwd) if state is not None else (None, None)
 
@@ -317,7 +117,7 @@ class ToolLogs:
 
     def __init__(self, store: ToolStore | None = None) -> None:
         self.store = store
-        self._kept: dict[str, _Kept] | None = None
+        self._kept: dict[str, KeptLog] | None = None
         # Claude Code's calls per period read: after an append, only the new requests are
         # weighed (equal to `claude_calls` of every file; see `ClaudeCallsMemo`).
         self.claude_memo = ClaudeCallsMemo()
@@ -362,7 +162,7 @@ class ToolLogs:
         since_ms: int | None,
         problems: list[str],
         progress: Callable[[int, int], None] | None,
-    ) -> dict[str, _Kept]:
+    ) -> dict[str, KeptLog]:
         """The kept state, each file of `snap` read to its end (its new bytes only)."""
         kept = self._load()
         gone = set(kept) - set(snap.files)
@@ -397,10 +197,10 @@ class ToolLogs:
                     kept[key] = again
         return kept
 
-    def _forget(self, entry: _Kept) -> None:
+    def _forget(self, entry: KeptLog) -> None:
         self.changed = True
 
-    def _read_file(self, file: LogFile, old: _Kept | None, problems: list[str]) -> _Kept | None:
+    def _read_file(self, file: LogFile, old: KeptLog | None, problems: list[str]) -> KeptLog | None:
         """The file's entry after reading its new bytes; None: unreadable (the old entry, if
         any, stays)."""
         try:
@@ -413,7 +213,7 @@ class ToolLogs:
                 if entry is not None and not entry.decoded():
                     entry = None
                 if entry is None:
-                    entry = _Kept(file.tool, file.name, file.ident, 0, "")
+                    entry = KeptLog(file.tool, file.name, file.ident, 0, "")
                     if file.tool == CLAUDE_CODE:
                         entry.claude = ClaudeFile(file.name)
                     else:
@@ -430,7 +230,7 @@ class ToolLogs:
         return entry
 
     @staticmethod
-    def _continues(old: _Kept, file: LogFile, head: bytes) -> bool:
+    def _continues(old: KeptLog, file: LogFile, head: bytes) -> bool:
         """The file is the one read before, grown: same inode, not shorter, same first bytes."""
         size, _, inode = file.ident
         return (
@@ -440,7 +240,7 @@ class ToolLogs:
         )
 
     @staticmethod
-    def _decode(fh: Any, entry: _Kept) -> None:
+    def _decode(fh: Any, entry: KeptLog) -> None:
         """Decode from the file's position on, a chunk at a time; a torn last line waits."""
         carry = b""
         while True:
@@ -468,7 +268,7 @@ class ToolLogs:
             carry = data[end:]
 
     def _result(
-        self, kept: dict[str, _Kept], problems: list[str], since_ms: int | None
+        self, kept: dict[str, KeptLog], problems: list[str], since_ms: int | None
     ) -> ToolRead:
         read = ToolRead(diagnostics=problems)
         low = None if since_ms is None else since_ms - DAY_MS
@@ -506,12 +306,12 @@ class ToolLogs:
         return read
 
     @staticmethod
-    def _needed(entry: _Kept, low: int | None) -> bool:
+    def _needed(entry: KeptLog, low: int | None) -> bool:
         """Whether the records of a file are wanted by a read of the calls since `low`."""
         return low is None or entry.last_ms >= low
 
     @staticmethod
-    def _claude_file(entry: _Kept, low: int | None) -> ClaudeFile:
+    def _claude_file(entry: KeptLog, low: int | None) -> ClaudeFile:
         """The file as `claude_calls` needs it: whole, or (all its records before the period
         read) only its first request, which says where its session started."""
         file = entry.claude
@@ -523,10 +323,10 @@ class ToolLogs:
 
     # -- what is kept between runs -------------------------------------------------------
 
-    def _load(self) -> dict[str, _Kept]:
+    def _load(self) -> dict[str, KeptLog]:
         if self._kept is None:
             raw = self.store.load_tool_logs() if self.store is not None else None
-            self._kept = _decode_state(raw)
+            self._kept = decode_state(raw)
         return self._kept
 
     def dump(self) -> bytes:
@@ -541,7 +341,7 @@ class ToolLogs:
             text = entry.text
             if text is None:
                 # "rows": the records' JSON text, decoded only when a read needs them
-                head = json.dumps(_entry_row(entry))[:-1]
+                head = json.dumps(entry_row(entry))[:-1]
                 text = entry.text = (f'{head}, "rows": ', *entry.quoted_rows(), ']"}')
             texts.append((key, text))
 
@@ -560,94 +360,3 @@ class ToolLogs:
 
 def _digest(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
-
-
-def _request_row(r: ClaudeRequest) -> list[Any]:
-    return [
-        r.key,
-        r.offset,
-        r.session,
-        r.model,
-        r.timestamp_ms,
-        r.cwd,
-        r.input_tokens,
-        r.output_tokens,
-        r.cache_read_tokens,
-        r.cache_write_5m,
-        r.cache_write_1h,
-        r.agent_id,
-    ]
-
-
-def _usage_row(u: CodexUsage) -> list[Any]:
-    return [
-        u.offset,
-        u.timestamp_ms,
-        u.model,
-        u.assumed_model,
-        u.input_tokens,
-        u.cache_read_tokens,
-        u.output_tokens,
-        u.reasoning_tokens,
-    ]
-
-
-def _entry_row(e: _Kept) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "tool": e.tool,
-        "name": e.name,
-        "ident": list(e.ident),
-        "offset": e.offset,
-        "head": e.head,
-        "bad": e.bad_lines,
-        "records": e.records,
-        "last": e.last_ms,
-        "assumed": e.assumed,
-        "first": _request_row(e.first) if e.first is not None else None,
-    }
-    if e.claude is not None:
-        row["summary"] = e.claude.summary
-        row["prompt"] = e.claude.first_prompt
-    if e.codex is not None:
-        s = e.codex
-        row["state"] = [s.session, s.cwd, s.model, list(s.totals) if s.totals else None, s.title]
-    return row
-
-
-def _decode_state(raw: bytes | None) -> dict[str, _Kept]:
-    """The kept state; anything unreadable, of another version or damaged is nothing (every
-    file is then read again: it costs time, never a figure)."""
-    if not raw:
-        return {}
-    try:
-        data = json.loads(raw)
-        if data.get("version") != STATE_VERSION or data.get("rules") != RULES:
-            return {}
-        return {key: _entry_of(row) for key, row in data["files"].items()}
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return {}
-
-
-def _entry_of(row: dict[str, Any]) -> _Kept:
-    size, mtime, inode = (int(v) for v in row["ident"])
-    entry = _Kept(
-        str(row["tool"]),
-        str(row["name"]),
-        (size, mtime, inode),
-        int(row["offset"]),
-        str(row["head"]),
-        int(row["bad"]),
-        raw=str(row["rows"]),
-        records=int(row["records"]),
-        last_ms=int(row["last"]),
-        first=ClaudeRequest(*row["first"]) if row["first"] else None,
-        assumed=int(row["assumed"]),
-    )
-    if entry.tool == CLAUDE_CODE:
-        entry.claude = ClaudeFile(entry.name, [], row["summary"], row["prompt"])
-    elif entry.tool == CODEX:
-        session, cwd, model, totals, title = row["state"]
-        entry.codex = CodexState(session, cwd, model, tuple(totals) if totals else None, title)
-    else:
-        raise ValueError(entry.tool)
-    return entry

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codeburn.providers.agents import ToolLogs, claude_roots, codex_root
-from codeburn.providers.agents.reader import take_snapshot
+from codeburn.providers.agents.logs import take_snapshot
 from codeburn.providers.calls import Call
 from tests.agent_fixtures import (
     SESSION,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from codeburn.providers.agents import ClaudeFile, ToolLogs, claude_calls, decode_claude
-from codeburn.providers.agents.reader import take_snapshot
+from codeburn.providers.agents.logs import take_snapshot
 from codeburn.providers.calls import CLAUDE_CODE
 from codeburn.providers.localtime import parse_iso_ms
 from tests.agent_fixtures import (
