@@ -8,13 +8,10 @@ stores a secret.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import random
-import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +29,7 @@ from codeburn.providers import (
 from codeburn.providers import now_ms as clock_ms
 from codeburn.sync import store_bridge
 from codeburn.sync.auth import Credentials, credentials_for
+from codeburn.sync.flight import Flights
 from codeburn.sync.state import ErrorCode, Source, SyncState, load_state, update_state
 
 if TYPE_CHECKING:
@@ -80,42 +78,16 @@ class SyncOutcome:
     covered_days: tuple[date, date] | None = None
 
 
-@dataclass(slots=True)
-class _Flight:
-    """An automatic sync making its requests in this process; a forced one joins it."""
-
-    done: threading.Event = field(default_factory=threading.Event)
-    outcome: SyncOutcome | None = None
-
-
-_flight_lock = threading.Lock()
-_flights: list[_Flight] = []  # the automatic sync in flight, at most one
+# The automatic sync in flight in this process (at most one), which a forced sync joins.
+_flights: Flights[SyncOutcome] = Flights()
 JOIN_SLACK_S = 5.0
-
-
-@contextlib.contextmanager
-def _flying() -> Iterator[_Flight]:
-    flight = _Flight()
-    with _flight_lock:
-        _flights[:] = [flight]
-    try:
-        yield flight
-    finally:
-        with _flight_lock:
-            if flight in _flights:
-                _flights.remove(flight)
-        flight.done.set()
 
 
 def _joined_flight() -> SyncOutcome | None:
     """The outcome of the automatic sync in flight, waited for; None when there is none, or it
     ended without an answer of cursor.com to give (then the forced sync makes its own)."""
-    with _flight_lock:
-        flight = _flights[0] if _flights else None
-    if flight is None:
-        return None
-    flight.done.wait(FIRST_BUDGET_S + JOIN_SLACK_S)
-    outcome = flight.outcome
+    flight = _flights.joined(FIRST_BUDGET_S + JOIN_SLACK_S)
+    outcome = flight.outcome if flight is not None else None
     if outcome is None or not outcome.attempted:
         return None
     if outcome.error_code is not None:
@@ -185,7 +157,7 @@ def maybe_sync(
             raise SyncError(BUSY) from None
         return _run(_Run(credentials, base, now, force, budget_s, signed_in_email(db_path), False))
     # In flight from before the claim: a forced sync arriving after it joins, never runs beside.
-    with _flying() as flight:
+    with _flights.flying() as flight:
         try:
             quick = _claim_attempt(credentials, now, force, schedule)
         except LockTimeoutError:
