@@ -191,7 +191,7 @@ def bootstrap(stdin: BinaryIO, stdout: BinaryIO) -> Replay:
 def serve(tcp: str | None) -> None:
     """`python -m codeburn.server` / `codeburn serve`: stdio with the fast handshake, or TCP."""
     if tcp:
-        from codeburn.server.lsp.server import run_server  # noqa: PLC0415
+        from codeburn.server.lsp.run import run_server  # noqa: PLC0415
 
         run_server(tcp)
         return
@@ -203,7 +203,7 @@ def serve(tcp: str | None) -> None:
         sys.stderr.write(f"codeburn serve: the client sent {exc} (LSP framing); exiting\n")
         sys.stderr.flush()
         raise SystemExit(1) from None
-    from codeburn.server.lsp.server import run_server  # noqa: PLC0415
+    from codeburn.server.lsp.run import run_server  # noqa: PLC0415
 
     run_server(
         None,

@@ -15,7 +15,7 @@ from codeburn.server.lsp.bootstrap import (
     capabilities,
     read_message,
 )
-from codeburn.server.lsp.server import build_server
+from codeburn.server.lsp.run import build_server
 
 
 def _frame(obj: dict) -> bytes:

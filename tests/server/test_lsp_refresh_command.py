@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from codeburn.server.lsp.server import build_server
+from codeburn.server.lsp.run import build_server
 
 
 @pytest.mark.parametrize("synced", [False, True])

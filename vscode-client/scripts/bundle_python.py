@@ -100,8 +100,8 @@ def prune(libs: Path) -> None:
 def smoke_test(libs: Path, packages: list[str], python: str) -> None:
     """Imports the server with only the stdlib and the bundle on sys.path (-S: no site-packages)."""
     modules = [*packages, "pygls.lsp.server", "httpx", "platformdirs", "filelock"]
-    if (libs / "codeburn" / "server" / "lsp" / "server.py").exists():
-        modules.append("codeburn.server.lsp.server")
+    if (libs / "codeburn" / "server" / "lsp" / "run.py").exists():
+        modules.append("codeburn.server.lsp.run")  # the server's entry (imports the server)
     code = (
         "import importlib, sys; sys.path.insert(0, sys.argv[1]); "
         "[importlib.import_module(m) for m in sys.argv[2:]]; "
