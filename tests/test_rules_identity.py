@@ -184,12 +184,8 @@ def test_caches_of_older_rules_give_the_new_figures_and_keep_what_is_gone(
     assert _day(fresh, "2026-11-14") is None  # nothing else knows that day
 
     renewed = json.loads((Path(env["CODEBURN_CACHE_DIR"]) / "daily.v5.json").read_text())
-    assert renewed["rules"] != RULES and renewed["rules"] == _identity_of(new_code)
+    assert renewed["rules"] != RULES and renewed["rules"] == rules_identity(new_code)
     assert "2026-11-16" in renewed["days"]  # sealed again, under the new rules
-
-
-def _identity_of(code_root: Path) -> str:
-    return rules_identity(code_root)
 
 
 def test_every_derived_file_carries_the_rules_identity(tmp_path: Path) -> None:

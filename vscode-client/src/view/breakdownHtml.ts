@@ -9,6 +9,7 @@ import {
   costParts,
   escapeHtml as h,
   forecastFigures,
+  LIST_PRICE_TOOLS,
   formatCount,
   formatFigure,
   formatMoney,
@@ -514,10 +515,8 @@ ${notes(report)}
 
 /** "AI spend" when the report counts another tool than Cursor's (as the tooltip says). */
 export function spendHeading(report: ReportPayload): string {
-  return report.providers.some((p) => OTHER_TOOLS.has(p.id)) ? "AI spend" : "Cursor spend";
+  return report.providers.some((p) => LIST_PRICE_TOOLS.has(p.id)) ? "AI spend" : "Cursor spend";
 }
-
-const OTHER_TOOLS = new Set(["claude-code", "codex"]);
 
 /** A page for when the report could not be produced. */
 export function renderBreakdownError(message: string, nonce: string): string {

@@ -285,3 +285,6 @@ export function forecastFigures(
     `(${mark}${formatMoney(forecast.low)}–${formatMoney(forecast.high)})`
   );
 }
+
+/** Other tools than Cursor's: exact tokens at API list prices; their figures make it "AI spend". */
+export const LIST_PRICE_TOOLS: ReadonlySet<string> = new Set(["claude-code", "codex"]);

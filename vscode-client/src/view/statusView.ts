@@ -13,6 +13,7 @@ import {
   plural,
   splitText,
   forecastFigures,
+  LIST_PRICE_TOOLS,
   shortDay,
 } from "./format";
 import { readQuota } from "./quota";
@@ -301,9 +302,6 @@ const UNAVAILABLE: Record<string, { label: string; background: Background }> = {
   "db-unrecognized": { label: "Cursor data not recognized", background: "error" },
   error: { label: "can't read Cursor data", background: "error" },
 };
-
-/** Tools whose own logs are priced at list price, not what their subscription costs. */
-const LIST_PRICE_TOOLS = new Set(["claude-code", "codex"]);
 
 /** One line per tool this month, when more than Cursor counts; said once: what the other
  * tools' figures are (exact tokens at API list prices, never a subscription's bill). */
