@@ -8,14 +8,18 @@ reader gets them through this object only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codeburn.cache.agent_files import load_agent_files, save_agent_files
 from codeburn.cache.agent_memo import load_agent_memo, save_agent_memo
 from codeburn.cache.blob_memo import load_blob_memo, save_blob_memo
 from codeburn.cache.first_seen import load_first_seen, save_first_seen
-from codeburn.cache.tool_logs import load_tool_logs, save_tool_logs
+from codeburn.cache.tool_logs import ToolLogsDb
+
+if TYPE_CHECKING:
+    from codeburn.providers.agents import LogChange, Part
 
 
 class LocalFiles:
@@ -48,8 +52,11 @@ class LocalFiles:
     def save_agent_memo(self, data: bytes) -> None:
         save_agent_memo(self.cache_dir, data)
 
-    def load_tool_logs(self) -> bytes | None:
-        return load_tool_logs(self.cache_dir)
+    def load_tool_logs(self, identity: str) -> dict[str, str]:
+        return ToolLogsDb(self.cache_dir).load_tool_logs(identity)
 
-    def save_tool_logs(self, data: bytes) -> None:
-        save_tool_logs(self.cache_dir, data)
+    def tool_log_parts(self, keys: Sequence[str], low: int | None) -> dict[str, list[Part]]:
+        return ToolLogsDb(self.cache_dir).tool_log_parts(keys, low)
+
+    def save_tool_logs(self, identity: str, changes: Sequence[LogChange]) -> None:
+        ToolLogsDb(self.cache_dir).save_tool_logs(identity, changes)

@@ -6,7 +6,7 @@ database's result (`AgentSide.combine`)."""
 from __future__ import annotations
 
 import pickle
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -23,6 +23,7 @@ from codeburn.providers.plan import LONG_LIVED, Plan
 from codeburn.providers.runtime import Aside
 
 if TYPE_CHECKING:
+    from codeburn.providers.agents import LogChange, Part
     from codeburn.providers.combine import CallMemo, Combined, IdeSide
     from codeburn.providers.ide import ReadResult
 
@@ -247,11 +248,14 @@ class _SavesForParent:
     def save_agent_memo(self, data: bytes) -> None:
         self._keep("save_agent_memo", data)
 
-    def load_tool_logs(self) -> bytes | None:
-        return self._store.load_tool_logs()
+    def load_tool_logs(self, identity: str) -> dict[str, str]:
+        return self._store.load_tool_logs(identity)
 
-    def save_tool_logs(self, data: bytes) -> None:
-        self._keep("save_tool_logs", data)
+    def tool_log_parts(self, keys: Sequence[str], low: int | None) -> dict[str, list[Part]]:
+        return self._store.tool_log_parts(keys, low)
+
+    def save_tool_logs(self, identity: str, changes: Sequence[LogChange]) -> None:
+        self._keep("save_tool_logs", identity, changes)
 
 
 def _read_saving_later(side: AgentSide, snapshot: AgentSnapshot) -> tuple[AgentRead, _Saves]:

@@ -275,13 +275,7 @@ class LocalReader:
         tools = self.tools
         read = tools.read(snap, since_ms, progress)
         if tools.changed:
-            data, store = tools.dump_later(), self.store
-            tools.changed = False
-
-            def save() -> None:
-                store.save_tool_logs(data())
-
-            self.plan.save("tool logs", save)
+            self.plan.save("tool logs", tools.save_later())
         if not self.plan.long_lived:
             self.tools = ToolLogs(self.store)
         return read

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from codeburn.providers.agents.state import IDENTITY
 from codeburn.providers.home.memo import memo_bytes as agent_memo_bytes
 from codeburn.providers.home.memo import read_memo as read_agent_memo
 from codeburn.providers.ide.layout3.memo import BlobMemo, memo_head_ok
@@ -204,14 +206,16 @@ def test_every_derived_file_carries_the_rules_identity(tmp_path: Path) -> None:
     derived = {
         p.name: p.read_bytes().replace(b": ", b":")
         for p in cache.iterdir()
-        if p.is_file() and p.suffix != ".lock" and p.name not in not_derived
+        if p.is_file() and p.suffix == ".json" and p.name not in not_derived
     }
+    with sqlite3.connect(cache / "tool-logs.v1.sqlite") as db:  # Claude Code's and Codex's
+        assert db.execute("SELECT id FROM identity").fetchall() == [(IDENTITY,)]
+    assert IDENTITY.endswith(RULES)
     assert set(derived) >= {
         "daily.v5.json",
         "cursor-results.v5.json",
         "cursor-agent-files.v4.json",
         "cursor-agent-memo.json",
-        "tool-logs.json",
     }
     for name, data in derived.items():
         assert f'"rules":"{RULES}"'.encode() in data, name

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
         decode_codex,
     )
     from codeburn.providers.agents.logs import ToolSnapshot, claude_roots, codex_root
-    from codeburn.providers.agents.reader import ToolLogs, ToolRead
+    from codeburn.providers.agents.reader import ToolLogs, ToolRead, ToolStore
+    from codeburn.providers.agents.state import LogChange, Part
 else:  # imported on first use (see codeburn.providers.lazy)
     __getattr__ = lazy_surface(
         __name__,
@@ -42,7 +43,8 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "decode_codex",
             ),
             "codeburn.providers.agents.logs": ("ToolSnapshot", "claude_roots", "codex_root"),
-            "codeburn.providers.agents.reader": ("ToolLogs", "ToolRead"),
+            "codeburn.providers.agents.reader": ("ToolLogs", "ToolRead", "ToolStore"),
+            "codeburn.providers.agents.state": ("LogChange", "Part"),
         },
     )
 
@@ -54,9 +56,12 @@ __all__ = [
     "CodexChunk",
     "CodexState",
     "CodexUsage",
+    "LogChange",
+    "Part",
     "ToolLogs",
     "ToolRead",
     "ToolSnapshot",
+    "ToolStore",
     "claude_calls",
     "claude_roots",
     "codex_calls",

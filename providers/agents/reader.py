@@ -10,8 +10,7 @@ folder's file, `cache.LocalFiles`): this module never touches a file of ours.
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
@@ -32,9 +31,8 @@ from codeburn.providers.agents.logs import (
     ToolSnapshot,
     take_snapshot,
 )
-from codeburn.providers.agents.state import STATE_VERSION, KeptLog, decode_state, entry_row
+from codeburn.providers.agents.state import IDENTITY, KeptLog, LogChange, Part, decode_state
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
-from codeburn.providers.rules import RULES
 
 CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may span chunks)
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
@@ -44,10 +42,12 @@ PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress 
 
 
 class ToolStore(Protocol):
-    """Where the reader's per-file state is kept between runs (the cache layer)."""
+    """Where the reader's per-file state is kept between runs (the cache layer): per log, its
+    row and its records' parts (`providers.agents.state`), under the state's identity."""
 
-    def load_tool_logs(self) -> bytes | None: ...
-    def save_tool_logs(self, data: bytes) -> None: ...
+    def load_tool_logs(self, identity: str) -> dict[str, str]: ...
+    def tool_log_parts(self, keys: Sequence[str], low: int | None) -> dict[str, list[Part]]: ...
+    def save_tool_logs(self, identity: str, changes: Sequence[LogChange]) -> None: ...
 
 
 @dataclass(slots=True)
@@ -124,6 +124,7 @@ class ToolLogs:
         self._window: _Window | None = None  # the last `calls_between`
         self.window_hits = 0  # its answers kept (tests read it)
         self.changed = False
+        self._gone: set[str] = set()  # logs gone since the last save
 
     def snapshot(self) -> ToolSnapshot:
         return take_snapshot()
@@ -165,9 +166,11 @@ class ToolLogs:
     ) -> dict[str, KeptLog]:
         """The kept state, each file of `snap` read to its end (its new bytes only)."""
         kept = self._load()
+        low = None if since_ms is None else since_ms - DAY_MS
         gone = set(kept) - set(snap.files)
         for key in gone:
-            self._forget(kept.pop(key))
+            kept.pop(key)
+            self._gone.add(key)
         changed = [
             (key, file, kept.get(key))
             for key, file in snap.files.items()
@@ -178,29 +181,58 @@ class ToolLogs:
             progress = None
         done = 0
         for key, file, old in changed:
-            new = self._read_file(file, old, problems)
+            new = self._read_file(key, file, old, problems, low)
             if new is not None:
                 kept[key] = new
-                self._forget(new)
+                self.changed = True
             done += max(0, file.ident[0] - (old.offset if old else 0))
             if progress is not None:
                 progress(min(done, total), total)
         if gone:
             self.changed = True
-        low = None if since_ms is None else since_ms - DAY_MS
-        for key, entry in list(kept.items()):
-            if self._needed(entry, low) and not entry.decoded():  # damaged: read it again
-                found = snap.files.get(key)
-                again = self._read_file(found, None, problems) if found is not None else None
-                self._forget(kept.pop(key))
-                if again is not None:
-                    kept[key] = again
+        wanted = [key for key, e in kept.items() if not e.holds(low)]
+        for key in self._take_rows(kept, wanted, low):  # damaged: read it again
+            found = snap.files.get(key)
+            again = self._read_file(key, found, None, problems, low) if found else None
+            kept.pop(key)
+            self._gone.add(key)
+            self.changed = True
+            if again is not None:
+                kept[key] = again
+        # In the snapshot's order (the calls' order follows it), whatever order they were
+        # kept or read in.
+        kept = self._kept = {key: kept[key] for key in snap.files if key in kept}
         return kept
 
-    def _forget(self, entry: KeptLog) -> None:
-        self.changed = True
+    def _take_rows(self, kept: dict[str, KeptLog], keys: list[str], low: int | None) -> list[str]:
+        """Decode the kept records of the logs `keys` a read since `low` needs; returns those
+        whose records could not be (damaged, or rewritten by another process since their rows
+        were loaded, or records read since that are not kept yet)."""
+        if not keys:
+            return []
+        store, failed = self.store, []
+        claude = [k for k in keys if kept[k].claude is not None]
+        codex = [k for k in keys if kept[k].claude is None]
+        for group, since in ((claude, low), (codex, None)):
+            if not group:
+                continue
+            parts = store.tool_log_parts(group, since) if store is not None else {}
+            for key in group:
+                entry = kept[key]
+                if entry.records != entry.stored_records or not entry.take_rows(
+                    parts.get(key), since
+                ):
+                    failed.append(key)
+        return failed
 
-    def _read_file(self, file: LogFile, old: KeptLog | None, problems: list[str]) -> KeptLog | None:
+    def _read_file(
+        self,
+        key: str,
+        file: LogFile,
+        old: KeptLog | None,
+        problems: list[str],
+        low: int | None,
+    ) -> KeptLog | None:
         """The file's entry after reading its new bytes; None: unreadable (the old entry, if
         any, stays)."""
         try:
@@ -210,7 +242,11 @@ class ToolLogs:
                     problems.append(f"{file.path} is not a text log (binary bytes)")
                     return None
                 entry = old if old is not None and self._continues(old, file, head) else None
-                if entry is not None and not entry.decoded():
+                if (
+                    entry is not None
+                    and not (entry.loaded and entry.holds(low))
+                    and self._take_rows({key: entry}, [key], low)
+                ):
                     entry = None
                 if entry is None:
                     entry = KeptLog(file.tool, file.name, file.ident, 0, "")
@@ -226,7 +262,7 @@ class ToolLogs:
         entry.ident = file.ident
         entry.head = _digest(head[: min(len(head), entry.offset)])
         entry.calls = None
-        entry.text = None
+        entry.dirty = True
         return entry
 
     @staticmethod
@@ -271,8 +307,7 @@ class ToolLogs:
         self, kept: dict[str, KeptLog], problems: list[str], since_ms: int | None
     ) -> ToolRead:
         read = ToolRead(diagnostics=problems)
-        low = None if since_ms is None else since_ms - DAY_MS
-        files = [self._claude_file(e, low) for e in kept.values() if e.claude is not None]
+        files = [self._claude_file(e) for e in kept.values() if e.claude is not None]
         made = self.claude_memo.calls(files, since_ms)
         read.calls.extend(made.calls)
         read.titles.update(made.titles)
@@ -306,56 +341,50 @@ class ToolLogs:
         return read
 
     @staticmethod
-    def _needed(entry: KeptLog, low: int | None) -> bool:
-        """Whether the records of a file are wanted by a read of the calls since `low`."""
-        return low is None or entry.last_ms >= low
-
-    @staticmethod
-    def _claude_file(entry: KeptLog, low: int | None) -> ClaudeFile:
-        """The file as `claude_calls` needs it: whole, or (all its records before the period
-        read) only its first request, which says where its session started."""
-        file = entry.claude
+    def _claude_file(entry: KeptLog) -> ClaudeFile:
+        """The file as `claude_calls` needs it: whole, or without the records that lie before
+        the days read but its first request, which says where its session started."""
+        file, first = entry.claude, entry.first
         assert file is not None
-        if entry.raw is None:
+        if first is None or (entry.loaded and entry.loaded_low is None):
             return file
-        first = [entry.first] if entry.first is not None else []
-        return ClaudeFile(file.path, first, file.summary, file.first_prompt)
+        requests = file.requests if entry.loaded else []
+        if requests and requests[0].offset <= first.offset:
+            return file
+        return ClaudeFile(file.path, [first, *requests], file.summary, file.first_prompt)
 
     # -- what is kept between runs -------------------------------------------------------
 
     def _load(self) -> dict[str, KeptLog]:
         if self._kept is None:
-            raw = self.store.load_tool_logs() if self.store is not None else None
-            self._kept = decode_state(raw)
+            rows = self.store.load_tool_logs(IDENTITY) if self.store is not None else {}
+            self._kept = decode_state(rows)
         return self._kept
 
-    def dump(self) -> bytes:
-        """The per-file state as our cache file's bytes."""
-        return self.dump_later()()
-
-    def dump_later(self) -> Callable[[], bytes]:
-        """`dump`, its rows encoded now (only those of files read since) and the file's bytes
-        joined when called: a write behind the answer does that part."""
-        texts: list[tuple[str, tuple[str, ...]]] = []
+    def changes(self) -> list[LogChange]:
+        """What the store must learn since the last save (the logs read or gone since); the
+        records' text of only the records added since."""
+        out = [LogChange(key, None) for key in sorted(self._gone)]
+        self._gone.clear()
         for key, entry in (self._kept or {}).items():
-            text = entry.text
-            if text is None:
-                # "rows": the records' JSON text, decoded only when a read needs them
-                head = json.dumps(entry_row(entry))[:-1]
-                text = entry.text = (f'{head}, "rows": ', *entry.quoted_rows(), ']"}')
-            texts.append((key, text))
+            change = entry.change(key)
+            if change is not None:
+                out.append(change)
+        self.changed = False
+        return out
 
-        def joined() -> bytes:
-            files = ",".join(f"{json.dumps(key)}:{''.join(text)}" for key, text in texts)
-            head = f'"version": {STATE_VERSION}, "rules": "{RULES}"'
-            return f'{{{head}, "files": {{{files}}}}}'.encode()
+    def save_later(self) -> Callable[[], None]:
+        """`save`, its changes made now and written when called (behind the answer)."""
+        changes, store = self.changes(), self.store
 
-        return joined
+        def save() -> None:
+            if store is not None and changes:
+                store.save_tool_logs(IDENTITY, changes)
+
+        return save
 
     def save(self) -> None:
-        if self.store is not None and self.changed:
-            self.store.save_tool_logs(self.dump())
-        self.changed = False
+        self.save_later()()
 
 
 def _digest(data: bytes) -> str:

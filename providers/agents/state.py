@@ -1,11 +1,13 @@
 """What the other tools' log reader keeps of each log (`KeptLog`: identity, offset, what the
-bytes up to there said) and that state's JSON form in our cache file (`tool-logs.json`)."""
+bytes up to there said), as the rows a `ToolStore` keeps: per log, its row (JSON text) and its
+records' parts (JSON arrays, one per save that added records); `LogChange` is one log's change.
+"""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from codeburn.providers.agents.claude_code import ClaudeFile, ClaudeRequest
 from codeburn.providers.agents.codex import CodexState, CodexUsage
@@ -13,8 +15,30 @@ from codeburn.providers.agents.logs import Ident
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
 from codeburn.providers.rules import RULES
 
-STATE_VERSION: Final = 3  # of the kept state's layout; the decoders' rules are `RULES`
-PIECES: Final = 64  # a log's records' text kept in at most this many pieces (joined beyond)
+STATE_VERSION: Final = 4  # of the kept state's layout; the decoders' rules are `RULES`
+IDENTITY: Final = f"{STATE_VERSION}:{RULES}"  # a state kept under another is nothing
+PART_MS: Final = 24 * 60 * 60 * 1000  # a part's records lie within one UTC day
+
+
+class Part(NamedTuple):
+    """Consecutive records of one log, as a store keeps them: how many, the latest one's time
+    (a read of later days leaves the part out) and their JSON text (None: left out)."""
+
+    records: int
+    last_ms: int
+    text: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LogChange:
+    """One log's change to the kept state. `meta`: its row (None: the log is gone); `parts`:
+    records to add; `base`: the row the change was made from (None: its records are replaced
+    by `parts`). A store whose row is no longer `base` forgets the log instead."""
+
+    key: str
+    meta: str | None
+    parts: tuple[Part, ...] = ()
+    base: str | None = None
 
 
 @dataclass(slots=True)
@@ -31,56 +55,71 @@ class KeptLog:
     codex: CodexState | None = None
     usages: list[CodexUsage] = field(default_factory=list)
     calls: list[Call] | None = None  # Codex: this file's calls, made once per change
-    # The records as the state file holds them (JSON text), until they are needed: a refresh
-    # decodes only the files that changed or have records in the days it reads.
-    raw: str | None = None
+    # Whether its records are in memory: the state's logs are decoded only when a read needs
+    # them (a refresh decodes the files that changed or have records in the days it reads),
+    # and of a Claude Code log only the parts with records at or after `loaded_low` (None:
+    # every record; a session's start is its row's `first`).
+    loaded: bool = True
+    loaded_low: int | None = None
     records: int = 0
     last_ms: int = 0  # the latest record's time
     first: ClaudeRequest | None = None  # Claude Code: the first request that names a folder
     assumed: int = 0  # Codex: requests priced as FALLBACK_MODEL
-    # Its row in the state file, as JSON text, until the file is read again; and its records'
-    # JSON text (quoted) for the first `written` of them: saving the state after an append
-    # encodes only the new records of the files that changed.
-    text: tuple[str, ...] | None = None
-    quoted: list[str] | None = None
-    written: int = 0
+    # What the store holds of it: its row (None: nothing, or rows to be replaced) and how
+    # many of its records; saving after an append adds only the records after those.
+    stored: str | None = None
+    stored_records: int = 0
+    dirty: bool = True  # read since it was loaded or saved
 
-    def decoded(self) -> bool:
-        """Its records decoded from `raw` (False: `raw` is damaged; read the file again)."""
-        if self.raw is None:
-            return True
+    def holds(self, low: int | None) -> bool:
+        """Whether the records a read of the calls since `low` needs are in memory."""
+        if not self.loaded:
+            return low is not None and self.last_ms < low
+        return self.loaded_low is None or (low is not None and self.loaded_low <= low)
+
+    def take_rows(self, parts: list[Part] | None, low: int | None) -> bool:
+        """Its records from the store's parts (those left out lie before `low`); False
+        (nothing taken) when they are not the records its row counts (damaged, or written by
+        another process since)."""
         try:
-            rows = json.loads(self.raw)
+            rows: list[Any] = []
+            held = 0
+            for part in parts or ():
+                held += part.records
+                if part.text is not None:
+                    rows += json.loads(part.text)
+                elif self.claude is None or low is None or part.last_ms >= low:
+                    return False  # (a store that left out a part this read needs)
+            if held != self.stored_records:
+                return False
             if self.claude is not None:
                 self.claude.requests = [ClaudeRequest(*r) for r in rows]
             else:
                 self.usages = [CodexUsage(*u) for u in rows]
         except (ValueError, TypeError):
             return False
-        self.quoted, self.written = [json.dumps(self.raw)[:-2]], len(rows)
-        self.raw = None
+        self.loaded = True
+        self.loaded_low = low if len(rows) < held else None
         return True
 
-    def quoted_rows(self) -> tuple[str, ...]:
-        """The records' JSON text as a JSON string (the state file's `rows`) in pieces, less
-        its closing `]"`, encoding only the records not encoded yet: a string's escapes are
-        per character, so the text of more records is one more piece."""
-        if self.raw is not None:
-            return (json.dumps(self.raw)[:-2],)
-        records: list[Any] = (
-            [request_row(r) for r in self.claude.requests[self.written :]]
-            if self.claude is not None
-            else [usage_row(u) for u in self.usages[self.written :]]
-        )
-        if self.quoted is None:
-            self.quoted = [json.dumps(json.dumps(records))[:-2]]
-        elif records:
-            more = json.dumps(records)[1:-1]  # "c" of "[c]"
-            self.quoted.append(json.dumps(f", {more}" if self.written else more)[1:-1])
-            if len(self.quoted) > PIECES:
-                self.quoted[:] = ["".join(self.quoted)]
-        self.written += len(records)
-        return tuple(self.quoted)
+    def change(self, key: str) -> LogChange | None:
+        """What the store must learn of it (None: nothing); the store is then taken to hold it."""
+        if not self.dirty:
+            return None
+        self.dirty = False
+        meta = json.dumps(entry_row(self))
+        if meta == self.stored and self.records == self.stored_records:
+            return None
+        new = self.records - (self.stored_records if self.stored is not None else 0)
+        if self.claude is not None:
+            parts = _parts(
+                [request_row(r) for r in self.claude.requests[len(self.claude.requests) - new :]], 4
+            )
+        else:
+            parts = _parts([usage_row(u) for u in self.usages[len(self.usages) - new :]], 1)
+        change = LogChange(key, meta, parts, self.stored)
+        self.stored, self.stored_records = meta, self.records
+        return change
 
     def took(self, requests: list[ClaudeRequest], usages: list[CodexUsage]) -> None:
         """Note what new records say of the whole file."""
@@ -92,6 +131,18 @@ class KeptLog:
             self.last_ms = max(self.last_ms, u.timestamp_ms)
             self.assumed += u.assumed_model
         self.records += len(requests) + len(usages)
+
+
+def _parts(rows: list[list[Any]], at: int) -> tuple[Part, ...]:
+    """`rows` (in file order) as parts, a new one at each UTC day of their times (`row[at]`)."""
+    parts: list[Part] = []
+    start = 0
+    for i in range(1, len(rows) + 1):
+        if i == len(rows) or rows[i][at] // PART_MS != rows[i - 1][at] // PART_MS:
+            chunk = rows[start:i]
+            parts.append(Part(len(chunk), max(r[at] for r in chunk), json.dumps(chunk)))
+            start = i
+    return tuple(parts)
 
 
 def request_row(r: ClaudeRequest) -> list[Any]:
@@ -146,18 +197,18 @@ def entry_row(e: KeptLog) -> dict[str, Any]:
     return row
 
 
-def decode_state(raw: bytes | None) -> dict[str, KeptLog]:
-    """The kept state; anything unreadable, of another version or damaged is nothing (every
-    file is then read again: it costs time, never a figure)."""
-    if not raw:
-        return {}
-    try:
-        data = json.loads(raw)
-        if data.get("version") != STATE_VERSION or data.get("rules") != RULES:
-            return {}
-        return {key: _entry_of(row) for key, row in data["files"].items()}
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return {}
+def decode_state(rows: dict[str, str]) -> dict[str, KeptLog]:
+    """The kept logs of the store's rows, their records not decoded yet; a damaged row is
+    nothing (its file is read again: time, never a figure)."""
+    kept: dict[str, KeptLog] = {}
+    for key, meta in rows.items():
+        try:
+            entry = _entry_of(json.loads(meta))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+        entry.stored, entry.stored_records, entry.dirty = meta, entry.records, False
+        kept[key] = entry
+    return kept
 
 
 def _entry_of(row: dict[str, Any]) -> KeptLog:
@@ -169,7 +220,7 @@ def _entry_of(row: dict[str, Any]) -> KeptLog:
         int(row["offset"]),
         str(row["head"]),
         int(row["bad"]),
-        raw=str(row["rows"]),
+        loaded=False,
         records=int(row["records"]),
         last_ms=int(row["last"]),
         first=ClaudeRequest(*row["first"]) if row["first"] else None,

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from codeburn.cache.tool_logs import ToolLogsDb
 from codeburn.providers.agents import ToolLogs, claude_roots, codex_root
 from codeburn.providers.agents.logs import take_snapshot
 from codeburn.providers.calls import Call
+from codeburn.providers.localtime import parse_iso_ms
 from tests.agent_fixtures import (
     SESSION,
     assistant,
@@ -22,19 +25,6 @@ from tests.agent_fixtures import (
 )
 
 T = "2026-03-02T10:00:{:02d}.000Z"
-
-
-class _Store:
-    """A `ToolStore` in memory."""
-
-    def __init__(self) -> None:
-        self.data: bytes | None = None
-
-    def load_tool_logs(self) -> bytes | None:
-        return self.data
-
-    def save_tool_logs(self, data: bytes) -> None:
-        self.data = data
 
 
 def _key(calls: list[Call]) -> list[tuple[str, int, int, float]]:
@@ -81,7 +71,7 @@ def test_appended_lines_are_read_alone_and_equal_a_fresh_read(tmp_path: Path) ->
             token_count(T.format(2), (100, 20, 5, 0)),
         ],
     )
-    logs = ToolLogs(_Store())
+    logs = ToolLogs(ToolLogsDb(tmp_path / "cache"))
     first = logs.read(take_snapshot([claude], codex))
     assert first.found == {"claude-code", "codex"} and len(first.calls) == 4
     with path.open("ab") as fh:  # a whole line and a torn one
@@ -124,19 +114,19 @@ def test_a_rewritten_or_truncated_file_is_read_again(tmp_path: Path) -> None:
 def test_the_kept_state_spares_reading_unchanged_files(tmp_path: Path) -> None:
     claude, codex = tmp_path / "claude", tmp_path / "codex"
     path = _claude_file(claude, 3)
-    store = _Store()
+    store = ToolLogsDb(tmp_path / "cache")
     logs = ToolLogs(store)
     before = logs.read(take_snapshot([claude], codex)).calls
     logs.save()
-    assert store.data is not None
+    assert store.path.is_file()
     # Same size, inode and time, other bytes: a reader that reopened the file would see them.
     st = path.stat()
     path.write_bytes(path.read_bytes().replace(b'"output_tokens":1', b'"output_tokens":7'))
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     again = ToolLogs(store).read(take_snapshot([claude], codex)).calls
     assert _key(again) == _key(before)
-    assert ToolLogs(_Store()).read(take_snapshot([claude], codex)).calls != before
-    store.data = b"{not json"  # damaged: every file read again, nothing lost
+    assert ToolLogs().read(take_snapshot([claude], codex)).calls != before
+    store.path.write_bytes(b"{not json")  # damaged: every file read again, nothing lost
     assert len(ToolLogs(store).read(take_snapshot([claude], codex)).calls) == 3
 
 
@@ -164,7 +154,7 @@ def test_a_read_since_a_time_from_the_kept_state_equals_a_fresh_read_cut_there(
     ]
     write(claude / "projects" / "-old" / "11111111-0000-4000-8000-000000000000.jsonl", old)
     _claude_file(claude, 4)
-    store = _Store()
+    store = ToolLogsDb(tmp_path / "cache")
     logs = ToolLogs(store)
     logs.read(take_snapshot([claude], codex))
     logs.save()
@@ -174,9 +164,10 @@ def test_a_read_since_a_time_from_the_kept_state_equals_a_fresh_read_cut_there(
     whole = _fresh(claude, codex)
     assert _key(got) == _key([c for c in whole if c.timestamp_ms >= since])
     assert len(got) == 4
-    assert sum(e.raw is not None for e in (kept._kept or {}).values()) == 1  # the old file
-    store.data = store.data.replace(b'[[\\"o0', b"[[garbage")  # one file's records damaged
-    assert store.data.count(b"[[garbage") == 1
+    assert sum(not e.loaded for e in (kept._kept or {}).values()) == 1  # the old file
+    with sqlite3.connect(store.path) as db:  # one file's records damaged
+        damaged = db.execute("UPDATE parts SET text = '[[garbage' WHERE text LIKE '[[\"o0%'")
+        assert damaged.rowcount == 1
     again = ToolLogs(store)
     assert _key(again.read(take_snapshot([claude], codex)).calls) == _key(whole)
 
@@ -203,3 +194,39 @@ def test_a_large_first_read_reports_progress_by_bytes(
     monkeypatch.setattr(reader, "PROGRESS_BYTES", size + 1)  # below it: no progress
     ToolLogs().read(take_snapshot([claude], codex), progress=lambda d, t: seen.append((d, t)))
     assert seen == []
+
+
+def test_a_long_log_is_decoded_only_from_the_days_read(tmp_path: Path) -> None:
+    """A log's records are kept in parts of one day each: a read of the last days decodes only
+    their parts (and the first request, which says where the session started); a read of
+    earlier days after that, with records appended and not kept yet, equals a fresh read."""
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    stamps = [f"2026-03-{day:02d}T10:00:{i:02d}.000Z" for day in (1, 2, 3, 8, 9) for i in range(3)]
+    lines = [assistant(f"m{i}", f"r{i}", at, usage(out=i + 1)) for i, at in enumerate(stamps)]
+    path = write(claude / "projects" / "-home-dev-shop" / f"{SESSION}.jsonl", lines)
+    store = ToolLogsDb(tmp_path / "cache")
+    first = ToolLogs(store)
+    first.read(take_snapshot([claude], codex))
+    first.save()
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("SELECT records FROM parts").fetchall() == [(3,)] * 5
+
+    def since(day: int) -> int:
+        return parse_iso_ms(f"2026-03-{day:02d}T00:00:00.000Z")
+
+    def fresh(day: int) -> list[tuple[str, int, int, float]]:
+        return _key([c for c in _fresh(claude, codex) if c.timestamp_ms >= since(day)])
+
+    logs = ToolLogs(store)
+    assert _key(logs.read(take_snapshot([claude], codex), since(9)).calls) == fresh(9)
+    entry = next(iter((logs._kept or {}).values()))
+    assert entry.claude is not None and len(entry.claude.requests) == 6  # days 8 and 9
+    with path.open("ab") as fh:
+        fh.write(jsonl([assistant("m99", "r99", "2026-03-09T11:00:00.000Z", usage(out=5))]))
+    assert _key(logs.read(take_snapshot([claude], codex), since(9)).calls) == fresh(9)
+    assert len(entry.claude.requests) == 7  # the new request appended to the parts read
+    assert _key(logs.read(take_snapshot([claude], codex), since(2)).calls) == fresh(2)
+    assert _key(logs.read(take_snapshot([claude], codex)).calls) == fresh(1)
+    logs.save()
+    again = ToolLogs(store)  # the appended request kept in a part of its own
+    assert _key(again.read(take_snapshot([claude], codex), since(3)).calls) == fresh(3)

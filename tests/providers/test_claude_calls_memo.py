@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from codeburn.cache.tool_logs import ToolLogsDb
 from codeburn.providers.agents import ClaudeFile, ToolLogs, claude_calls, decode_claude
 from codeburn.providers.agents.logs import take_snapshot
+from codeburn.providers.agents.state import IDENTITY
 from codeburn.providers.calls import CLAUDE_CODE
 from codeburn.providers.localtime import parse_iso_ms
 from tests.agent_fixtures import (
@@ -31,15 +33,14 @@ S2 = "5d1c8a4e-0000-4000-8000-0000000000a2"  # sorts first: its copies win ties
 SINCE = parse_iso_ms(T.format(20))
 
 
-class _Store:
-    def __init__(self) -> None:
-        self.data: bytes | None = None
-
-    def load_tool_logs(self) -> bytes | None:
-        return self.data
-
-    def save_tool_logs(self, data: bytes) -> None:
-        self.data = data
+def _kept(db: ToolLogsDb) -> dict[str, tuple[Any, list[Any]]]:
+    """What a store holds: per log, its row and its records (the parts joined)."""
+    rows = db.load_tool_logs(IDENTITY)
+    parts = db.tool_log_parts(sorted(rows), None)
+    return {
+        key: (json.loads(meta), [r for p in parts.get(key, []) for r in json.loads(p.text or "")])
+        for key, meta in rows.items()
+    }
 
 
 def _plain(claude: Path, codex: Path, since_ms: int | None) -> tuple[list[Any], dict[str, str]]:
@@ -66,10 +67,13 @@ def _check(logs: ToolLogs, claude: Path, codex: Path) -> None:
         calls, titles = _plain(claude, codex, since_ms)
         assert read.calls == calls  # the same calls, in the same order
         assert read.titles == titles
-    # The state saved after an append (its records' text extended) equals a fresh reader's.
-    fresh = ToolLogs()
+    # The state saved after an append (only the new records added) equals a fresh reader's.
+    logs.save()
+    fresh = ToolLogs(ToolLogsDb(claude.parent / f"fresh-{len(list(claude.parent.iterdir()))}"))
     fresh.read(take_snapshot([claude], codex))
-    assert json.loads(logs.dump()) == json.loads(fresh.dump())
+    fresh.save()
+    assert isinstance(logs.store, ToolLogsDb) and isinstance(fresh.store, ToolLogsDb)
+    assert _kept(logs.store) == _kept(fresh.store)
 
 
 def test_appends_rewrites_and_truncations_equal_claude_calls(tmp_path: Path) -> None:
@@ -95,7 +99,7 @@ def test_appends_rewrites_and_truncations_equal_claude_calls(tmp_path: Path) -> 
         folder / S1 / "subagents" / "agent-a1.jsonl",
         [assistant("s0", "t0", T.format(25), usage(out=3), session=S1, sidechain=True)],
     )
-    logs = ToolLogs(_Store())
+    logs = ToolLogs(ToolLogsDb(tmp_path / "cache"))
     _check(logs, claude, codex)
     made = logs.claude_memo.full_makes
 
@@ -109,12 +113,12 @@ def test_appends_rewrites_and_truncations_equal_claude_calls(tmp_path: Path) -> 
     _check(logs, claude, codex)
     assert logs.claude_memo.full_makes == made  # only the new requests were weighed
 
-    # Many appends, the state saved after each: its records' text in pieces, joined beyond 64.
+    # Many appends, the state saved after each: its records in one part per save.
     for i in range(70):
         at = f"2026-03-02T11:{i % 60:02d}:{i // 60:02d}.000Z"
         _append(s1, [assistant(f"n{i}", f"o{i}", at, usage(out=i), session=S1)])
         logs.read(take_snapshot([claude], codex))
-        logs.dump()
+        logs.save()
     _check(logs, claude, codex)
 
     # A torn line waits; completed, it counts once.
