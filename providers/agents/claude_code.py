@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from codeburn.providers.agents.lines import complete_end, count, iter_lines, parse_object
+from codeburn.providers.agents.lines import MarkedLines, complete_end, count, parse_object
 from codeburn.providers.calls import CLAUDE_CODE, Call
 from codeburn.providers.ide import path_project
 from codeburn.providers.localtime import parse_iso_ms
@@ -68,19 +68,17 @@ def decode_claude(data: bytes, base: int = 0, *, want_title: bool = True) -> Cla
     """The records of `data`, the bytes of one file from offset `base`. `want_title=False`
     once the file's summary is known (its first prompt is then never needed)."""
     chunk = ClaudeChunk(end=complete_end(data))
-    for offset, line in iter_lines(data, chunk.end, base):
-        usage = _USAGE in line
-        summary = want_title and _SUMMARY in line
-        prompt = want_title and chunk.first_prompt is None and _USER in line
-        if not (usage or summary or prompt):
-            continue
+    markers = (_USAGE, _SUMMARY, _USER) if want_title else (_USAGE,)
+    lines = MarkedLines(data, chunk.end, base, markers)
+    names: dict[str, str] = {}  # one copy of each session, folder and model name
+    for offset, line in lines:
         obj = parse_object(line)
         if obj is None:
             chunk.bad_lines += 1
             continue
         kind = obj.get("type")
         if kind in {"assistant", "progress"}:
-            request = _request_of(obj, offset)
+            request = _request_of(obj, offset, names)
             if isinstance(request, ClaudeRequest):
                 chunk.requests.append(request)
             elif request is False:
@@ -91,10 +89,14 @@ def decode_claude(data: bytes, base: int = 0, *, want_title: bool = True) -> Cla
                 chunk.summary = shorten(text)
         elif kind == "user" and chunk.first_prompt is None and want_title:
             chunk.first_prompt = _prompt_of(obj)
+            if chunk.first_prompt is not None:
+                lines.drop(_USER)  # (only the first prompt is wanted)
     return chunk
 
 
-def _request_of(obj: dict[str, Any], offset: int) -> ClaudeRequest | bool | None:
+def _request_of(
+    obj: dict[str, Any], offset: int, names: dict[str, str]
+) -> ClaudeRequest | bool | None:
     """The request of an assistant line (or of a sub-agent's message a `progress` line copies);
     None when the line is not one; False when it is one that cannot be dated."""
     line, agent_id = obj, None
@@ -127,13 +129,16 @@ def _request_of(obj: dict[str, Any], offset: int) -> ClaudeRequest | bool | None
     write_5m, write_1h = _cache_writes(usage)
     session = line.get("sessionId", obj.get("sessionId"))
     cwd = line.get("cwd", obj.get("cwd"))
+    session = session if isinstance(session, str) else ""
+    model = model if isinstance(model, str) else ""
+    cwd = cwd if isinstance(cwd, str) else ""
     return ClaudeRequest(
         key,
         offset,
-        session if isinstance(session, str) else "",
-        model if isinstance(model, str) and model else "",
+        names.setdefault(session, session),
+        names.setdefault(model, model),
         ms,
-        cwd if isinstance(cwd, str) else "",
+        names.setdefault(cwd, cwd),
         count(usage.get("input_tokens")),
         count(usage.get("output_tokens")),
         count(usage.get("cache_read_input_tokens")),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from codeburn.providers.agents.claude_code import shorten
-from codeburn.providers.agents.lines import complete_end, count, iter_lines, parse_object
+from codeburn.providers.agents.lines import MarkedLines, complete_end, count, parse_object
 from codeburn.providers.calls import CODEX, Call
 from codeburn.providers.ide import path_project
 from codeburn.providers.localtime import parse_iso_ms
@@ -67,9 +67,7 @@ def decode_codex(data: bytes, state: CodexState, base: int = 0) -> CodexChunk:
     """The usage records of `data`, the bytes of one rollout from offset `base`; `state`
     (updated in place) is what the bytes before `base` said."""
     chunk = CodexChunk(end=complete_end(data))
-    for offset, line in iter_lines(data, chunk.end, base):
-        if not any(w in line for w in _WANTED):
-            continue
+    for offset, line in MarkedLines(data, chunk.end, base, _WANTED):
         obj = parse_object(line)
         if obj is None:
             chunk.bad_lines += 1
