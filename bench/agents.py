@@ -6,10 +6,10 @@ Writes a Claude Code history (many small sessions plus a few of 100 MB or more a
 size) and a Codex one with the sample writer, then times, offline with `TZ=UTC`:
 ccusage's `claude daily --json` and `codex daily --json` (it reads everything on every run),
 our cold `report --provider claude-code` / `codex` (fresh cache), and our report after
-appending 10 lines to one session (only the new bytes are read). It checks that both sides
-count the same tokens. (Peak RSS: measure one run with `/usr/bin/time -f %M`; the rusage of
-these children reads the same for every run here.) ccusage: `npm install --prefix /tmp/ccusage
-ccusage@20.0.24` (the default path).
+appending 10 lines to one session (only the new bytes are read). Each tool's row reads only
+that tool's logs on both sides (the other tool's root is an empty folder), and it checks that
+both count the same tokens. Peak RSS is each of our processes' own (`wait4`). ccusage:
+`npm install --prefix /tmp/ccusage ccusage@20.0.24` (the default path).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _write(claude: Path, codex: Path, claude_mb: int, codex_mb: int) -> int:
             now,
             days=20,
             claude_sessions=0,
-            codex_sessions=max(1, codex_mb // 2),
+            codex_sessions=max(1, codex_mb * 2),  # ~0.5 MB each
             seed=seed + 2,
             requests=(20, 200),
             tool_output=(200, 8000),
@@ -88,6 +88,15 @@ def _env(claude: Path, codex: Path, cache: Path) -> dict[str, str]:
         CODEBURN_CURSOR_SYNC="0",
     )
     return env
+
+
+def _tool_env(tool: str, claude: Path, codex: Path, cache: Path) -> dict[str, str]:
+    """`_env` with only `tool`'s logs: the other root is an empty folder."""
+    empty = cache.parent / "empty"
+    empty.mkdir(exist_ok=True)
+    if tool == "claude":
+        return _env(claude, empty, cache)
+    return _env(empty, codex, cache)
 
 
 def _ccusage(binary: str, tool: str, env: dict[str, str]) -> tuple[Run, dict[str, Any]]:
@@ -150,7 +159,7 @@ def main() -> int:
         )
         rows = []
         for tool, provider in (("claude", "claude-code"), ("codex", "codex")):
-            env = _env(claude, codex, root / f"cache-{tool}")
+            env = _tool_env(tool, claude, codex, root / f"cache-{tool}")
             theirs, their_json = _ccusage(args.ccusage, tool, env)
             report = _report_args(provider)
             cold = codeburn(report, env)
@@ -158,21 +167,24 @@ def main() -> int:
             warm = codeburn(report, env)
             their_tokens = int(their_json["totals"]["totalTokens"])
             rows.append((tool, theirs, cold, warm, their_tokens, _tokens(ours)))
-        env = _env(claude, codex, root / "cache-claude")
+        env = _tool_env("claude", claude, codex, root / "cache-claude")
         _append(claude)
         after = codeburn(_report_args("claude-code"), env)
         theirs_after, _ = _ccusage(args.ccusage, "claude", env)
-    print("| tool | ccusage s | ours cold s | cold ÷ ccusage | ours unchanged s | tokens equal |")
-    print("|---|---:|---:|---:|---:|---|")
+    print(
+        "| tool | ccusage s | ours cold s | cold ÷ ccusage | ours unchanged s "
+        "| cold peak RSS MB | tokens equal |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---|")
     for tool, theirs, cold, warm, their_tokens, our_tokens in rows:
         print(
             f"| {tool} | {theirs.seconds:.2f} | {cold.seconds:.2f} | "
             f"{cold.seconds / theirs.seconds:.1f} | {warm.seconds:.2f} | "
-            f"{their_tokens == our_tokens} ({our_tokens:,}) |"
+            f"{cold.max_rss_kb / 1024:.0f} | {their_tokens == our_tokens} ({our_tokens:,}) |"
         )
     print(
-        f"after appending 10 lines: ours {after.seconds:.2f} s, "
-        f"ccusage {theirs_after.seconds:.2f} s"
+        f"after appending 10 lines: ours {after.seconds:.2f} s "
+        f"(peak RSS {after.max_rss_kb / 1024:.0f} MB), ccusage {theirs_after.seconds:.2f} s"
     )
     return 0
 

@@ -8,7 +8,7 @@ reader gets them through this object only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,5 +58,5 @@ class LocalFiles:
     def tool_log_parts(self, keys: Sequence[str], low: int | None) -> dict[str, list[Part]]:
         return ToolLogsDb(self.cache_dir).tool_log_parts(keys, low)
 
-    def save_tool_logs(self, identity: str, changes: Sequence[LogChange]) -> None:
+    def save_tool_logs(self, identity: str, changes: Iterable[LogChange]) -> None:
         ToolLogsDb(self.cache_dir).save_tool_logs(identity, changes)

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import os
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -81,10 +81,10 @@ class ToolLogsDb:
 
         return self._read(parts) or {}
 
-    def save_tool_logs(self, identity: str, changes: Sequence[LogChange]) -> None:
+    def save_tool_logs(self, identity: str, changes: Iterable[LogChange]) -> None:
         """Apply `changes` in one transaction. A log whose row is no longer the one a change
         was made from (another process wrote it since) is forgotten: read again next time."""
-        if not changes or folder_problem(self.path.parent) is not None:
+        if folder_problem(self.path.parent) is not None:
             return
         for attempt in range(2):
             try:
@@ -101,7 +101,7 @@ class ToolLogsDb:
                 log.warning("could not save the other tools' log state: %s", exc)
                 return
 
-    def _save(self, identity: str, changes: Sequence[LogChange]) -> None:
+    def _save(self, identity: str, changes: Iterable[LogChange]) -> None:
         if not self.path.exists():  # created 0600, whatever the umask
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)

@@ -6,7 +6,7 @@ database's result (`AgentSide.combine`)."""
 from __future__ import annotations
 
 import pickle
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -254,7 +254,7 @@ class _SavesForParent:
     def tool_log_parts(self, keys: Sequence[str], low: int | None) -> dict[str, list[Part]]:
         return self._store.tool_log_parts(keys, low)
 
-    def save_tool_logs(self, identity: str, changes: Sequence[LogChange]) -> None:
+    def save_tool_logs(self, identity: str, changes: Iterable[LogChange]) -> None:
         self._keep("save_tool_logs", identity, changes)
 
 

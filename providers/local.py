@@ -275,7 +275,7 @@ class LocalReader:
         tools = self.tools
         read = tools.read(snap, since_ms, progress)
         if tools.changed:
-            self.plan.save("tool logs", tools.save_later())
+            self.plan.save("tool logs", tools.save_later(lazy=not self.plan.long_lived))
         if not self.plan.long_lived:
             self.tools = ToolLogs(self.store)
         return read

@@ -10,7 +10,7 @@ folder's file, `cache.LocalFiles`): this module never touches a file of ours.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
@@ -47,7 +47,7 @@ class ToolStore(Protocol):
 
     def load_tool_logs(self, identity: str) -> dict[str, str]: ...
     def tool_log_parts(self, keys: Sequence[str], low: int | None) -> dict[str, list[Part]]: ...
-    def save_tool_logs(self, identity: str, changes: Sequence[LogChange]) -> None: ...
+    def save_tool_logs(self, identity: str, changes: Iterable[LogChange]) -> None: ...
 
 
 @dataclass(slots=True)
@@ -361,30 +361,42 @@ class ToolLogs:
             self._kept = decode_state(rows)
         return self._kept
 
-    def changes(self) -> list[LogChange]:
-        """What the store must learn since the last save (the logs read or gone since); the
-        records' text of only the records added since."""
-        out = [LogChange(key, None) for key in sorted(self._gone)]
-        self._gone.clear()
-        for key, entry in (self._kept or {}).items():
-            change = entry.change(key)
-            if change is not None:
-                out.append(change)
+    def changes(self) -> Iterator[LogChange]:
+        """What the store must learn since the last save (the logs read or gone since), each
+        log's records' text made as it is taken (only the records added since)."""
+        gone, self._gone = sorted(self._gone), set()
         self.changed = False
-        return out
+        return _changes(gone, list((self._kept or {}).items()))
 
-    def save_later(self) -> Callable[[], None]:
-        """`save`, its changes made now and written when called (behind the answer)."""
-        changes, store = self.changes(), self.store
+    def save_later(self, *, lazy: bool = False) -> Callable[[], None]:
+        """`save`, written when called (behind the answer). Its changes are made now, unless
+        `lazy`: then as they are written, one log's text at a time (for a caller that reads
+        nothing more before it, as a command's end)."""
+        changes = self.changes()
+        if not lazy:
+            changes = iter(list(changes))
+        store = self.store
 
         def save() -> None:
-            if store is not None and changes:
+            if store is not None:
                 store.save_tool_logs(IDENTITY, changes)
+            else:
+                for _ in changes:  # (nowhere to keep them: taken as kept)
+                    pass
 
         return save
 
     def save(self) -> None:
         self.save_later()()
+
+
+def _changes(gone: list[str], kept: list[tuple[str, KeptLog]]) -> Iterator[LogChange]:
+    for key in gone:
+        yield LogChange(key, None)
+    for key, entry in kept:
+        change = entry.change(key)
+        if change is not None:
+            yield change
 
 
 def _digest(data: bytes) -> str:
