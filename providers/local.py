@@ -233,7 +233,7 @@ class LocalReader:
         self._seen_saved: dict[str, int] | None = None
         self._parts = PartMemo()
         self._conversations = ConversationMemo()
-        self.tools = ToolLogs(store)
+        self.tools = ToolLogs(store, plan)
         # The other tools' files as this refresh found them: one listing serves the read of
         # the days before the month, the fingerprint and the read (see `refreshed`).
         self._tool_snap: ToolSnapshot | None = None
@@ -277,7 +277,7 @@ class LocalReader:
         if tools.changed:
             self.plan.save("tool logs", tools.save_later(lazy=not self.plan.long_lived))
         if not self.plan.long_lived:
-            self.tools = ToolLogs(self.store)
+            self.tools = ToolLogs(self.store, self.plan)
         return read
 
     def read(

@@ -10,18 +10,21 @@ folder's file, `cache.LocalFiles`): this module never touches a file of ours.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from codeburn.providers.agents.claude_code import (
     ClaudeFile,
+    ClaudeRequest,
     decode_claude,
 )
 from codeburn.providers.agents.claude_memo import ClaudeCallsMemo
 from codeburn.providers.agents.codex import (
     FALLBACK_MODEL,
     CodexState,
+    CodexUsage,
     codex_calls,
     codex_session,
     decode_codex,
@@ -31,14 +34,25 @@ from codeburn.providers.agents.logs import (
     ToolSnapshot,
     take_snapshot,
 )
-from codeburn.providers.agents.state import IDENTITY, KeptLog, LogChange, Part, decode_state
+from codeburn.providers.agents.state import (
+    IDENTITY,
+    KeptLog,
+    LogChange,
+    Part,
+    decode_state,
+    request_row,
+    usage_row,
+)
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
+from codeburn.providers.plan import LONG_LIVED, Plan
+from codeburn.providers.runtime import Aside
 
 CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may span chunks)
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
 DAY_MS: Final = 24 * 60 * 60 * 1000
 PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
+SPLIT_BYTES: Final = 128 * 1024 * 1024  # more than this to read: two processes, where one may fork
 
 
 class ToolStore(Protocol):
@@ -115,8 +129,17 @@ def _codex_where(entry: KeptLog) -> tuple[str | None, str | None]:
 class ToolLogs:
     """Every Claude Code and Codex log of this machine, kept between reads."""
 
-    def __init__(self, store: ToolStore | None = None) -> None:
+    def __init__(
+        self,
+        store: ToolStore | None = None,
+        plan: Plan = LONG_LIVED,
+        *,
+        split_bytes: int = SPLIT_BYTES,
+    ) -> None:
         self.store = store
+        self.plan = plan
+        self.split_bytes = split_bytes
+        self.split_reads = 0  # reads that took a second process (tests read it)
         self._kept: dict[str, KeptLog] | None = None
         # Claude Code's calls per period read: after an append, only the new requests are
         # weighed (equal to `claude_calls` of every file; see `ClaudeCallsMemo`).
@@ -176,16 +199,15 @@ class ToolLogs:
             for key, file in snap.files.items()
             if (old := kept.get(key)) is None or old.ident != file.ident
         ]
-        total = sum(max(0, f.ident[0] - (o.offset if o else 0)) for _, f, o in changed)
+        total = sum(_new_bytes(item) for item in changed)
         if total < PROGRESS_BYTES:
             progress = None
         done = 0
-        for key, file, old in changed:
-            new = self._read_file(key, file, old, problems, low)
+        for read, key, new in self._read_changed(changed, total, problems, low):
             if new is not None:
                 kept[key] = new
                 self.changed = True
-            done += max(0, file.ident[0] - (old.offset if old else 0))
+            done += read
             if progress is not None:
                 progress(min(done, total), total)
         if gone:
@@ -203,6 +225,34 @@ class ToolLogs:
         # kept or read in.
         kept = self._kept = {key: kept[key] for key in snap.files if key in kept}
         return kept
+
+    def _read_changed(
+        self, changed: list[_Changed], total: int, problems: list[str], low: int | None
+    ) -> Iterator[tuple[int, str, KeptLog | None]]:
+        """(new bytes read, key, its entry or None) of each changed file. With more than
+        `SPLIT_BYTES` to read where the plan may fork, a second process reads half of the
+        files (the second core: decoding holds the GIL) and sends their entries back (equal
+        to one process's read, by test)."""
+        aside = None
+        if total >= self.split_bytes and len(changed) > 1 and self.plan.may_fork():
+            theirs, changed = _halves(changed)
+            aside = Aside(lambda: _shipped(self, theirs, low))
+            self.split_reads += 1
+        for key, file, old in changed:
+            yield _new_bytes((key, file, old)), key, self._read_file(key, file, old, problems, low)
+        if aside is None:
+            return
+        try:
+            entries, more = aside.result()
+        except Exception:  # (the second process failed: its files are read here)
+            for key, file, old in theirs:
+                new = self._read_file(key, file, old, problems, low)
+                yield _new_bytes((key, file, old)), key, new
+            return
+        problems += more
+        read = {key: _new_bytes((key, file, old)) for key, file, old in theirs}
+        for key, entry, rows in entries:
+            yield read[key], key, _unpacked(entry, rows)
 
     def _take_rows(self, kept: dict[str, KeptLog], keys: list[str], low: int | None) -> list[str]:
         """Decode the kept records of the logs `keys` a read since `low` needs; returns those
@@ -388,6 +438,69 @@ class ToolLogs:
 
     def save(self) -> None:
         self.save_later()()
+
+
+_Changed = tuple[str, LogFile, KeptLog | None]  # a file to read: key, where, what was kept
+
+
+def _new_bytes(item: _Changed) -> int:
+    _, file, old = item
+    return max(0, file.ident[0] - (old.offset if old else 0))
+
+
+def _halves(changed: list[_Changed]) -> tuple[list[_Changed], list[_Changed]]:
+    """Two lists of about equal new bytes (each file to the lighter, largest first)."""
+    halves: tuple[list[_Changed], list[_Changed]] = ([], [])
+    sizes = [0, 0]
+    for item in sorted(changed, key=_new_bytes, reverse=True):
+        lighter = 0 if sizes[0] <= sizes[1] else 1
+        halves[lighter].append(item)
+        sizes[lighter] += _new_bytes(item)
+    return halves
+
+
+def _shipped(
+    logs: ToolLogs, files: list[_Changed], low: int | None
+) -> tuple[list[tuple[str, KeptLog | None, str]], list[str]]:
+    """(In the second process) the files read, each entry with its records as JSON text
+    (a few C calls to send and take back, where pickling them would be one per object)."""
+    problems: list[str] = []
+    shipped = []
+    for key, file, old in files:
+        entry = logs._read_file(key, file, old, problems, low)
+        rows = ""
+        if entry is not None:
+            if entry.claude is not None:
+                rows = json.dumps([request_row(r) for r in entry.claude.requests])
+                entry.claude.requests = []
+            else:
+                rows = json.dumps([usage_row(u) for u in entry.usages])
+                entry.usages = []
+        shipped.append((key, entry, rows))
+    return shipped, problems
+
+
+def _unpacked(entry: KeptLog | None, rows: str) -> KeptLog | None:
+    """An entry `_shipped` sent, its records made again (one copy of each name)."""
+    if entry is None:
+        return None
+    if entry.claude is not None:
+        names: dict[str, str] = {}
+        entry.claude.requests = [
+            ClaudeRequest(
+                r[0],
+                r[1],
+                names.setdefault(r[2], r[2]),
+                names.setdefault(r[3], r[3]),
+                r[4],
+                names.setdefault(r[5], r[5]),
+                *r[6:],
+            )
+            for r in json.loads(rows)
+        ]
+    else:
+        entry.usages = [CodexUsage(*u) for u in json.loads(rows)]
+    return entry
 
 
 def _changes(gone: list[str], kept: list[tuple[str, KeptLog]]) -> Iterator[LogChange]:

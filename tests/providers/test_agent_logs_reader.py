@@ -11,8 +11,10 @@ import pytest
 from codeburn.cache.tool_logs import ToolLogsDb
 from codeburn.providers.agents import ToolLogs, claude_roots, codex_root
 from codeburn.providers.agents.logs import take_snapshot
+from codeburn.providers.agents.state import IDENTITY
 from codeburn.providers.calls import Call
 from codeburn.providers.localtime import parse_iso_ms
+from codeburn.providers.plan import Plan
 from tests.agent_fixtures import (
     SESSION,
     assistant,
@@ -230,3 +232,40 @@ def test_a_long_log_is_decoded_only_from_the_days_read(tmp_path: Path) -> None:
     logs.save()
     again = ToolLogs(store)  # the appended request kept in a part of its own
     assert _key(again.read(take_snapshot([claude], codex), since(3)).calls) == fresh(3)
+
+
+def test_a_read_split_across_two_processes_equals_one_process(tmp_path: Path) -> None:
+    """A command's large read takes a second process for half of the logs: the calls, titles,
+    diagnostics and kept state equal one process's, cold and after appends."""
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    folder = claude / "projects" / "-home-dev-shop"
+    for n in range(4):
+        stamps = [f"2026-03-0{d}T10:00:{n:02d}.000Z" for d in (1, 2, 3)]
+        lines = [assistant(f"m{n}{i}", f"r{n}{i}", at, usage(out=i)) for i, at in enumerate(stamps)]
+        write(folder / f"{n:08d}-0000-4000-8000-000000000000.jsonl", [*lines, "garbage"])
+    rollout = write(
+        codex / "sessions/2026/03/02" / "rollout-2026-03-02T10-00-00-0199f433.jsonl",
+        [
+            session_meta("0199f433-233e-74b0-80d8-b9ef1b9fabd7", "/home/dev/api", T.format(0)),
+            turn_context("gpt-5-codex", T.format(1)),
+            token_count(T.format(2), (100, 20, 5, 0)),
+        ],
+    )
+    (folder / "bin.jsonl").write_bytes(b"\x00\x01" * 10)
+
+    def reads(logs: ToolLogs) -> list[object]:
+        got = logs.read(take_snapshot([claude], codex))
+        logs.save()
+        assert isinstance(logs.store, ToolLogsDb)
+        rows = logs.store.load_tool_logs(IDENTITY)
+        return [got.calls, got.titles, sorted(got.diagnostics), sorted(rows.items())]
+
+    split = ToolLogs(ToolLogsDb(tmp_path / "a"), Plan(long_lived=False, forks=True), split_bytes=0)
+    alone = ToolLogs(ToolLogsDb(tmp_path / "b"), Plan(long_lived=False, forks=False), split_bytes=0)
+    assert reads(split) == reads(alone)
+    with rollout.open("ab") as fh:
+        fh.write(jsonl([token_count(T.format(3), (300, 20, 9, 0))]))
+    with (folder / "00000001-0000-4000-8000-000000000000.jsonl").open("ab") as fh:
+        fh.write(jsonl([assistant("m19", "r19", T.format(9), usage(out=9))]))
+    assert reads(split) == reads(alone)
+    assert split.split_reads == 2 and alone.split_reads == 0
