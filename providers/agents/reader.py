@@ -43,6 +43,7 @@ from codeburn.providers.agents.state import (
     request_row,
     usage_row,
 )
+from codeburn.providers.agents.window import CallsWindow
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
 from codeburn.providers.plan import LONG_LIVED, Plan
 from codeburn.providers.runtime import Aside
@@ -72,60 +73,6 @@ class ToolRead:
     found: set[str] = field(default_factory=set)  # tools whose root holds a file with usage
 
 
-@dataclass(slots=True)
-class _Window:
-    """The calls of [first_ms, end_ms) of one read, and what each file was then."""
-
-    first_ms: int
-    end_ms: int
-    calls: list[Call]
-    keys: set[str]  # its calls' keys
-    # per file: its entry (a file read again from the start gets a new one), its records,
-    # whether its session's folder was known, and Codex's session and folder
-    files: dict[str, tuple[KeptLog, int, bool, tuple[str | None, str | None]]]
-
-    @staticmethod
-    def of(kept: dict[str, KeptLog], first_ms: int, end_ms: int, calls: list[Call]) -> _Window:
-        files = {
-            key: (e, e.records, e.first is not None, _codex_where(e)) for key, e in kept.items()
-        }
-        return _Window(first_ms, end_ms, calls, {c.key for c in calls}, files)
-
-    def holds(self, kept: dict[str, KeptLog], first_ms: int, end_ms: int) -> bool:
-        """Whether the calls are still those of `kept`: the same files, each the one read
-        before or grown by records at or after `end_ms` that are no copies of a request
-        counted here, of a Claude Code log whose first request named its folder already
-        (its session's folder stays) or of a rollout whose session and folder stay."""
-        if (first_ms, end_ms) != (self.first_ms, self.end_ms) or len(kept) != len(self.files):
-            return False
-        for key, entry in kept.items():
-            was = self.files.get(key)
-            if was is None or was[0] is not entry:
-                return False
-            if entry.records == was[1]:
-                continue
-            new = entry.records - was[1]
-            if entry.claude is not None:
-                if not was[2] or new > len(entry.claude.requests):
-                    return False
-                for r in entry.claude.requests[-new:]:
-                    key_of = r.key or f"{entry.claude.path}@{r.offset}"
-                    if r.timestamp_ms < end_ms or f"{CLAUDE_CODE}:{key_of}" in self.keys:
-                        return False
-            else:
-                if _codex_where(entry) != was[3] or new > len(entry.usages):
-                    return False
-                if any(u.timestamp_ms < end_ms for u in entry.usages[-new:]):
-                    return False
-            self.files[key] = (entry, entry.records, was[2], was[3])
-        return True
-
-
-def _codex_where(entry: KeptLog) -> tuple[str | None, str | None]:
-    state = entry.codex
-    return (state.session, state.cwd) if state is not None else (None, None)
-
-
 class ToolLogs:
     """Every Claude Code and Codex log of this machine, kept between reads."""
 
@@ -144,7 +91,7 @@ class ToolLogs:
         # Claude Code's calls per period read: after an append, only the new requests are
         # weighed (equal to `claude_calls` of every file; see `ClaudeCallsMemo`).
         self.claude_memo = ClaudeCallsMemo()
-        self._window: _Window | None = None  # the last `calls_between`
+        self._window: CallsWindow | None = None  # the last `calls_between`
         self.window_hits = 0  # its answers kept (tests read it)
         self.changed = False
         self._gone: set[str] = set()  # logs gone since the last save
@@ -169,7 +116,7 @@ class ToolLogs:
         """`read(snap, first_ms)`'s calls before `end_ms` (the days before the month a status
         shows). Kept between reads: after appends whose new records all lie at or after
         `end_ms`, are no copies of a request counted before it and cannot move a session's
-        folder, the same calls (see `_Window.holds`); else read again."""
+        folder, the same calls (see `CallsWindow.holds`); else read again."""
         problems = list(snap.problems)
         kept = self._update(snap, first_ms, problems, None)
         window = self._window
@@ -177,7 +124,7 @@ class ToolLogs:
             self.window_hits += 1
             return window.calls
         calls = [c for c in self._result(kept, problems, first_ms).calls if c.timestamp_ms < end_ms]
-        self._window = _Window.of(kept, first_ms, end_ms, calls)
+        self._window = CallsWindow.of(kept, first_ms, end_ms, calls)
         return calls
 
     def _update(
