@@ -79,6 +79,12 @@ def main() -> int:
     print(f"first status {first:.2f} s, unchanged {unchanged * 1000:.0f} ms")
     print("after appending 10 lines: " + ", ".join(f"{s * 1000:.0f} ms" for s in appends))
     print(f"equals a fresh service's status: {equal}")
+    if not equal:
+        a, b = _figures(last), _figures(cold)
+        print(
+            "differs in: "
+            + ", ".join(k for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k))
+        )
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
     return 0 if equal else 1
