@@ -20,10 +20,18 @@ class Plan:
     """`long_lived`: a language server — a read keeps what a refresh reuses, and its cache files
     are written behind its answers; else a one-shot command — nothing is kept past a read, and
     the files are written once its answer is out, before it returns. `forks`: whether a read may
-    split its work across processes; None: where it can (`runtime.can_fork`)."""
+    split its work across processes; None: where it can (`runtime.can_fork`), and then only work
+    of at least `split_rows`, `walk_rows` or `split_bytes`."""
 
     long_lived: bool = True
     forks: bool | None = None
+    # How much work is worth a second process, where the plan forks (below it, forking and
+    # sending the result back cost more than they save): bubbles (their older part read
+    # aside), agent rows (their stream walked aside), new bytes of the other tools' logs.
+    # Tests choose less to split a small machine.
+    split_rows: int = 20_000
+    walk_rows: int = 20_000
+    split_bytes: int = 128 * 1024 * 1024
 
     def may_fork(self) -> bool:
         return can_fork() if self.forks is None else self.forks

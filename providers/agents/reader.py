@@ -53,7 +53,6 @@ HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read
 _SNIFF: Final = 4096
 DAY_MS: Final = 24 * 60 * 60 * 1000
 PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
-SPLIT_BYTES: Final = 128 * 1024 * 1024  # more than this to read: two processes, where one may fork
 
 
 class ToolStore(Protocol):
@@ -76,16 +75,9 @@ class ToolRead:
 class ToolLogs:
     """Every Claude Code and Codex log of this machine, kept between reads."""
 
-    def __init__(
-        self,
-        store: ToolStore | None = None,
-        plan: Plan = LONG_LIVED,
-        *,
-        split_bytes: int = SPLIT_BYTES,
-    ) -> None:
+    def __init__(self, store: ToolStore | None = None, plan: Plan = LONG_LIVED) -> None:
         self.store = store
         self.plan = plan
-        self.split_bytes = split_bytes
         self.split_reads = 0  # reads that took a second process (tests read it)
         self._kept: dict[str, KeptLog] | None = None
         # Claude Code's calls per period read: after an append, only the new requests are
@@ -176,12 +168,12 @@ class ToolLogs:
     def _read_changed(
         self, changed: list[_Changed], total: int, problems: list[str], low: int | None
     ) -> Iterator[tuple[int, str, KeptLog | None]]:
-        """(new bytes read, key, its entry or None) of each changed file. With more than
-        `SPLIT_BYTES` to read where the plan may fork, a second process reads half of the
+        """(new bytes read, key, its entry or None) of each changed file. With the plan's
+        `split_bytes` or more to read where it may fork, a second process reads half of the
         files (the second core: decoding holds the GIL) and sends their entries back (equal
         to one process's read, by test)."""
         aside = None
-        if total >= self.split_bytes and len(changed) > 1 and self.plan.may_fork():
+        if total >= self.plan.split_bytes and len(changed) > 1 and self.plan.may_fork():
             theirs, changed = _halves(changed)
             aside = Aside(lambda: _shipped(self, theirs, low))
             self.split_reads += 1

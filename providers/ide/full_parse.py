@@ -32,7 +32,6 @@ from codeburn.providers.ide.layout3 import (
     unpack_rowids,
 )
 from codeburn.providers.ide.older import (
-    SPLIT_ROWS,
     OlderRows,
     caller_share,
     older_work,
@@ -49,9 +48,6 @@ from codeburn.providers.runtime import (
 )
 from codeburn.providers.sqlite_ro import open_readonly
 
-# Agent rows worth a second process (below it, forking and sending the result back cost
-# more than they save).
-WALK_ASIDE_ROWS: Final = 20_000
 # Bubbles under 1/4 of the rows (Cursor 3.x): pages ask for them by ROWID (see bubble_batches).
 SPARSE_BUBBLES: Final = 4
 
@@ -77,7 +73,7 @@ class FullParse(ReaderState):
         self._thaw_and_reset()
         self._ident = self._stat()
         self._count_rows(conn)
-        many = self._agent_count >= WALK_ASIDE_ROWS and self.plan.may_fork()
+        many = self._agent_count >= self.plan.walk_rows and self.plan.may_fork()
         one_pass = self._one_blob_pass(conn)
         # With a memo the JSON rows are mostly remembered: the second process scans bubbles only.
         # Forked before the memo is decoded (not quick): its ROWIDs come sooner.
@@ -161,7 +157,7 @@ class FullParse(ReaderState):
         aside = None
         if (
             records is None
-            and self._agent_count >= WALK_ASIDE_ROWS
+            and self._agent_count >= self.plan.walk_rows
             and not walks
             and self.plan.may_fork()
         ):
@@ -298,7 +294,7 @@ class FullParse(ReaderState):
     def _older_aside(self, conn: sqlite3.Connection, *, walk: bool) -> OlderRows | None:
         """A child for the older bubbles (and then the agent stream, given `walk`), when the
         database has enough bubbles and this process may fork (`older`)."""
-        if self._bubble_count < SPLIT_ROWS or not self.plan.may_fork():
+        if self._bubble_count < self.plan.split_rows or not self.plan.may_fork():
             return None
         indexed = walk and self._indexed(conn)
         share = caller_share(walk=walk, roots=walk and self._roots(conn), indexed=indexed)

@@ -27,9 +27,6 @@ from codeburn.providers.ide.stream_rows import walk_all
 from codeburn.providers.runtime import AsideParts, Mailbox
 from codeburn.providers.sqlite_ro import open_readonly
 
-# Bubbles worth a second process for their older part (below it, forking and the pipe cost
-# more than they save).
-SPLIT_ROWS: Final = 20_000
 # The caller's share of the rows a scan reads, so that both processes end together on two
 # cores (measured: bench/README.md): the child's is less when it walks the agent stream
 # after its rows, more when the caller reads a Cursor 3.x index meanwhile (its composer

@@ -260,8 +260,8 @@ def test_a_read_split_across_two_processes_equals_one_process(tmp_path: Path) ->
         rows = logs.store.load_tool_logs(IDENTITY)
         return [got.calls, got.titles, sorted(got.diagnostics), sorted(rows.items())]
 
-    split = ToolLogs(ToolLogsDb(tmp_path / "a"), Plan(long_lived=False, forks=True), split_bytes=0)
-    alone = ToolLogs(ToolLogsDb(tmp_path / "b"), Plan(long_lived=False, forks=False), split_bytes=0)
+    split = ToolLogs(ToolLogsDb(tmp_path / "a"), Plan(long_lived=False, forks=True, split_bytes=0))
+    alone = ToolLogs(ToolLogsDb(tmp_path / "b"), Plan(long_lived=False, forks=False, split_bytes=0))
     assert reads(split) == reads(alone)
     with rollout.open("ab") as fh:
         fh.write(jsonl([token_count(T.format(3), (300, 20, 9, 0))]))

@@ -19,7 +19,6 @@ from codeburn.cache.local_files import LocalFiles
 from codeburn.providers import runtime
 from codeburn.providers.agent import reached_ids
 from codeburn.providers.agent.stream import StreamWalker
-from codeburn.providers.ide import full_parse
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3 import roots as layout3_roots
 from codeburn.providers.ide.layout3.blob_scan import (
@@ -308,8 +307,7 @@ def test_the_reader_keeps_the_memo_and_reads_the_same_with_it(
 ) -> None:
     if forked and not can_fork():
         pytest.skip("no fork here")
-    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
-    plan = Plan(forks=forked)
+    plan = Plan(forks=forked, walk_rows=0)
     db = _profile(tmp_path)
     expected = _calls(db, None, plan)
     kept = _File()

@@ -159,11 +159,10 @@ def test_a_full_parse_with_a_second_process_equals_one_in_process(
     db = _profile(tmp_path, 9)
 
     def full_parse(forked: bool) -> tuple[Any, ...]:
-        monkeypatch.setattr(parse_module, "WALK_ASIDE_ROWS", 0)
         started: list[int] = []
         real = parse_module.AsideParts
         monkeypatch.setattr(parse_module, "AsideParts", lambda w: started.append(1) or real(w))
-        reader = CursorReader(db, floor_ms=0, budget=budget, plan=Plan(forks=forked))
+        reader = CursorReader(db, floor_ms=0, budget=budget, plan=Plan(forks=forked, walk_rows=0))
         got = reader.read(now_ms=T0 + DAY)
         assert started == ([1] if forked else [])
         calls = sorted((c.key, c.timestamp_ms, c.input_tokens, c.output_tokens) for c in got.calls)

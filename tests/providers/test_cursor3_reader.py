@@ -17,6 +17,7 @@ from codeburn.providers.calls import Call
 from codeburn.providers.ide.layout3.metas import ConversationMeta
 from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.localtime import iso_utc
+from codeburn.providers.plan import Plan
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.samples.graph_writer import TurnSpec, build_graph, json_message
 from codeburn.providers.samples.profile_writer import ProfileWriter
@@ -184,7 +185,8 @@ def test_blobs_of_a_decoded_root_are_not_stream_only_requests(tmp_path: Path) ->
     with ProfileWriter(tmp_path / "Cursor") as p:
         _root_18(Cursor3Writer(p))
         p.agent("loose", role="user", content="z" * 8, request_id="req-loose")
-    keys = {c.key for c in read(p.db_path).calls}
+    reader = CursorReader(p.db_path, floor_ms=FLOOR, plan=Plan(walk_rows=0))
+    keys = {c.key for c in reader.read(now_ms=NOW).calls}
     assert keys == {"cursor:root:c-18:0", "cursor:root:c-18:1", "cursor:agentKv:req-loose"}
 
 
@@ -305,14 +307,12 @@ def test_refresh_picks_up_a_new_root_conversation(tmp_path: Path) -> None:
     assert second.conversations == {"c-old": "bubbles", "c-18": "root"}
 
 
-def test_blobs_of_a_decoded_root_leave_the_stream_walked_aside_too(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("codeburn.providers.ide.full_parse.WALK_ASIDE_ROWS", 0)
+def test_blobs_of_a_decoded_root_leave_the_stream_walked_aside_too(tmp_path: Path) -> None:
     with ProfileWriter(tmp_path / "Cursor") as p:
         _root_18(Cursor3Writer(p))
         p.agent("loose", role="user", content="z" * 8, request_id="req-loose")
-    keys = {c.key for c in read(p.db_path).calls}
+    reader = CursorReader(p.db_path, floor_ms=FLOOR, plan=Plan(walk_rows=0))
+    keys = {c.key for c in reader.read(now_ms=NOW).calls}
     assert keys == {"cursor:root:c-18:0", "cursor:root:c-18:1", "cursor:agentKv:req-loose"}
 
 

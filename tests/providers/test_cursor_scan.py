@@ -308,12 +308,13 @@ def test_the_agent_walk_in_a_forked_child_equals_the_walk_in_process(
     spec = SampleSpec(seed=3, conversations=30, bubbles=(4, 10), days=5)
     info = generate_sample_profile(tmp_path / "Cursor", spec)
     serial = sorted(read(info.db_path).calls, key=lambda c: c.key)
-    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
     forked: list[WalkAside] = []
     monkeypatch.setattr(
         full_parse, "WalkAside", lambda *a, **k: forked.append(WalkAside(*a, **k)) or forked[-1]
     )
-    aside = sorted(read(info.db_path, plan=Plan(forks=True)).calls, key=lambda c: c.key)
+    aside = sorted(
+        read(info.db_path, plan=Plan(forks=True, walk_rows=0)).calls, key=lambda c: c.key
+    )
     assert len(forked) == 1 and aside == serial
     assert any(c.key.startswith("cursor:agentKv:") for c in aside)
 

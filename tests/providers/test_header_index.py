@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from codeburn.providers.ide import full_parse
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.plan import Plan
@@ -141,9 +140,7 @@ def test_a_database_without_the_index_is_looked_at_once_per_read(
     db = _db(_plain(tmp_path))
     statements = _trace_statements(monkeypatch)
     # This small profile read as a large one is: bubbles split with a child that walks.
-    monkeypatch.setattr(full_parse, "SPLIT_ROWS", 1)
-    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 1)
-    reader = CursorReader(db, floor_ms=0)
+    reader = CursorReader(db, floor_ms=0, plan=Plan(split_rows=1, walk_rows=1))
     looks = lambda: sum('"conversationState":"' in s for s in statements)  # noqa: E731
     full = reader.read(now_ms=T0)
     assert full.full and looks() == 1

@@ -57,12 +57,14 @@ def _generate(tmp_path: Path, *, filler: int = 0) -> Path:
     return db
 
 
-_SPLIT = {"on": False}  # whether `_read` may split its read (the `split` fixture)
+# The plan `_read` reads with: one process, or (the `split` fixture) this small profile split
+# as a large one is, the agent stream walked aside too where a test asks (`walk_rows`).
+_PLAN = {"plan": Plan(forks=False)}
 
 
 def _read(db: Path, *, budget: int | None = None, floor_ms: int | None = None) -> ReadResult:
     floor = floor_ms if floor_ms is not None else local_midnight_ms(six_month_floor())
-    plan = Plan(forks=_SPLIT["on"])
+    plan = _PLAN["plan"]
     return CursorReader(db, floor_ms=floor, budget=budget, plan=plan).read()
 
 
@@ -91,8 +93,8 @@ def split(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[older.OlderRows]
     monkeypatch.setattr(CursorReader, "_older_aside", recording)
 
     def enable() -> list[older.OlderRows]:
-        monkeypatch.setattr(full_parse, "SPLIT_ROWS", 1)
-        monkeypatch.setitem(_SPLIT, "on", True)
+        walk_rows = _PLAN["plan"].walk_rows
+        monkeypatch.setitem(_PLAN, "plan", Plan(forks=True, split_rows=1, walk_rows=walk_rows))
         return made
 
     return enable
@@ -164,7 +166,7 @@ def test_the_child_walks_the_agent_stream_first_when_it_is_its_job(
     monkeypatch.setattr(reader_state, "by_rowid", lambda agents, total: False)
     alone = _read(db)  # in one process, the agent rows by ROWID range
     assert any(c.key.startswith("cursor:agentKv:") for c in alone.calls)
-    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setitem(_PLAN, "plan", Plan(forks=False, walk_rows=0))
     monkeypatch.setattr(reader_state, "by_rowid", lambda agents, total: child_by_rowid)
     made = split()
     together = _read(db)
@@ -192,7 +194,7 @@ def test_the_installs_are_prepared_while_the_child_still_walks(
 
     monkeypatch.setattr(CursorReader, "_prepare_scan", preparing)
     monkeypatch.setattr(older.OlderRows, "walker", waiting)
-    monkeypatch.setattr(full_parse, "WALK_ASIDE_ROWS", 0)
+    monkeypatch.setitem(_PLAN, "plan", Plan(forks=False, walk_rows=0))
     made = split()
     together = _read(db)
     assert len(made) == 1 and made[0].walks
