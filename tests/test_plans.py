@@ -1,10 +1,11 @@
 """Every way a read may run gives the same figures (docs/architecture.md, `providers.plan`).
 
-The same machine — Cursor 3.x conversations, older ones as bubbles, agent transcripts and Cursor
-Agent CLI stores — is read under each plan: a long-lived server's, a one-shot command's in one
-process, and a command's that splits its work across processes where this one may fork. Each
-reads cold, then after an append (a new exchange, a transcript grown by a line), then after an
-in-place rewrite (a message rewritten, a transcript cut short), and every report is equal.
+The same machine — Cursor 3.x conversations, older ones as bubbles, agent transcripts, Cursor
+Agent CLI stores, Claude Code and Codex logs — is read under each plan: a long-lived server's, a
+one-shot command's in one process, and a command's that splits all its work across processes
+where this one may fork. Each reads cold, then after an append (a new exchange, a transcript and
+two other tools' logs grown by a line), then after an in-place rewrite (a message rewritten, a
+transcript and a Claude Code log cut short), and every report is equal.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 from codeburn.providers import iso_utc, now_ms, today
 from codeburn.providers.plan import LONG_LIVED, ONE_SHOT, Plan
 from codeburn.providers.runtime import can_fork, writes_at_end
+from codeburn.providers.samples.agent_logs_writer import AgentLogsSpec, write_agent_logs
 from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.service import UsageService, named_period
@@ -42,7 +44,14 @@ class _Forking(Plan):
 PLANS = {
     "server": LONG_LIVED,
     "command": Plan(long_lived=False, forks=False),
-    "command, forked": _Forking(long_lived=ONE_SHOT.long_lived, forks=ONE_SHOT.forks),
+    # (every piece of work split, however small)
+    "command, forked": _Forking(
+        long_lived=ONE_SHOT.long_lived,
+        forks=ONE_SHOT.forks,
+        split_rows=1,
+        walk_rows=1,
+        split_bytes=0,
+    ),
 }
 
 
@@ -51,6 +60,7 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("machine")
     spec = Cursor3Spec(conversations=12, classic=6, cli_sessions=2, days=10, now_ms=now_ms())
     generate_cursor3_profile(root / "Cursor", root / "home", spec)
+    write_agent_logs(root / "claude", root / "codex", AgentLogsSpec(now_ms(), days=10))
     (root / "appended-at").write_text(iso_utc(now_ms() - 60_000))  # the same for every plan
     return root
 
@@ -69,10 +79,23 @@ def _steps(work: Path) -> Iterator[str]:
     transcript = _transcript(work / "home")
     lines = transcript.read_bytes().splitlines(keepends=True)
     transcript.write_bytes(b"".join([*lines, lines[0]]))
+    claude = sorted((work / "claude").rglob("*.jsonl"))[0]
+    claude_lines = claude.read_bytes().splitlines(keepends=True)
+    usage = {"input_tokens": 5, "output_tokens": 70, "cache_read_input_tokens": 900}
+    message = {"id": "msg_plans", "model": "claude-sonnet-4-5-20250929", "usage": usage}
+    line = {"type": "assistant", "timestamp": at, "requestId": "req_plans", "message": message}
+    claude.write_bytes(b"".join([*claude_lines, json.dumps(line).encode() + b"\n"]))
+    rollout = sorted((work / "codex").rglob("*.jsonl"))[0]
+    totals = {"input_tokens": 10**7, "cached_input_tokens": 10, "output_tokens": 10**6}
+    info = {"total_token_usage": totals, "last_token_usage": totals}
+    event = {"timestamp": at, "type": "event_msg", "payload": {"type": "token_count", "info": info}}
+    with rollout.open("ab") as fh:
+        fh.write(json.dumps(event).encode() + b"\n")
     yield "after an append"
     with ProfileWriter(work / "Cursor") as p:
         p.bubble("plans-new", "a", role="assistant", text="longer " * 900, created_at=at)
     transcript.write_bytes(b"".join(lines[:-1]))
+    claude.write_bytes(b"".join(claude_lines[: len(claude_lines) // 2]))
     yield "after an in-place rewrite"
 
 
@@ -80,6 +103,8 @@ def _reports(machine: Path, work: Path, plan: Plan, monkeypatch: pytest.MonkeyPa
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(machine, work)
     monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(work / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(work / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(work / "codex"))
     db = work / "Cursor" / "User" / "globalStorage" / "state.vscdb"
     service = UsageService(db, cache_dir=work / "cache", plan=plan)
     period = named_period("30days", today())
@@ -102,13 +127,12 @@ def test_every_plan_reads_the_same(
 ) -> None:
     if not can_fork():
         pytest.skip("no fork here: the forked plan would read in process")
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude"))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex"))
     work = tmp_path / "work"  # one path for every plan: the reports name the same folders
     seen = {name: _reports(machine, work, plan, monkeypatch) for name, plan in PLANS.items()}
     assert any(FORKED)  # the forked plan did split its reads
     first = seen["server"]
     assert len(first) == 3
     assert len({r for _, r in first}) == 3  # each change moved the figures
+    assert all('"id": "claude-code"' in r and '"id": "codex"' in r for _, r in first)
     for name, reports in seen.items():
         assert reports == first, name

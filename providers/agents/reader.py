@@ -18,6 +18,7 @@ from typing import Any, Final, Protocol
 from codeburn.providers.agents.claude_code import (
     ClaudeFile,
     ClaudeRequest,
+    claude_calls,
     decode_claude,
 )
 from codeburn.providers.agents.claude_memo import ClaudeCallsMemo
@@ -297,7 +298,12 @@ class ToolLogs:
     ) -> ToolRead:
         read = ToolRead(diagnostics=problems)
         files = [self._claude_file(e) for e in kept.values() if e.claude is not None]
-        made = self.claude_memo.calls(files, since_ms)
+        # A command reads once: `claude_calls` whole (the memo's bookkeeping is for the next
+        # refresh of a long-lived reader; equal answers, by test).
+        if self.plan.long_lived:
+            made = self.claude_memo.calls(files, since_ms)
+        else:
+            made = claude_calls(files, since_ms)
         read.calls.extend(made.calls)
         read.titles.update(made.titles)
         read.found = {e.tool for e in kept.values() if e.records}
