@@ -1,65 +1,27 @@
 """Cursor's usage export (CSV): the file, its rows, team exports."""
 
-from typing import TYPE_CHECKING
-
-from codeburn.providers.lazy import lazy_surface
-
-if TYPE_CHECKING:
-    from codeburn.providers.exports.digests import DigestIndex
-    from codeburn.providers.exports.export_file import open_export, read_export
-    from codeburn.providers.exports.team import ChooseUserError, chosen_user, one_persons_rows
-    from codeburn.providers.exports.usage_csv import (
-        CsvFormatError,
-        UsageRow,
-        billed_amount,
-        identity,
-        is_user_api_key,
-        iter_csv,
-        normalise_model,
-        parse_csv,
-        row_to_call,
-    )
-    from codeburn.providers.exports.usage_events import (
-        EventDetail,
-        EventShapeError,
-        clean_text,
-        one_persons_events,
-        parse_events,
-    )
-else:  # imported on first use (see codeburn.providers.lazy)
-    __getattr__ = lazy_surface(
-        __name__,
-        {
-            "codeburn.providers.exports.digests": ("DigestIndex",),
-            "codeburn.providers.exports.export_file": (
-                "open_export",
-                "read_export",
-            ),
-            "codeburn.providers.exports.team": (
-                "ChooseUserError",
-                "chosen_user",
-                "one_persons_rows",
-            ),
-            "codeburn.providers.exports.usage_csv": (
-                "CsvFormatError",
-                "UsageRow",
-                "billed_amount",
-                "identity",
-                "is_user_api_key",
-                "iter_csv",
-                "normalise_model",
-                "parse_csv",
-                "row_to_call",
-            ),
-            "codeburn.providers.exports.usage_events": (
-                "EventDetail",
-                "EventShapeError",
-                "clean_text",
-                "one_persons_events",
-                "parse_events",
-            ),
-        },
-    )
+# Imported at once: the CLI's and the server's start import these modules anyway.
+from codeburn.providers.exports.digests import DigestIndex
+from codeburn.providers.exports.export_file import open_export, read_export
+from codeburn.providers.exports.team import ChooseUserError, chosen_user, one_persons_rows
+from codeburn.providers.exports.usage_csv import (
+    CsvFormatError,
+    UsageRow,
+    billed_amount,
+    identity,
+    is_user_api_key,
+    iter_csv,
+    normalise_model,
+    parse_csv,
+    row_to_call,
+)
+from codeburn.providers.exports.usage_events import (
+    EventDetail,
+    EventShapeError,
+    clean_text,
+    one_persons_events,
+    parse_events,
+)
 
 __all__ = [
     "ChooseUserError",
