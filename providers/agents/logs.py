@@ -49,18 +49,70 @@ class ToolSnapshot:
     files: dict[str, LogFile] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # folders that could not be listed
     taken_ns: int = 0
+    _fingerprint: str | None = None
 
     @property
     def fingerprint(self) -> str:
-        parts = [f"{k}={f.ident}" for k, f in sorted(self.files.items())]
-        return hashlib.sha256("\x1f".join(parts).encode("utf-8", "replace")).hexdigest()[:32]
+        if self._fingerprint is None:
+            parts = [f"{k}={f.ident}" for k, f in sorted(self.files.items())]
+            digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "replace"))
+            self._fingerprint = digest.hexdigest()[:32]
+        return self._fingerprint
 
     def found(self, tool: str) -> bool:
         return any(f.tool == tool for f in self.files.values())
 
 
+Entry = tuple[str, str, bool, bool]  # a folder's entry: name, path, is a folder, is a link
+SETTLED_NS: Final = 2_000_000_000  # a folder unchanged this long before a listing: kept
+
+
+class Listings:
+    """Folder listings kept between snapshots of a long-lived reader. A folder whose
+    modification time and inode are those of its kept listing holds the same entries (adding,
+    removing or renaming an entry changes its time); a listing is kept only when the folder's
+    time was already `SETTLED_NS` old when it was made (a change in the same clock tick would
+    not move the time) and it holds no link (whose target may change alone)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[tuple[int, int, int], list[Entry]]] = {}
+
+    def get(self, top: str, st: os.stat_result) -> list[Entry] | None:
+        kept = self._kept.get(top)
+        if kept is not None and kept[0] == (st.st_mtime_ns, st.st_ino, st.st_dev):
+            return kept[1]
+        return None
+
+    def keep(self, top: str, st: os.stat_result, entries: list[Entry], taken_ns: int) -> None:
+        if st.st_mtime_ns < taken_ns - SETTLED_NS and not any(e[3] for e in entries):
+            self._kept[top] = ((st.st_mtime_ns, st.st_ino, st.st_dev), entries)
+        else:
+            self._kept.pop(top, None)
+
+
+def _entries(top: str, problems: list[str]) -> list[Entry] | None:
+    """A folder's entries by name; None when it cannot be listed (said in `problems`)."""
+    try:
+        scanned = list(os.scandir(top))
+    except OSError as exc:
+        problems.append(f"could not list {top}: {exc.strerror or exc}")
+        return None
+    entries = []
+    for entry in sorted(scanned, key=lambda e: e.name):
+        try:
+            entries.append((entry.name, entry.path, entry.is_dir(), entry.is_symlink()))
+        except OSError:
+            continue
+    return entries
+
+
 def _walk(
-    top: str, rel: str, real: str | None, problems: list[str], seen: set[tuple[int, int]]
+    top: str,
+    rel: str,
+    real: str | None,
+    snap: ToolSnapshot,
+    seen: set[tuple[int, int]],
+    listings: Listings | None,
 ) -> Iterator[tuple[str, str, str]]:
     """Every file under `top`: its path, its path under the walk's start ('/'-separated) and
     its real path, following folder links once each (a link loop ends there). A file or
@@ -73,27 +125,23 @@ def _walk(
     if (st.st_dev, st.st_ino) in seen:
         return
     seen.add((st.st_dev, st.st_ino))
-    try:
-        entries = list(os.scandir(top))
-    except OSError as exc:
-        problems.append(f"could not list {top}: {exc.strerror or exc}")
-        return
+    entries = listings.get(top, st) if listings is not None else None
+    if entries is None:
+        entries = _entries(top, snap.problems)
+        if entries is None:
+            return
+        if listings is not None:
+            listings.keep(top, st, entries, snap.taken_ns)
     if real is None:
         real = os.path.realpath(top)
-    for entry in sorted(entries, key=lambda e: e.name):
-        try:
-            is_dir = entry.is_dir()
-            is_link = entry.is_symlink()
-        except OSError:
-            continue
-        name = entry.name
+    for name, path, is_dir, is_link in entries:
         under = f"{rel}/{name}" if rel else name
         if is_dir:
             inner = None if is_link else os.path.join(real, name)
-            yield from _walk(entry.path, under, inner, problems, seen)
+            yield from _walk(path, under, inner, snap, seen, listings)
         else:
-            key = os.path.realpath(entry.path) if is_link else os.path.join(real, name)
-            yield entry.path, under, key
+            key = os.path.realpath(path) if is_link else os.path.join(real, name)
+            yield path, under, key
 
 
 def _ident(path: str) -> Ident | None:
@@ -106,17 +154,22 @@ def _ident(path: str) -> Ident | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def take_snapshot(claude: list[Path] | None = None, codex: Path | None = None) -> ToolSnapshot:
-    """The files under the roots (the environment's when not given)."""
+def take_snapshot(
+    claude: list[Path] | None = None,
+    codex: Path | None = None,
+    listings: Listings | None = None,
+) -> ToolSnapshot:
+    """The files under the roots (the environment's when not given). `listings`: folder
+    listings kept from the last snapshot (a long-lived reader's), updated."""
     snap = ToolSnapshot(taken_ns=time.time_ns())
     seen: set[tuple[int, int]] = set()
     for index, root in enumerate(claude if claude is not None else claude_roots()):
-        for path, under, key in _walk(str(root / "projects"), "", None, snap.problems, seen):
+        for path, under, key in _walk(str(root / "projects"), "", None, snap, seen, listings):
             if _is_log(under.rsplit("/", 1)[-1]):
                 _add(snap, CLAUDE_CODE, path, key, f"{index}/{under}")
     root = codex if codex is not None else codex_root()
     for folder, pattern in (("sessions", "rollout-"), ("archived_sessions", "")):
-        for path, under, key in _walk(str(root / folder), "", None, snap.problems, seen):
+        for path, under, key in _walk(str(root / folder), "", None, snap, seen, listings):
             name = under.rsplit("/", 1)[-1]
             if _is_log(name) and name.startswith(pattern):
                 _add(snap, CODEX, path, key, path)

@@ -31,6 +31,7 @@ from codeburn.providers.agents.codex import (
     decode_codex,
 )
 from codeburn.providers.agents.logs import (
+    Listings,
     LogFile,
     ToolSnapshot,
     take_snapshot,
@@ -88,9 +89,10 @@ class ToolLogs:
         self.window_hits = 0  # its answers kept (tests read it)
         self.changed = False
         self._gone: set[str] = set()  # logs gone since the last save
+        self._listings = Listings() if plan.long_lived else None  # (see `take_snapshot`)
 
     def snapshot(self) -> ToolSnapshot:
-        return take_snapshot()
+        return take_snapshot(listings=self._listings)
 
     def read(
         self,

@@ -10,7 +10,7 @@ import pytest
 
 from codeburn.cache.tool_logs import ToolLogsDb
 from codeburn.providers.agents import ToolLogs, claude_roots, codex_root
-from codeburn.providers.agents.logs import take_snapshot
+from codeburn.providers.agents.logs import Listings, take_snapshot
 from codeburn.providers.agents.state import IDENTITY
 from codeburn.providers.calls import Call
 from codeburn.providers.localtime import parse_iso_ms
@@ -269,3 +269,41 @@ def test_a_read_split_across_two_processes_equals_one_process(tmp_path: Path) ->
         fh.write(jsonl([assistant("m19", "r19", T.format(9), usage(out=9))]))
     assert reads(split) == reads(alone)
     assert split.split_reads == 2 and alone.split_reads == 0
+
+
+def test_kept_folder_listings_see_every_new_gone_or_renamed_log(tmp_path: Path) -> None:
+    """A long-lived reader lists a folder again only when its time moved (`Listings`): a log
+    added, removed or renamed in a folder listed before is seen at the next snapshot, and the
+    snapshot equals a fresh one every time."""
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    path = _claude_file(claude, 2)
+    folder = path.parent
+    listings = Listings()
+
+    def settle() -> None:  # the folders' times well before the next listing
+        for f in (folder, folder.parent):
+            os.utime(f, ns=(0, 1_000_000_000))
+
+    def same_as_fresh() -> set[str]:
+        kept = take_snapshot([claude], codex, listings)
+        fresh = take_snapshot([claude], codex)
+        assert kept.files == fresh.files and kept.fingerprint == fresh.fingerprint
+        return {f.path for f in kept.files.values()}
+
+    settle()
+    assert same_as_fresh() == {str(path)}
+    assert listings.get(str(folder), folder.stat()) is not None  # kept: settled
+    other = write(
+        folder / "22222222-0000-4000-8000-000000000000.jsonl",
+        [assistant("m7", "r7", T.format(7), usage())],
+    )
+    assert same_as_fresh() == {str(path), str(other)}
+    assert listings.get(str(folder), folder.stat()) is None  # just changed: not kept
+    settle()
+    same_as_fresh()
+    renamed = other.rename(folder / "33333333-0000-4000-8000-000000000000.jsonl")
+    assert same_as_fresh() == {str(path), str(renamed)}
+    settle()
+    same_as_fresh()
+    path.unlink()
+    assert same_as_fresh() == {str(renamed)}
