@@ -134,7 +134,7 @@ class BubbleScan:
                         chars = len(text)
                     else:
                         chars = len(text.decode("utf-8", "replace"))
-                    bubble: Bubble = (
+                    bubble = Bubble(
                         rowid,
                         key,
                         typ,
@@ -167,7 +167,7 @@ class BubbleScan:
     def _pend(self, composer: str, *row: Any) -> None:
         rowid, key, typ, req, tin, tout, model, text, langs = row
         chars = text_chars(text)
-        bubble: Bubble = (
+        bubble = Bubble(
             rowid, key, typ, 0,
             tin if type(tin) is int and tin > 0 else 0,
             tout if type(tout) is int and tout > 0 else 0,
@@ -198,19 +198,18 @@ class BubbleScan:
                 if (
                     ts < floor_ms
                     or not room
-                    or (self.cutoff is not None and bubble[0] < self.cutoff)
+                    or (self.cutoff is not None and bubble.rowid < self.cutoff)
                 ):
                     self._unkeep(composer, bubble)
                     continue
                 self.kept += 1
                 self.inferred[composer] = self.inferred.get(composer, 0) + 1
-                dated: Bubble = (*bubble[:3], ts, *bubble[4:])
-                self.bubbles.setdefault(composer, []).append(dated)
+                self.bubbles.setdefault(composer, []).append(bubble._replace(ts=ts))
             if not self.undated[composer]:
                 del self.undated[composer]
         self.pending.clear()
 
     def _unkeep(self, composer: str, bubble: Bubble) -> None:
-        self.unkept.setdefault(composer, array("q")).append(bubble[0])
-        if bubble[9] is not None:
-            self.other_requests.add(bubble[9])
+        self.unkept.setdefault(composer, array("q")).append(bubble.rowid)
+        if bubble.request_id is not None:
+            self.other_requests.add(bubble.request_id)

@@ -11,7 +11,7 @@ import pytest
 
 from codeburn.providers.agent import StreamRequest, StreamWalker
 from codeburn.providers.ide import sql as scan
-from codeburn.providers.ide.emit import B_LANGS, B_MODEL
+from codeburn.providers.ide.emit import Bubble
 from codeburn.providers.ide.rows import BubbleScan
 
 
@@ -33,9 +33,10 @@ def test_kept_bubbles_share_their_model_and_language_strings() -> None:
     acc = BubbleScan("2026-01-01T00:00:00.000Z", None, None)
     assert acc.add(rows) == (3, 0)
     kept = acc.bubbles["conv-a"]
-    assert [b[B_MODEL] for b in kept] == ["gpt-5"] * 3
-    assert len({id(b[B_MODEL]) for b in kept}) == 1
-    assert len({id(b[B_LANGS]) for b in kept}) == 1
+    assert [b.model for b in kept] == ["gpt-5"] * 3
+    assert len({id(b.model) for b in kept}) == 1
+    assert len({id(b.languages) for b in kept}) == 1
+    assert all(type(b) is Bubble and b.chars == 1 for b in kept)
 
 
 def agent_row(rowid: int, request: str) -> tuple[int, bytes]:
