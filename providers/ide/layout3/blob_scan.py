@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from itertools import starmap
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final, cast
@@ -344,7 +345,7 @@ def unpack_records(packed: PackedRecords) -> JsonRecords:
         return []
     rowids = array("q")
     rowids.frombytes(raw)
-    return list(zip(rowids, cast(Iterable[Record], zip(*columns, strict=True)), strict=True))
+    return list(zip(rowids, starmap(Record, zip(*columns, strict=True)), strict=True))
 
 
 def json_records(db_path: Path, upto: int) -> JsonRecords:

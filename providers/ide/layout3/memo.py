@@ -124,7 +124,7 @@ def _record(raw: list[Any] | None) -> Record | None:
     if raw is None:
         return None
     role, chars, request_id, model, tools, created_ms, served = raw
-    return (role, chars, request_id, model, tuple(map(tuple, tools)), created_ms, served)
+    return Record(role, chars, request_id, model, tuple(map(tuple, tools)), created_ms, served)
 
 
 def memo_head_ok(data: bytes | None, db_key: str) -> bool:
