@@ -47,15 +47,29 @@ class UserPart:
     timestamp_ms: int | None = None
 
 
+# What an assistant step is (step field 1 / 2 / 3, docs/cursor-3-layout.md).
+ASSISTANT_STEP: Final = 1  # an assistant message `{1 text, 2 timestamp ms}`
+TOOL_STEP: Final = 2  # a tool call (its arguments are never counted)
+THINKING_STEP: Final = 3  # thinking `{1 text}`
+# The steps whose text is a turn's output (docs/cursor-3-layout.md#how-a-graph-becomes-calls):
+# the one place that says which texts of a turn count.
+OUTPUT_STEPS: Final = frozenset({ASSISTANT_STEP})
+
+
 @dataclass(slots=True)  # not frozen: a frozen __init__ costs several times more
 class StepPart:
-    """An assistant step blob (field 1 = assistant message)."""
+    """An assistant step blob: its kind, and its text when that counts as output."""
 
-    failed: bool = False  # the message or its text is malformed: nothing counts
-    assistant: bool = False  # the step is an assistant message (not a tool call, thinking)
-    chars: int = 0
-    failed_time: bool = False  # field 2 malformed
-    timestamp_ms: int | None = None
+    kind: int = 0  # ASSISTANT_STEP, TOOL_STEP, THINKING_STEP; 0: none of these
+    failed: bool = False  # the step or its counted text is malformed: nothing counts
+    chars: int = 0  # characters of its text, when its kind counts (OUTPUT_STEPS)
+    failed_time: bool = False  # an assistant message's field 2 malformed
+    timestamp_ms: int | None = None  # an assistant message's time
+
+    @property
+    def output(self) -> bool:
+        """Whether the step's text is output (a failed one is counted unreadable instead)."""
+        return self.kind in OUTPUT_STEPS
 
 
 TurnPart = tuple[str | None, list[str]]  # (user message, steps) as blob ids (`blob_key`)
@@ -196,7 +210,7 @@ def _plain_step(data: bytes) -> StepPart | None:
         chars = text_len
     else:  # decoded from a view: a step's bytes are not copied first (copies add up in a parse)
         chars = len(str(memoryview(data)[text_at:end], "utf-8", "replace"))
-    return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
+    return StepPart(ASSISTANT_STEP, chars=chars, timestamp_ms=ms)
 
 
 def _step_part(data: bytes) -> StepPart | Bad:
@@ -209,19 +223,21 @@ def _parsed_step(data: bytes) -> StepPart | Bad:
         step = pb.nested(data, 3)
     except pb.WireError:
         return BAD
+    kind = next((k for k in (ASSISTANT_STEP, TOOL_STEP, THINKING_STEP) if k in step), 0)
+    if kind not in OUTPUT_STEPS:  # nothing of it is read
+        return StepPart(kind)
     try:
-        assistant_raw = pb.first_bytes(step, 1)
-        if assistant_raw is None:
-            return StepPart()
-        assistant = pb.nested(assistant_raw, 4)
-        chars = _text_len(pb.first_bytes(assistant, 1))
+        message = pb.nested(pb.first_bytes(step, kind) or b"", 4)
+        chars = _text_len(pb.first_bytes(message, 1))
     except pb.WireError:
-        return StepPart(failed=True)
+        return StepPart(kind, failed=True)
+    if kind != ASSISTANT_STEP:  # only an assistant message carries a time
+        return StepPart(kind, chars=chars)
     try:
-        ms = valid_ms(pb.first_int(assistant, 2))
+        ms = valid_ms(pb.first_int(message, 2))
     except pb.WireError:
-        return StepPart(assistant=True, chars=chars, failed_time=True)
-    return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
+        return StepPart(kind, chars=chars, failed_time=True)
+    return StepPart(kind, chars=chars, timestamp_ms=ms)
 
 
 def part_of(data: bytes, role: int) -> Part:

@@ -224,7 +224,7 @@ def _turn_blob(walk: _Walk, user: UserPart | None, step_keys: list[str]) -> _Tur
                     out.user_ms = user.timestamp_ms
     for step_key in step_keys:
         step: StepPart | None = walk.fetch(step_key, STEP)
-        if step is None or not (step.assistant or step.failed):
+        if step is None or not step.output:
             continue
         if step.failed:
             walk.unreadable += 1
