@@ -288,7 +288,7 @@ def bubble_turns(bubbles: Sequence[Bubble]) -> tuple[Turn, ...]:
             continue
         if bubble.type == USER_TYPE:
             if start is not None:
-                append((int(start), int(end), model))
+                append(Turn(int(start), int(end), model))
             start = end = ts
             model = None
             continue
@@ -302,5 +302,5 @@ def bubble_turns(bubbles: Sequence[Bubble]) -> tuple[Turn, ...]:
             if model is None:
                 model = models[name] = canonical_model(name)
     if start is not None:
-        append((int(start), int(end), model))
+        append(Turn(int(start), int(end), model))
     return tuple(turns)
