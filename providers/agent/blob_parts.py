@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final, NamedTuple, Protocol
 
 from codeburn.providers.agent import protobuf as pb
 from codeburn.providers.agent.stream import Record, record_of
@@ -72,7 +72,13 @@ class StepPart:
         return self.kind in OUTPUT_STEPS
 
 
-TurnPart = tuple[str | None, list[str]]  # (user message, steps) as blob ids (`blob_key`)
+class TurnPart(NamedTuple):
+    """A turn blob: its user message and steps, as blob ids (`blob_key`)."""
+
+    user: str | None
+    steps: list[str]
+
+
 Part = Record | TurnPart | UserPart | StepPart | int | Bad
 
 
@@ -98,7 +104,7 @@ def _parsed_turn(data: bytes) -> TurnPart | Bad:
 
 
 def _turn_keys(user: bytes | None, steps: list[bytes]) -> TurnPart:
-    return (None if user is None else blob_key(user)), blob_keys(steps)
+    return TurnPart(None if user is None else blob_key(user), blob_keys(steps))
 
 
 def _plain_turn(data: bytes) -> TurnPart | None:
@@ -134,7 +140,7 @@ def _plain_turn(data: bytes) -> TurnPart | None:
                 user = blob_key(data[start:pos])
         else:
             return None
-    return user, steps
+    return TurnPart(user, steps)
 
 
 def _flat_turn_part(data: bytes) -> TurnPart | Bad:
