@@ -181,6 +181,9 @@ class Record(NamedTuple):
     served: str | None  # the model named inside its content blocks (`served_model`)
 
 
+_new_tuple: Final = tuple.__new__
+
+
 def parse_record(text: str) -> Record | None:
     """The record in one JSON value, or None when the value is not exactly one JSON object."""
     value = json_value(text)
@@ -204,7 +207,8 @@ def parse_record(text: str) -> Record | None:
             created_ms = valid_ms(parse_iso_ms(created) if type(created) is str else created)
         served = served_model(content)
     role = role if type(role) is str else None
-    return Record(role, chars, request_id, model, tools, created_ms, served)
+    # tuple.__new__: the same Record without the constructor's Python-level call (every row).
+    return _new_tuple(Record, (role, chars, request_id, model, tools, created_ms, served))
 
 
 def record_of(raw: Any) -> Record | None:

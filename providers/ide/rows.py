@@ -20,6 +20,7 @@ from codeburn.providers.ide.emit import Bubble
 from codeburn.providers.localtime import LATEST_MS, parse_iso_ms, valid_ms
 
 DEFAULT_BUDGET: Final = 250_000
+_new_tuple: Final = tuple.__new__
 _COMPOSER_AT: Final = len(scan.CALL_KEY_PREFIX + scan.BUBBLE_LO)
 
 
@@ -134,19 +135,24 @@ class BubbleScan:
                         chars = len(text)
                     else:
                         chars = len(text.decode("utf-8", "replace"))
-                    bubble = Bubble(
-                        rowid,
-                        key,
-                        typ,
-                        ts,
-                        (tin if type(tin) is int and tin > 0 else 0) if tin else 0,
-                        (tout if type(tout) is int and tout > 0 else 0) if tout else 0,
-                        # One string per model name and language list, not one a row:
-                        # every kept bubble is held until the conversations are installed.
-                        intern(model) if type(model) is str and model else None,
-                        chars,
-                        intern(langs) if type(langs) is str else langs,
-                        req if type(req) is str and req else None,
+                    # tuple.__new__ makes the same Bubble without the Python-level call of the
+                    # class's constructor (one per kept row).
+                    bubble = _new_tuple(
+                        Bubble,
+                        (
+                            rowid,
+                            key,
+                            typ,
+                            ts,
+                            (tin if type(tin) is int and tin > 0 else 0) if tin else 0,
+                            (tout if type(tout) is int and tout > 0 else 0) if tout else 0,
+                            # One string per model name and language list, not one a row:
+                            # every kept bubble is held until the conversations are installed.
+                            intern(model) if type(model) is str and model else None,
+                            chars,
+                            intern(langs) if type(langs) is str else langs,
+                            req if type(req) is str and req else None,
+                        ),
                     )
                     group = bubbles.get(composer)
                     if group is None:
