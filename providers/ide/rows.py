@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import partial
 from sys import intern
 from typing import Any, Final
 
@@ -93,6 +94,21 @@ class BubbleScan:
     subcomposer: int = 0
     kept: int = 0
     budget_hit: bool = False
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with its bubbles as plain tuples (a cold 3.x parse's second process sends
+        its scan): a NamedTuple pickles and unpickles through a Python-level call each."""
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state["bubbles"] = {c: list(map(tuple, group)) for c, group in self.bubbles.items()}
+        state["pending"] = {c: list(map(tuple, group)) for c, group in self.pending.items()}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        bubble = partial(_new_tuple, Bubble)
+        self.bubbles = {c: list(map(bubble, group)) for c, group in state["bubbles"].items()}
+        self.pending = {c: list(map(bubble, group)) for c, group in state["pending"].items()}
 
     def add(self, rows: Iterable[tuple[Any, ...]]) -> tuple[int, int]:  # noqa: PLR0915 - the per-row loop of a parse, inlined for speed
         """Take rows; returns (kept, dated before the floor) of this batch."""
