@@ -114,5 +114,6 @@ def graph_turns(graph: Graph | None) -> tuple[Turn, ...]:
             continue
         end = turn.end_ms if turn.end_ms is not None and turn.end_ms >= start else start
         name = turn.served or turn.model
-        out.append(Turn(start, end, canonical_model(name) if name else None))
+        # (tuple.__new__: no constructor call, see `ide.emit.bubble_turns`)
+        out.append(tuple.__new__(Turn, (start, end, canonical_model(name) if name else None)))
     return tuple(out)

@@ -62,6 +62,9 @@ _IN_OF: Final = attrgetter("input_tokens")
 _OUT_OF: Final = attrgetter("output_tokens")
 _MODEL_OF: Final = attrgetter("model")
 
+# tuple.__new__ makes a NamedTuple without its constructor's Python-level call (hot loops).
+_new_tuple: Final = tuple.__new__
+
 SOURCE_BUBBLE_TOKENS: Final = "bubbleTokens"
 SOURCE_METER: Final = "meter"
 SOURCE_STREAM: Final = "stream"
@@ -288,7 +291,7 @@ def bubble_turns(bubbles: Sequence[Bubble]) -> tuple[Turn, ...]:
             continue
         if bubble.type == USER_TYPE:
             if start is not None:
-                append(Turn(int(start), int(end), model))
+                append(_new_tuple(Turn, (int(start), int(end), model)))
             start = end = ts
             model = None
             continue
@@ -302,5 +305,5 @@ def bubble_turns(bubbles: Sequence[Bubble]) -> tuple[Turn, ...]:
             if model is None:
                 model = models[name] = canonical_model(name)
     if start is not None:
-        append(Turn(int(start), int(end), model))
+        append(_new_tuple(Turn, (int(start), int(end), model)))
     return tuple(turns)

@@ -213,7 +213,7 @@ class ReaderState:
     ) -> Conversation | None:
         """`_install` up to the calls, which need the agent stream: the conversation to emit
         (its `stream` still empty), or None when no bubble is kept (it has no calls)."""
-        bubbles.sort()
+        bubbles.sort(key=_ROWID_OF)  # ROWIDs are unique: the order of the whole tuples
         state = self._convs.setdefault(composer, ConvState())
         for request in state.requests:
             owners = self._request_conv.get(request)

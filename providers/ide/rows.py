@@ -11,6 +11,7 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from functools import partial
+from operator import attrgetter
 from sys import intern
 from typing import Any, Final
 
@@ -22,6 +23,7 @@ from codeburn.providers.localtime import LATEST_MS, parse_iso_ms, valid_ms
 
 DEFAULT_BUDGET: Final = 250_000
 _new_tuple: Final = tuple.__new__
+_ROWID: Final = attrgetter("rowid")
 _COMPOSER_AT: Final = len(scan.CALL_KEY_PREFIX + scan.BUBBLE_LO)
 
 
@@ -207,7 +209,7 @@ class BubbleScan:
         for composer, rows in self.pending.items():
             created, updated = times.get(composer, (None, None))
             lo, hi = valid_ms(created), valid_ms(updated)
-            rows.sort()
+            rows.sort(key=_ROWID)
             n = len(rows)
             spread = lo is not None and hi is not None and hi > lo and n > 1
             for i, bubble in enumerate(rows):
