@@ -61,15 +61,13 @@ class StepPart:
     """An assistant step blob: its kind, and its text when that counts as output."""
 
     kind: int = 0  # ASSISTANT_STEP, TOOL_STEP, THINKING_STEP; 0: none of these
+    # Its kind is in OUTPUT_STEPS: its text is output (a failed one is counted unreadable).
+    # A field, not a property: the walk asks it of every step.
+    output: bool = False
     failed: bool = False  # the step or its counted text is malformed: nothing counts
-    chars: int = 0  # characters of its text, when its kind counts (OUTPUT_STEPS)
+    chars: int = 0  # characters of its text, when it is output
     failed_time: bool = False  # an assistant message's field 2 malformed
     timestamp_ms: int | None = None  # an assistant message's time
-
-    @property
-    def output(self) -> bool:
-        """Whether the step's text is output (a failed one is counted unreadable instead)."""
-        return self.kind in OUTPUT_STEPS
 
 
 class TurnPart(NamedTuple):
@@ -216,7 +214,7 @@ def _plain_step(data: bytes) -> StepPart | None:
         chars = text_len
     else:  # decoded from a view: a step's bytes are not copied first (copies add up in a parse)
         chars = len(str(memoryview(data)[text_at:end], "utf-8", "replace"))
-    return StepPart(ASSISTANT_STEP, chars=chars, timestamp_ms=ms)
+    return StepPart(ASSISTANT_STEP, ASSISTANT_STEP in OUTPUT_STEPS, chars=chars, timestamp_ms=ms)
 
 
 def _step_part(data: bytes) -> StepPart | Bad:
@@ -229,21 +227,26 @@ def _parsed_step(data: bytes) -> StepPart | Bad:
         step = pb.nested(data, 3)
     except pb.WireError:
         return BAD
-    kind = next((k for k in (ASSISTANT_STEP, TOOL_STEP, THINKING_STEP) if k in step), 0)
+    kind = (
+        ASSISTANT_STEP if ASSISTANT_STEP in step
+        else TOOL_STEP if TOOL_STEP in step
+        else THINKING_STEP if THINKING_STEP in step
+        else 0
+    )  # fmt: skip
     if kind not in OUTPUT_STEPS:  # nothing of it is read
         return StepPart(kind)
     try:
         message = pb.nested(pb.first_bytes(step, kind) or b"", 4)
         chars = _text_len(pb.first_bytes(message, 1))
     except pb.WireError:
-        return StepPart(kind, failed=True)
+        return StepPart(kind, True, failed=True)
     if kind != ASSISTANT_STEP:  # only an assistant message carries a time
-        return StepPart(kind, chars=chars)
+        return StepPart(kind, True, chars=chars)
     try:
         ms = valid_ms(pb.first_int(message, 2))
     except pb.WireError:
-        return StepPart(kind, chars=chars, failed_time=True)
-    return StepPart(kind, chars=chars, timestamp_ms=ms)
+        return StepPart(kind, True, chars=chars, failed_time=True)
+    return StepPart(kind, True, chars=chars, timestamp_ms=ms)
 
 
 def part_of(data: bytes, role: int) -> Part:

@@ -300,7 +300,7 @@ def test_the_common_step_shapes_are_read_in_place() -> None:
     damaged = pb.bytes_field(1, pb.bytes_field(1, "x") + pb.varint_field(2, T1) + b"\x18")
     assert blob_parts._plain_step(damaged) is None
     assert blob_parts._parsed_step(damaged) == blob_parts.StepPart(
-        blob_parts.ASSISTANT_STEP, failed=True
+        blob_parts.ASSISTANT_STEP, output=True, failed=True
     )
 
 
