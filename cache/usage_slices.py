@@ -4,13 +4,40 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from codeburn.providers import CURSOR, CURSOR_AGENT
 
 LOCAL_ESTIMATE_PROVIDERS = frozenset({CURSOR, CURSOR_AGENT})
-# (id, title, project, provider, models, first call, last call) of a conversation in a slice
-ConversationHead = tuple[str, str | None, str, str, tuple[str, ...], int, int]
+
+
+class ConversationHead(NamedTuple):
+    """A conversation in a slice, without its totals (what attribution needs of a sealed day)."""
+
+    id: str
+    title: str | None
+    project: str
+    provider: str
+    models: tuple[str, ...]
+    first_ms: int  # its first and last call time
+    last_ms: int
+
+
+@dataclass(slots=True)
+class GroupSums:
+    """The figures of calls that share everything else (a day, provider, model, project,
+    session and flags: `Slice.add_group`), summed as they come."""
+
+    cost: float
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    not_charged: int  # calls Cursor did not charge
+    first_ms: int  # the first and last call time
+    last_ms: int
+    cursor_fee: float = 0.0  # exact events only: Cursor's token fee
 
 
 @dataclass(slots=True)
@@ -29,30 +56,21 @@ class Totals:
     not_charged: int = 0  # calls Cursor did not charge (errored, aborted): counted, cost $0
     cursor_fee: float = 0.0  # Cursor's token fee: part of `billed_cost`, shown on its own
 
-    def add_sums(
-        self,
-        cost: float,
-        calls: int,
-        tokens: list[Any],
-        est: bool,
-        billed: bool,
-        session: str,
-        not_charged: int = 0,
-        cursor_fee: float = 0.0,
-    ) -> None:
-        """`calls` calls of one session with these summed cost and [in, out, cr, cw] tokens."""
-        self.not_charged += not_charged
-        self.cursor_fee += cursor_fee
+    def add_sums(self, sums: GroupSums, est: bool, billed: bool, session: str) -> None:
+        """`sums.calls` calls of one session."""
+        self.not_charged += sums.not_charged
+        self.cursor_fee += sums.cursor_fee
+        cost = sums.cost
         self.cost += cost
         if est:
             self.estimated_cost += cost
         if billed:
             self.billed_cost += cost
-        self.calls += calls
-        self.input_tokens += tokens[0]
-        self.output_tokens += tokens[1]
-        self.cache_read_tokens += tokens[2]
-        self.cache_write_tokens += tokens[3]
+        self.calls += sums.calls
+        self.input_tokens += sums.input_tokens
+        self.output_tokens += sums.output_tokens
+        self.cache_read_tokens += sums.cache_read_tokens
+        self.cache_write_tokens += sums.cache_write_tokens
         self.sessions.add(session)
 
     def merge(self, other: Totals) -> None:
@@ -213,14 +231,12 @@ class Slice:
         return self.conversations
 
     def conversation_heads(self) -> Iterator[ConversationHead]:
-        """(id, title, project, provider, models, first, last) of each conversation, without
-        decoding its totals (what attribution needs of a sealed day). A malformed stored row
-        is left out."""
+        """Each conversation, without decoding its totals. A malformed stored row is left out."""
         raw = self.stored_conversations
         for cid, row in (raw or {}).items():
             try:
                 title, project, provider, models, first, last = row[:6]
-                yield (
+                yield ConversationHead(
                     str(cid),
                     None if title is None else str(title),
                     str(project),
@@ -234,7 +250,7 @@ class Slice:
         for cid, conv in self.conversations.items():
             if raw is None or cid not in raw:
                 models = tuple(sorted(conv.models))
-                yield (
+                yield ConversationHead(
                     cid,
                     conv.title,
                     conv.project,
@@ -250,21 +266,21 @@ class Slice:
         head: tuple[str | None, str, str],
         model: str,
         flags: tuple[bool, bool],
-        sums: list[Any],
+        sums: GroupSums,
     ) -> None:
         """Calls of one conversation (`head`: title, project, provider; `flags`: estimated,
-        billed); `sums` as in `add_group`, with the first and last call time at [7], [8]."""
+        billed)."""
         convs = self.conversation_sums()
         conv = convs.get(session)
         if conv is None:
             conv = convs[session] = ConversationSums(*head)
-            conv.first_ms, conv.last_ms = sums[7], sums[8]
+            conv.first_ms, conv.last_ms = sums.first_ms, sums.last_ms
         else:
             conv.title = conv.title or head[0]
-            conv.first_ms, conv.last_ms = min(conv.first_ms, sums[7]), max(conv.last_ms, sums[8])
+            conv.first_ms = min(conv.first_ms, sums.first_ms)
+            conv.last_ms = max(conv.last_ms, sums.last_ms)
         conv.models.add(model)
-        fee = sums[9] if len(sums) > 9 else 0.0
-        conv.totals.add_sums(sums[0], sums[1], sums[2:6], *flags, session, sums[6], fee)
+        conv.totals.add_sums(sums, *flags, session)
 
     def add_attribution(self, kind: str, calls: int, cost: float) -> None:
         entry = self.attribution.setdefault(kind, [0, 0.0])
@@ -280,30 +296,31 @@ class Slice:
         est: bool,
         billed: bool,
         priced: bool,
-        sums: list[Any],
+        sums: GroupSums,
         *,
         local: bool,
     ) -> None:
-        """Several calls that share everything but their figures, added at once;
-        `sums` is [cost, calls, input, output, cache read, cache write, not charged?]."""
-        cost, calls, tokens = sums[0], sums[1], sums[2:6]
-        free = sums[6] if len(sums) > 6 else 0
-        fee = sums[9] if len(sums) > 9 else 0.0  # [7], [8]: first and last call time
-        self.totals.add_sums(cost, calls, tokens, est, billed, session, free, fee)
+        """Several calls that share everything but their figures, added at once."""
+        self.totals.add_sums(sums, est, billed, session)
         totals = self.models.get(model)
         if totals is None:
             totals = self.models[model] = Totals()
-        totals.add_sums(cost, calls, tokens, est, billed, session, free, fee)
+        totals.add_sums(sums, est, billed, session)
         totals = self.projects.get(project)
         if totals is None:
             totals = self.projects[project] = Totals()
-        totals.add_sums(cost, calls, tokens, est, billed, session, free, fee)
+        totals.add_sums(sums, est, billed, session)
         if not priced:
             entry = self.unpriced.setdefault(model, [0, 0])
-            entry[0] += calls
-            entry[1] += sum(tokens)
+            entry[0] += sums.calls
+            entry[1] += (
+                sums.input_tokens
+                + sums.output_tokens
+                + sums.cache_read_tokens
+                + sums.cache_write_tokens
+            )
         if local and provider in LOCAL_ESTIMATE_PROVIDERS:
-            self.local_cost += cost
+            self.local_cost += sums.cost
 
     def merge(self, other: Slice, *, conversations: bool = True) -> None:
         """`conversations=False` leaves the per-conversation sums out (a status needs none)."""

@@ -11,16 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, NamedTuple
 
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, Call
 from codeburn.providers.parts import PartFacts, Run
 
-if TYPE_CHECKING:
-    from codeburn.providers.agent import Turn
-
 LOCAL_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT})
 STREAM_ONLY_PREFIX: Final = "cursor:agentKv:"  # a request of no known conversation
+
+
+class Turn(NamedTuple):
+    """A turn for attribution: its recorded span and model (what the decoders give)."""
+
+    start_ms: int  # its first recorded time
+    end_ms: int  # its last recorded time
+    model: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +43,7 @@ class LocalConversation:
 
     def turns_since(self, ms: int) -> LocalConversation:
         """Itself with only the turns that end at or after `ms` (what a cache of today keeps)."""
-        kept = tuple(t for t in self.turns if t[1] >= ms)
+        kept = tuple(t for t in self.turns if t.end_ms >= ms)
         if len(kept) == len(self.turns):
             return self
         return LocalConversation(
@@ -68,7 +73,7 @@ class LocalConversation:
             str(provider),
             None if title is None else str(title),
             tuple(str(m) for m in models),
-            tuple((int(a), int(b), None if m is None else str(m)) for a, b, m in turns),
+            tuple(Turn(int(a), int(b), None if m is None else str(m)) for a, b, m in turns),
             int(first),
             int(last),
         )
@@ -86,13 +91,22 @@ def local_conversations(
     return ConversationMemo().build(facts, turns, titles)
 
 
+class _Made(NamedTuple):
+    """A conversation made, and what it was made of."""
+
+    run: Run
+    turns: tuple[Turn, ...]
+    title: str | None
+    conversation: LocalConversation
+
+
 class ConversationMemo:
     """`local_conversations` of a read's parts, each conversation made again only when what it
     is made of changed (otherwise a refresh makes them all again, and new objects every cache
     and encoding after it has to look at again)."""
 
     def __init__(self) -> None:
-        self._made: dict[str, tuple[Run, tuple[Turn, ...], str | None, LocalConversation]] = {}
+        self._made: dict[str, _Made] = {}
 
     def build(
         self,
@@ -103,15 +117,15 @@ class ConversationMemo:
         seen: dict[str, Run] = {}
         for facts in parts:
             for run in facts.runs:
-                first = run[1]
+                first = run.first
                 if first.provider not in LOCAL_PROVIDERS or first.key.startswith(
                     STREAM_ONLY_PREFIX
                 ):
                     continue
-                entry = seen.get(run[0])
-                seen[run[0]] = run if entry is None else _joined(entry, run)
+                entry = seen.get(run.session)
+                seen[run.session] = run if entry is None else _joined(entry, run)
         before = self._made
-        made: dict[str, tuple[Run, tuple[Turn, ...], str | None, LocalConversation]] = {}
+        made: dict[str, _Made] = {}
         out: dict[str, LocalConversation] = {}
         for cid, run in seen.items():
             raw = turns.get(cid, ())
@@ -119,19 +133,20 @@ class ConversationMemo:
             kept = before.get(cid)
             # The same run object: the same part, so the same calls (a joined run is new).
             if kept is None or not (
-                (kept[0] is run or kept[0] == run) and kept[1] == raw and kept[2] == title
+                (kept.run is run or kept.run == run) and kept.turns == raw and kept.title == title
             ):
                 _, first, models, lo, hi = run
                 conv = LocalConversation(
                     cid, first.project, first.provider, title, models, tuple(sorted(raw)), lo, hi
                 )
-                kept = (run, raw, title, conv)
+                kept = _Made(run, raw, title, conv)
             made[cid] = kept
-            out[cid] = kept[3]
+            out[cid] = kept.conversation
         self._made = made
         return out
 
 
 def _joined(a: Run, b: Run) -> Run:
     """One session's runs in two places: the first's call, every model once, the whole span."""
-    return (a[0], a[1], tuple(dict.fromkeys(a[2] + b[2])), min(a[3], b[3]), max(a[4], b[4]))
+    models = tuple(dict.fromkeys(a.models + b.models))
+    return Run(a.session, a.first, models, min(a.first_ms, b.first_ms), max(a.last_ms, b.last_ms))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import groupby
 from operator import attrgetter
-from typing import Final
+from typing import Final, NamedTuple
 
 from codeburn.providers.calls import Call
 
@@ -24,9 +24,15 @@ _TIME: Final = attrgetter("timestamp_ms")
 _MODEL: Final = attrgetter("model")
 _PROJECT: Final = attrgetter("project")
 
-# One run of calls of one session: (session, its first call, its models in order, first and
-# last call time).
-Run = tuple[str, Call, tuple[str, ...], int, int]
+
+class Run(NamedTuple):
+    """One run of calls of one session."""
+
+    session: str
+    first: Call  # its first call
+    models: tuple[str, ...]  # in order
+    first_ms: int  # its first and last call time
+    last_ms: int
 
 
 class PartFacts:
@@ -41,10 +47,10 @@ class PartFacts:
             group = list(run)
             times = list(map(_TIME, group))
             models = tuple(dict.fromkeys(map(_MODEL, group)))
-            runs.append((session, group[0], models, min(times), max(times)))
+            runs.append(Run(session, group[0], models, min(times), max(times)))
         self.runs = runs
-        self.lo = min(r[3] for r in runs)
-        self.hi = max(r[4] for r in runs)
+        self.lo = min(r.first_ms for r in runs)
+        self.hi = max(r.last_ms for r in runs)
         self._sessions: frozenset[str] | None = None
         self._projects: frozenset[str] | None = None
         self._starts: dict[str, frozenset[str]] = {}
@@ -52,7 +58,7 @@ class PartFacts:
     @property
     def sessions(self) -> frozenset[str]:
         if self._sessions is None:
-            self._sessions = frozenset(r[0] for r in self.runs)
+            self._sessions = frozenset(r.session for r in self.runs)
         return self._sessions
 
     @property

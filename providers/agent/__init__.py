@@ -36,7 +36,6 @@ if TYPE_CHECKING:
         walk_turns,
     )
     from codeburn.providers.agent.graph_to_calls import (
-        Turn,
         graph_calls,
         graph_turns,
     )
@@ -49,6 +48,7 @@ if TYPE_CHECKING:
         json_value,
         record_of,
     )
+    from codeburn.providers.conversations import Turn
 else:  # imported on first use (see codeburn.providers.lazy)
     __getattr__ = lazy_surface(
         __name__,
@@ -84,10 +84,10 @@ else:  # imported on first use (see codeburn.providers.lazy)
                 "walk_turns",
             ),
             "codeburn.providers.agent.graph_to_calls": (
-                "Turn",
                 "graph_calls",
                 "graph_turns",
             ),
+            "codeburn.providers.conversations": ("Turn",),
             "codeburn.providers.agent.stream": (
                 "Record",
                 "StreamRequest",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final, NamedTuple, Protocol
 
 from codeburn.providers.agent import protobuf as pb
 from codeburn.providers.agent.stream import Record, record_of
@@ -47,18 +47,36 @@ class UserPart:
     timestamp_ms: int | None = None
 
 
+# What an assistant step is (step field 1 / 2 / 3, docs/cursor-3-layout.md).
+ASSISTANT_STEP: Final = 1  # an assistant message `{1 text, 2 timestamp ms}`
+TOOL_STEP: Final = 2  # a tool call (its arguments are never counted)
+THINKING_STEP: Final = 3  # thinking `{1 text}`
+# The steps whose text is a turn's output (docs/cursor-3-layout.md#how-a-graph-becomes-calls):
+# the one place that says which texts of a turn count.
+OUTPUT_STEPS: Final = frozenset({ASSISTANT_STEP})
+
+
 @dataclass(slots=True)  # not frozen: a frozen __init__ costs several times more
 class StepPart:
-    """An assistant step blob (field 1 = assistant message)."""
+    """An assistant step blob: its kind, and its text when that counts as output."""
 
-    failed: bool = False  # the message or its text is malformed: nothing counts
-    assistant: bool = False  # the step is an assistant message (not a tool call, thinking)
-    chars: int = 0
-    failed_time: bool = False  # field 2 malformed
-    timestamp_ms: int | None = None
+    kind: int = 0  # ASSISTANT_STEP, TOOL_STEP, THINKING_STEP; 0: none of these
+    # Its kind is in OUTPUT_STEPS: its text is output (a failed one is counted unreadable).
+    # A field, not a property: the walk asks it of every step.
+    output: bool = False
+    failed: bool = False  # the step or its counted text is malformed: nothing counts
+    chars: int = 0  # characters of its text, when it is output
+    failed_time: bool = False  # an assistant message's field 2 malformed
+    timestamp_ms: int | None = None  # an assistant message's time
 
 
-TurnPart = tuple[str | None, list[str]]  # (user message, steps) as blob ids (`blob_key`)
+class TurnPart(NamedTuple):
+    """A turn blob: its user message and steps, as blob ids (`blob_key`)."""
+
+    user: str | None
+    steps: list[str]
+
+
 Part = Record | TurnPart | UserPart | StepPart | int | Bad
 
 
@@ -84,7 +102,7 @@ def _parsed_turn(data: bytes) -> TurnPart | Bad:
 
 
 def _turn_keys(user: bytes | None, steps: list[bytes]) -> TurnPart:
-    return (None if user is None else blob_key(user)), blob_keys(steps)
+    return TurnPart(None if user is None else blob_key(user), blob_keys(steps))
 
 
 def _plain_turn(data: bytes) -> TurnPart | None:
@@ -120,7 +138,7 @@ def _plain_turn(data: bytes) -> TurnPart | None:
                 user = blob_key(data[start:pos])
         else:
             return None
-    return user, steps
+    return TurnPart(user, steps)
 
 
 def _flat_turn_part(data: bytes) -> TurnPart | Bad:
@@ -196,7 +214,7 @@ def _plain_step(data: bytes) -> StepPart | None:
         chars = text_len
     else:  # decoded from a view: a step's bytes are not copied first (copies add up in a parse)
         chars = len(str(memoryview(data)[text_at:end], "utf-8", "replace"))
-    return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
+    return StepPart(ASSISTANT_STEP, ASSISTANT_STEP in OUTPUT_STEPS, chars=chars, timestamp_ms=ms)
 
 
 def _step_part(data: bytes) -> StepPart | Bad:
@@ -209,19 +227,26 @@ def _parsed_step(data: bytes) -> StepPart | Bad:
         step = pb.nested(data, 3)
     except pb.WireError:
         return BAD
+    kind = (
+        ASSISTANT_STEP if ASSISTANT_STEP in step
+        else TOOL_STEP if TOOL_STEP in step
+        else THINKING_STEP if THINKING_STEP in step
+        else 0
+    )  # fmt: skip
+    if kind not in OUTPUT_STEPS:  # nothing of it is read
+        return StepPart(kind)
     try:
-        assistant_raw = pb.first_bytes(step, 1)
-        if assistant_raw is None:
-            return StepPart()
-        assistant = pb.nested(assistant_raw, 4)
-        chars = _text_len(pb.first_bytes(assistant, 1))
+        message = pb.nested(pb.first_bytes(step, kind) or b"", 4)
+        chars = _text_len(pb.first_bytes(message, 1))
     except pb.WireError:
-        return StepPart(failed=True)
+        return StepPart(kind, True, failed=True)
+    if kind != ASSISTANT_STEP:  # only an assistant message carries a time
+        return StepPart(kind, True, chars=chars)
     try:
-        ms = valid_ms(pb.first_int(assistant, 2))
+        ms = valid_ms(pb.first_int(message, 2))
     except pb.WireError:
-        return StepPart(assistant=True, chars=chars, failed_time=True)
-    return StepPart(assistant=True, chars=chars, timestamp_ms=ms)
+        return StepPart(kind, True, chars=chars, failed_time=True)
+    return StepPart(kind, True, chars=chars, timestamp_ms=ms)
 
 
 def part_of(data: bytes, role: int) -> Part:

@@ -190,14 +190,14 @@ def _segments(walk: _Walk, keys: list[str]) -> tuple[int, list[StreamRequest], l
 def _turn_blobs(walk: _Walk, turn_keys: list[str], role: int = TURN) -> list[_TurnBlob | None]:
     """Every turn, one level of blobs at a time (a lookup may fetch a level in one read)."""
     turns: list[TurnPart | None] = [walk.fetch(key, role) for key in turn_keys]
-    walk.prefetch([t[0] for t in turns if t is not None and t[0] is not None], USER)
-    walk.prefetch([k for t in turns if t is not None for k in t[1]], STEP)
+    walk.prefetch([t.user for t in turns if t is not None and t.user is not None], USER)
+    walk.prefetch([k for t in turns if t is not None for k in t.steps], STEP)
     users: list[UserPart | None] = [
-        walk.fetch(t[0], USER) if t is not None and t[0] is not None else None for t in turns
+        walk.fetch(t.user, USER) if t is not None and t.user is not None else None for t in turns
     ]
     walk.prefetch([u.text_key for u in users if u is not None and u.text_key is not None], TEXT)
     return [
-        _turn_blob(walk, user, t[1]) if t is not None else None
+        _turn_blob(walk, user, t.steps) if t is not None else None
         for user, t in zip(users, turns, strict=True)
     ]
 
@@ -224,7 +224,7 @@ def _turn_blob(walk: _Walk, user: UserPart | None, step_keys: list[str]) -> _Tur
                     out.user_ms = user.timestamp_ms
     for step_key in step_keys:
         step: StepPart | None = walk.fetch(step_key, STEP)
-        if step is None or not (step.assistant or step.failed):
+        if step is None or not step.output:
             continue
         if step.failed:
             walk.unreadable += 1

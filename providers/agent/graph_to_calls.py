@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from codeburn.providers.agent.graph import Graph
 from codeburn.providers.calls import Call, estimate_tokens
+from codeburn.providers.conversations import Turn
 from codeburn.providers.gauges import first_gauge
 from codeburn.providers.localtime import valid_ms
 from codeburn.providers.pricing import canonical_model, cost_of
-
-# A turn for attribution: (first recorded time, last recorded time, its model or None).
-Turn = tuple[int, int, str | None]
 
 
 def spread_times(known: list[int | None], lo: int | None, hi: int | None) -> list[int | None]:
@@ -116,5 +114,6 @@ def graph_turns(graph: Graph | None) -> tuple[Turn, ...]:
             continue
         end = turn.end_ms if turn.end_ms is not None and turn.end_ms >= start else start
         name = turn.served or turn.model
-        out.append((start, end, canonical_model(name) if name else None))
+        # (tuple.__new__: no constructor call, see `ide.emit.bubble_turns`)
+        out.append(tuple.__new__(Turn, (start, end, canonical_model(name) if name else None)))
     return tuple(out)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from sys import intern
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from codeburn.providers.calls import estimate_tokens
 from codeburn.providers.localtime import parse_iso_ms, valid_ms
@@ -164,14 +164,24 @@ def tool_calls(content: Any) -> list[tuple[str, str | None]]:
     return calls
 
 
-# What the walks use of one JSON record (`{role, content, providerOptions.cursor…}`):
-# (role, characters of `content` (content_chars), providerOptions.cursor.requestId,
-# providerOptions.cursor.modelName, the tool calls of an assistant message, its createdAt in
-# epoch ms, the served model named inside its content blocks). A plain tuple: a NamedTuple
-# costs a Python call to make and more to pickle and unpickle (a cold parse sends tens of
-# thousands of them from its second process).
 ToolCalls = tuple[tuple[str, str | None], ...]  # (tool name, shell command) of each call
-Record = tuple[str | None, int, str | None, str | None, ToolCalls, int | None, str | None]
+
+
+class Record(NamedTuple):
+    """What the walks use of one JSON record (`{role, content, providerOptions.cursor…}`).
+    A tuple: a cold parse sends tens of thousands of them from its second process, as
+    columns (`layout3.blob_scan.pack_records`)."""
+
+    role: str | None
+    chars: int  # characters of `content` (`content_chars`)
+    request_id: str | None  # providerOptions.cursor.requestId
+    model: str | None  # providerOptions.cursor.modelName
+    tools: ToolCalls  # the tool calls of an assistant message
+    created_ms: int | None  # an assistant message's createdAt, in epoch ms
+    served: str | None  # the model named inside its content blocks (`served_model`)
+
+
+_new_tuple: Final = tuple.__new__
 
 
 def parse_record(text: str) -> Record | None:
@@ -197,7 +207,8 @@ def parse_record(text: str) -> Record | None:
             created_ms = valid_ms(parse_iso_ms(created) if type(created) is str else created)
         served = served_model(content)
     role = role if type(role) is str else None
-    return (role, chars, request_id, model, tools, created_ms, served)
+    # tuple.__new__: the same Record without the constructor's Python-level call (every row).
+    return _new_tuple(Record, (role, chars, request_id, model, tools, created_ms, served))
 
 
 def record_of(raw: Any) -> Record | None:

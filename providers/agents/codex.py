@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from codeburn.providers.agents.claude_code import shorten
 from codeburn.providers.agents.lines import MarkedLines, complete_end, count, parse_object
@@ -28,7 +28,22 @@ _ROLLOUT_ID: Final = re.compile(
 # The only lines that matter; every other line (messages, tool output) is never parsed.
 _WANTED: Final = (b'"token_count"', b'"turn_context"', b'"session_meta"', b'"user_message"')
 
-Totals = tuple[int, int, int, int]  # input (cached included), cached input, output, reasoning
+
+class Totals(NamedTuple):
+    """A `token_count` event's usage (running totals, or the last request's)."""
+
+    input: int  # cached included
+    cached: int
+    output: int  # reasoning included
+    reasoning: int
+
+    def minus(self, other: Totals) -> Totals:
+        return Totals(
+            self.input - other.input,
+            self.cached - other.cached,
+            self.output - other.output,
+            self.reasoning - other.reasoning,
+        )
 
 
 @dataclass(slots=True)
@@ -105,7 +120,7 @@ def _meta(payload: dict[str, Any], state: CodexState) -> None:
 def _totals(value: object) -> Totals | None:
     if not isinstance(value, dict):
         return None
-    return (
+    return Totals(
         count(value.get("input_tokens")),
         count(value.get("cached_input_tokens", value.get("cache_read_input_tokens"))),
         count(value.get("output_tokens")),
@@ -127,14 +142,7 @@ def _usage_of(
         previous, state.totals = state.totals, total
         if total == previous:
             return None
-        delta = total
-        if previous is not None:
-            delta = (
-                total[0] - previous[0],
-                total[1] - previous[1],
-                total[2] - previous[2],
-                total[3] - previous[3],
-            )
+        delta = total if previous is None else total.minus(previous)
         if min(delta) < 0:  # the running totals started again: this event's own usage
             delta = last if last is not None else total
     elif last is not None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
 from codeburn.providers.agents.claude_code import ClaudeFile, ClaudeRequest
-from codeburn.providers.agents.codex import CodexState, CodexUsage
+from codeburn.providers.agents.codex import CodexState, CodexUsage, Totals
 from codeburn.providers.agents.logs import Ident
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
 from codeburn.providers.rules import RULES
@@ -230,7 +230,7 @@ def _entry_of(row: dict[str, Any]) -> KeptLog:
         entry.claude = ClaudeFile(entry.name, [], row["summary"], row["prompt"])
     elif entry.tool == CODEX:
         session, cwd, model, totals, title = row["state"]
-        entry.codex = CodexState(session, cwd, model, tuple(totals) if totals else None, title)
+        entry.codex = CodexState(session, cwd, model, Totals(*totals) if totals else None, title)
     else:
         raise ValueError(entry.tool)
     return entry

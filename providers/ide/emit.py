@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import chain
-from operator import itemgetter
-from typing import Any, Final
+from operator import attrgetter
+from typing import Any, Final, NamedTuple
 
 from codeburn.providers.agent import StreamRequest, Turn
 from codeburn.providers.calls import (
@@ -24,24 +24,46 @@ from codeburn.providers.pricing import canonical_model, cost_of, rates_for
 
 USER_TYPE: Final = 1
 
-# A kept bubble: (rowid, call key, type, epoch ms, input tokens, output tokens, model, text
-# chars, languages, request id). Tuples, not objects: a database holds hundreds of thousands.
-# The call key (`cursor:bubble:<row key>`) is built by SQLite and shared with the call.
-Bubble = tuple[int, str, Any, int, int, int, str | None, int, str | None, str | None]
-B_ROWID: Final = 0
-B_KEY: Final = 1
-B_TYPE: Final = 2
-B_TS: Final = 3
-B_IN: Final = 4
-B_OUT: Final = 5
-B_MODEL: Final = 6
-B_CHARS: Final = 7
-B_LANGS: Final = 8
-B_REQ: Final = 9
 
-_IN_OF: Final = itemgetter(B_IN)
-_OUT_OF: Final = itemgetter(B_OUT)
-_MODEL_OF: Final = itemgetter(B_MODEL)
+class Bubble(NamedTuple):
+    """A kept bubble. A tuple: a database holds hundreds of thousands, and the scan builds
+    them positionally (`rows.BubbleScan.add`)."""
+
+    rowid: int
+    key: str  # the call key (`cursor:bubble:<row key>`), built by SQLite, shared with the call
+    type: Any  # 1: the user's (USER_TYPE), else a reply
+    ts: int  # epoch ms
+    input_tokens: int
+    output_tokens: int
+    model: str | None
+    chars: int  # characters of its text
+    languages: str | None  # its code blocks' languages (a JSON array)
+    request_id: str | None
+
+
+class ComposerMeta(NamedTuple):
+    """What the emitter reads of a conversation's composerData (`sql.composer_meta`), as
+    stored: any JSON value, checked where used."""
+
+    created: Any  # createdAt
+    used_tokens: Any  # promptTokenBreakdown.totalUsedTokens
+    context_tokens: Any  # contextTokensUsed
+    name: Any
+
+    @classmethod
+    def of(cls, fields: Sequence[Any] | None) -> ComposerMeta | None:
+        """The meta in `sql.composer_meta`'s fields (missing ones: None)."""
+        if fields is None:
+            return None
+        return cls(*fields[:4], *(None,) * (4 - len(fields[:4])))
+
+
+_IN_OF: Final = attrgetter("input_tokens")
+_OUT_OF: Final = attrgetter("output_tokens")
+_MODEL_OF: Final = attrgetter("model")
+
+# tuple.__new__ makes a NamedTuple without its constructor's Python-level call (hot loops).
+_new_tuple: Final = tuple.__new__
 
 SOURCE_BUBBLE_TOKENS: Final = "bubbleTokens"
 SOURCE_METER: Final = "meter"
@@ -65,7 +87,7 @@ class Conversation:
 
     composer_id: str
     bubbles: list[Bubble]  # ascending ROWID
-    meta: tuple[Any, ...] | None  # composerData (createdAt, totalUsedTokens, context, name)
+    meta: ComposerMeta | None
     stream: Sequence[StreamRequest]  # joined agent requests, in stream order
     project: str = UNMAPPED_PROJECT
     fallback_model: str | None = None  # composerData.modelConfig (Cursor 3.x)
@@ -77,7 +99,7 @@ def choose_source(conv: Conversation) -> tuple[str, int]:
     if any(map(_IN_OF, bubbles)) or any(map(_OUT_OF, bubbles)):
         return SOURCE_BUBBLE_TOKENS, 0
     if conv.meta is not None:
-        meter, _ = first_gauge(as_int(conv.meta[1]), as_int(conv.meta[2]))
+        meter, _ = first_gauge(as_int(conv.meta.used_tokens), as_int(conv.meta.context_tokens))
         if meter > 0:
             return SOURCE_METER, meter
     stream_chars = sum(r.user_chars + r.context_chars for r in conv.stream)
@@ -90,7 +112,7 @@ def skips_a_gauge(conv: Conversation) -> bool:
     """Whether `choose_source` passed over a meter above the bound (counted, see gauges)."""
     if conv.meta is None or any(map(_IN_OF, conv.bubbles)) or any(map(_OUT_OF, conv.bubbles)):
         return False
-    return first_gauge(as_int(conv.meta[1]), as_int(conv.meta[2]))[1]
+    return first_gauge(as_int(conv.meta.used_tokens), as_int(conv.meta.context_tokens))[1]
 
 
 @lru_cache(maxsize=4096)
@@ -197,14 +219,14 @@ def _served_bubbles(conv: Conversation) -> list[Bubble]:
     out: list[Bubble] = []
     current: str | None = None
     for bubble in conv.bubbles:
-        request = bubble[B_REQ]
+        request = bubble.request_id
         if request is not None:
             current = request
-        name = (served.get(current) if current is not None else None) or bubble[B_MODEL]
+        name = (served.get(current) if current is not None else None) or bubble.model
         if fast is not None and name is not None and f"{name}-fast" == fast:
             name = fast
-        if name != bubble[B_MODEL]:
-            bubble = (*bubble[:B_MODEL], name, *bubble[B_MODEL + 1 :])  # noqa: PLW2901
+        if name != bubble.model:
+            bubble = bubble._replace(model=name)  # noqa: PLW2901
         out.append(bubble)
     return out
 
@@ -236,12 +258,12 @@ def _with_tools(call: Call, tools: tuple[str, ...], commands: tuple[str, ...]) -
 
 
 def _conversation_record(conv: Conversation, input_tokens: int, model: str | None) -> Call | None:
-    assistant_text = any(b[B_TYPE] != USER_TYPE and b[B_CHARS] > 0 for b in conv.bubbles)
+    assistant_text = any(b.type != USER_TYPE and b.chars > 0 for b in conv.bubbles)
     output = 0 if assistant_text else estimate_tokens(sum(r.assistant_chars for r in conv.stream))
     if not input_tokens and not output:
         return None
-    created = conv.meta[0] if conv.meta is not None else None
-    ts = int(created) if is_date_ms(created) and created > 0 else conv.bubbles[0][B_TS]
+    created = conv.meta.created if conv.meta is not None else None
+    ts = int(created) if is_date_ms(created) and created > 0 else conv.bubbles[0].ts
     return _call(
         f"cursor:composer-input:{conv.composer_id}",
         canonical_model(model),
@@ -263,13 +285,13 @@ def bubble_turns(bubbles: Sequence[Bubble]) -> tuple[Turn, ...]:
     model: str | None = None
     models: dict[str, str] = {}
     for bubble in bubbles:
-        ts = bubble[B_TS]
+        ts = bubble.ts
         # Kept bubbles carry int times in range; anything else is checked the long way.
         if (type(ts) is not int or not 0 < ts < LATEST_MS) and (not is_date_ms(ts) or ts <= 0):
             continue
-        if bubble[B_TYPE] == USER_TYPE:
+        if bubble.type == USER_TYPE:
             if start is not None:
-                append((int(start), int(end), model))
+                append(_new_tuple(Turn, (int(start), int(end), model)))
             start = end = ts
             model = None
             continue
@@ -277,11 +299,11 @@ def bubble_turns(bubbles: Sequence[Bubble]) -> tuple[Turn, ...]:
             start = end = ts
         elif ts > end:
             end = ts
-        name = bubble[B_MODEL]
+        name = bubble.model
         if name:
             model = models.get(name)
             if model is None:
                 model = models[name] = canonical_model(name)
     if start is not None:
-        append((int(start), int(end), model))
+        append(_new_tuple(Turn, (int(start), int(end), model)))
     return tuple(turns)

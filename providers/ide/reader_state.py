@@ -8,7 +8,7 @@ import os
 import sqlite3
 from array import array
 from collections.abc import Callable
-from operator import itemgetter
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -16,9 +16,8 @@ from codeburn.providers.agent import Graph, StreamRequest, StreamWalker, Turn
 from codeburn.providers.calls import CURSOR, UNMAPPED_PROJECT, Call
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.emit import (
-    B_REQ,
-    B_TS,
     Bubble,
+    ComposerMeta,
     Conversation,
     bubble_turns,
     emit_conversation,
@@ -43,10 +42,9 @@ from codeburn.providers.pricing import canonical_model, cost_of
 PAGE_ROWS: Final = 2_000
 RECENT_MS: Final = 15 * 60_000
 
-_ROWID_OF: Final = itemgetter(0)
-_REQUEST_OF: Final = itemgetter(B_REQ)
-_TS_OF: Final = itemgetter(B_TS)
-Meta = tuple[Any, ...]
+_ROWID_OF: Final = attrgetter("rowid")
+_REQUEST_OF: Final = attrgetter("request_id")
+_TS_OF: Final = attrgetter("ts")
 
 
 class MemoFile(Protocol):
@@ -204,18 +202,18 @@ class ReaderState:
 
     # -- conversations ----------------------------------------------------------------------
 
-    def _install(self, composer: str, bubbles: list[Bubble], meta: Meta | None) -> None:
+    def _install(self, composer: str, bubbles: list[Bubble], meta: tuple[Any, ...] | None) -> None:
         """(Re)build one conversation's calls from its kept bubbles."""
         conv = self._prepare(composer, bubbles, meta)
         if conv is not None:
             self._emit(conv)
 
     def _prepare(
-        self, composer: str, bubbles: list[Bubble], meta: Meta | None
+        self, composer: str, bubbles: list[Bubble], meta: tuple[Any, ...] | None
     ) -> Conversation | None:
         """`_install` up to the calls, which need the agent stream: the conversation to emit
         (its `stream` still empty), or None when no bubble is kept (it has no calls)."""
-        bubbles.sort()
+        bubbles.sort(key=_ROWID_OF)  # ROWIDs are unique: the order of the whole tuples
         state = self._convs.setdefault(composer, ConvState())
         for request in state.requests:
             owners = self._request_conv.get(request)
@@ -230,7 +228,8 @@ class ReaderState:
             self._request_conv.setdefault(request, []).append(composer)
         state.newest_ms = max(map(_TS_OF, bubbles), default=0)
         state.skipped_gauge = False
-        name = meta[3] if meta is not None and len(meta) > 3 else None
+        head = ComposerMeta.of(meta)
+        name = head.name if head is not None else None
         state.title = name if isinstance(name, str) and name else None
         # Inferred dates are no turn times (docs/attribution.md): such a conversation matches by
         # id only.
@@ -241,7 +240,7 @@ class ReaderState:
         return Conversation(
             composer_id=composer,
             bubbles=bubbles,
-            meta=meta,
+            meta=head,
             stream=(),
             project=self._projects.get(composer, UNMAPPED_PROJECT),
             fallback_model=self._l3.models.get(composer),

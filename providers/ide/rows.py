@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import partial
+from operator import attrgetter
 from sys import intern
 from typing import Any, Final
 
@@ -20,6 +22,8 @@ from codeburn.providers.ide.emit import Bubble
 from codeburn.providers.localtime import LATEST_MS, parse_iso_ms, valid_ms
 
 DEFAULT_BUDGET: Final = 250_000
+_new_tuple: Final = tuple.__new__
+_ROWID: Final = attrgetter("rowid")
 _COMPOSER_AT: Final = len(scan.CALL_KEY_PREFIX + scan.BUBBLE_LO)
 
 
@@ -93,6 +97,21 @@ class BubbleScan:
     kept: int = 0
     budget_hit: bool = False
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with its bubbles as plain tuples (a cold 3.x parse's second process sends
+        its scan): a NamedTuple pickles and unpickles through a Python-level call each."""
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state["bubbles"] = {c: list(map(tuple, group)) for c, group in self.bubbles.items()}
+        state["pending"] = {c: list(map(tuple, group)) for c, group in self.pending.items()}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        bubble = partial(_new_tuple, Bubble)
+        self.bubbles = {c: list(map(bubble, group)) for c, group in state["bubbles"].items()}
+        self.pending = {c: list(map(bubble, group)) for c, group in state["pending"].items()}
+
     def add(self, rows: Iterable[tuple[Any, ...]]) -> tuple[int, int]:  # noqa: PLR0915 - the per-row loop of a parse, inlined for speed
         """Take rows; returns (kept, dated before the floor) of this batch."""
         kept = before = 0
@@ -134,19 +153,24 @@ class BubbleScan:
                         chars = len(text)
                     else:
                         chars = len(text.decode("utf-8", "replace"))
-                    bubble: Bubble = (
-                        rowid,
-                        key,
-                        typ,
-                        ts,
-                        (tin if type(tin) is int and tin > 0 else 0) if tin else 0,
-                        (tout if type(tout) is int and tout > 0 else 0) if tout else 0,
-                        # One string per model name and language list, not one a row:
-                        # every kept bubble is held until the conversations are installed.
-                        intern(model) if type(model) is str and model else None,
-                        chars,
-                        intern(langs) if type(langs) is str else langs,
-                        req if type(req) is str and req else None,
+                    # tuple.__new__ makes the same Bubble without the Python-level call of the
+                    # class's constructor (one per kept row).
+                    bubble = _new_tuple(
+                        Bubble,
+                        (
+                            rowid,
+                            key,
+                            typ,
+                            ts,
+                            (tin if type(tin) is int and tin > 0 else 0) if tin else 0,
+                            (tout if type(tout) is int and tout > 0 else 0) if tout else 0,
+                            # One string per model name and language list, not one a row:
+                            # every kept bubble is held until the conversations are installed.
+                            intern(model) if type(model) is str and model else None,
+                            chars,
+                            intern(langs) if type(langs) is str else langs,
+                            req if type(req) is str and req else None,
+                        ),
                     )
                     group = bubbles.get(composer)
                     if group is None:
@@ -167,7 +191,7 @@ class BubbleScan:
     def _pend(self, composer: str, *row: Any) -> None:
         rowid, key, typ, req, tin, tout, model, text, langs = row
         chars = text_chars(text)
-        bubble: Bubble = (
+        bubble = Bubble(
             rowid, key, typ, 0,
             tin if type(tin) is int and tin > 0 else 0,
             tout if type(tout) is int and tout > 0 else 0,
@@ -185,7 +209,7 @@ class BubbleScan:
         for composer, rows in self.pending.items():
             created, updated = times.get(composer, (None, None))
             lo, hi = valid_ms(created), valid_ms(updated)
-            rows.sort()
+            rows.sort(key=_ROWID)
             n = len(rows)
             spread = lo is not None and hi is not None and hi > lo and n > 1
             for i, bubble in enumerate(rows):
@@ -198,19 +222,18 @@ class BubbleScan:
                 if (
                     ts < floor_ms
                     or not room
-                    or (self.cutoff is not None and bubble[0] < self.cutoff)
+                    or (self.cutoff is not None and bubble.rowid < self.cutoff)
                 ):
                     self._unkeep(composer, bubble)
                     continue
                 self.kept += 1
                 self.inferred[composer] = self.inferred.get(composer, 0) + 1
-                dated: Bubble = (*bubble[:3], ts, *bubble[4:])
-                self.bubbles.setdefault(composer, []).append(dated)
+                self.bubbles.setdefault(composer, []).append(bubble._replace(ts=ts))
             if not self.undated[composer]:
                 del self.undated[composer]
         self.pending.clear()
 
     def _unkeep(self, composer: str, bubble: Bubble) -> None:
-        self.unkept.setdefault(composer, array("q")).append(bubble[0])
-        if bubble[9] is not None:
-            self.other_requests.add(bubble[9])
+        self.unkept.setdefault(composer, array("q")).append(bubble.rowid)
+        if bubble.request_id is not None:
+            self.other_requests.add(bubble.request_id)

@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any, Final
+from typing import Final, NamedTuple
 
 from codeburn.cache import (
+    ConversationHead,
     CoverageIndex,
     DaySlices,
+    GroupSums,
     ImportSnapshot,
     Slice,
     iter_calls,
@@ -49,9 +51,23 @@ CONVERSATION_PROVIDERS: Final = frozenset({CURSOR, CURSOR_AGENT, CLAUDE_CODE, CO
 CONVERSATION_KINDS: Final = frozenset({BY_ID, BY_TIME, OTHER_MACHINES})
 
 ONE_DAY = timedelta(days=1)
+
+
 # A group: calls of one day, provider, model, project and session with the same flags, and
 # for exact events how they were attributed ("" for local calls).
-GroupKey = tuple[date, str, str, str, str, bool, bool, bool, bool, str]
+class GroupKey(NamedTuple):
+    day: date
+    provider: str
+    model: str
+    project: str
+    session: str
+    estimated: bool
+    billed: bool
+    priced: bool
+    local: bool
+    kind: str  # how an exact event was attributed; LOCAL for a local call
+
+
 LOCAL: Final = ""
 NEVER: Final = 2**62  # no end: every call of [first, last] counts
 
@@ -61,7 +77,7 @@ class _Grouper:
 
     def __init__(self, index: DayIndex, first: date, last: date, end_ms: int = NEVER) -> None:
         self.index, self.first, self.last = index, first, last
-        self.groups: dict[GroupKey, list[Any]] = {}
+        self.groups: dict[GroupKey, GroupSums] = {}
         self._end = end_ms
         self._lo = self._hi = 0
         self._day: date | None = None
@@ -88,7 +104,7 @@ class _Grouper:
         # The last call's group, and what its key is made of: the next call of the same run
         # (one conversation, one model: most calls) adds to it without a key of its own. The
         # same objects mean the same key; equal ones not the same go the long way.
-        sums: list[Any] | None = None
+        sums: GroupSums | None = None
         session: object = None
         model: object = None
         project: object = None
@@ -119,33 +135,35 @@ class _Grouper:
                 session, model, project = call.session, call.model, call.project
                 provider, est = call.provider, call.estimated
                 billed, priced = call.billed, call.priced
-                key = (day, provider, model, project, session, est, billed, priced, True, LOCAL)
+                key = GroupKey(
+                    day, provider, model, project, session, est, billed, priced, True, LOCAL
+                )
                 sums = groups.get(key)
                 if sums is None:
-                    sums = groups[key] = [
+                    sums = groups[key] = GroupSums(
                         call.cost, 1, call.input_tokens, call.output_tokens, call.cache_read_tokens,
                         call.cache_write_tokens, 1 if call.not_charged else 0, ms, ms,
-                    ]  # fmt: skip
+                    )  # fmt: skip
                     continue
-            sums[0] += call.cost
-            sums[1] += 1
-            sums[2] += call.input_tokens
-            sums[3] += call.output_tokens
-            sums[4] += call.cache_read_tokens
-            sums[5] += call.cache_write_tokens
+            sums.cost += call.cost
+            sums.calls += 1
+            sums.input_tokens += call.input_tokens
+            sums.output_tokens += call.output_tokens
+            sums.cache_read_tokens += call.cache_read_tokens
+            sums.cache_write_tokens += call.cache_write_tokens
             if call.not_charged:
-                sums[6] += 1
-            if ms < sums[7]:
-                sums[7] = ms
-            elif ms > sums[8]:
-                sums[8] = ms
+                sums.not_charged += 1
+            if ms < sums.first_ms:
+                sums.first_ms = ms
+            elif ms > sums.last_ms:
+                sums.last_ms = ms
 
     def add(self, call: Call, local: bool, kind: str) -> None:
         ms = call.timestamp_ms
         day = self.day_of(ms)
         if day is None:
             return
-        key = (
+        key = GroupKey(
             day,
             call.provider,
             call.model,
@@ -159,7 +177,7 @@ class _Grouper:
         )
         sums = self.groups.get(key)
         if sums is None:
-            self.groups[key] = [
+            self.groups[key] = GroupSums(
                 call.cost,
                 1,
                 call.input_tokens,
@@ -169,24 +187,23 @@ class _Grouper:
                 1 if call.not_charged else 0,
                 ms,
                 ms,
-            ]
-            if not local:
-                self.groups[key].append(call.cursor_fee)  # [9]: the exact events' token fee
+                0.0 if local else call.cursor_fee,  # the exact events' token fee
+            )
         else:
-            sums[0] += call.cost
-            sums[1] += 1
-            sums[2] += call.input_tokens
-            sums[3] += call.output_tokens
-            sums[4] += call.cache_read_tokens
-            sums[5] += call.cache_write_tokens
+            sums.cost += call.cost
+            sums.calls += 1
+            sums.input_tokens += call.input_tokens
+            sums.output_tokens += call.output_tokens
+            sums.cache_read_tokens += call.cache_read_tokens
+            sums.cache_write_tokens += call.cache_write_tokens
             if call.not_charged:
-                sums[6] += 1
-            if ms < sums[7]:
-                sums[7] = ms
-            elif ms > sums[8]:
-                sums[8] = ms
+                sums.not_charged += 1
+            if ms < sums.first_ms:
+                sums.first_ms = ms
+            elif ms > sums.last_ms:
+                sums.last_ms = ms
             if not local:
-                sums[9] += call.cursor_fee
+                sums.cursor_fee += call.cursor_fee
 
 
 def derive_days(
@@ -222,7 +239,7 @@ def derive_days(
 
 
 def _slices(
-    groups: dict[GroupKey, list[Any]], conversations: Mapping[str, LocalConversation]
+    groups: dict[GroupKey, GroupSums], conversations: Mapping[str, LocalConversation]
 ) -> dict[date, DaySlices]:
     days: dict[date, DaySlices] = {}
     for key, sums in groups.items():
@@ -235,7 +252,7 @@ def _slices(
             part = slices[provider] = Slice()
         part.add_group(provider, model, project, session, est, billed, priced, sums, local=local)
         if kind in KINDS:
-            part.add_attribution(kind, sums[1], sums[0])
+            part.add_attribution(kind, sums.calls, sums.cost)
         if (local and provider in CONVERSATION_PROVIDERS) or kind in CONVERSATION_KINDS:
             conv = conversations.get(session)
             head = (conv.title if conv is not None else None, project, provider)
@@ -261,11 +278,29 @@ class Sealed:
     elsewhere: dict[date, list[str]] = field(default_factory=dict)
 
 
+@dataclass(slots=True)
+class _Head:
+    """A conversation over the sealed days: its first head's title (else a later one's),
+    project and provider, every model, its whole span."""
+
+    title: str | None
+    project: str
+    provider: str
+    models: dict[str, None]  # in the order first seen
+    first_ms: int
+    last_ms: int
+
+    @classmethod
+    def of(cls, head: ConversationHead) -> _Head:
+        models = dict.fromkeys(head.models)
+        return cls(head.title, head.project, head.provider, models, head.first_ms, head.last_ms)
+
+
 def sealed_evidence(days: Mapping[date, DaySlices]) -> Sealed:
     """One pass over the sealed days' slices; an "Other machines" entry is no local
     conversation."""
     out = Sealed()
-    heads: dict[str, list[Any]] = {}
+    heads: dict[str, _Head] = {}
     for day, slices in days.items():
         by_id = 0
         for provider in ATTRIBUTED_PROVIDERS:
@@ -274,21 +309,25 @@ def sealed_evidence(days: Mapping[date, DaySlices]) -> Sealed:
                 continue
             split = part.attribution
             by_id += sum(int(split[k][0]) for k in (BY_ID, OTHER_MACHINES) if k in split)
-            for cid, title, project, prov, models, lo, hi in part.conversation_heads():
-                if project == OTHER_MACHINES_PROJECT:
+            for seen in part.conversation_heads():
+                cid = seen.id
+                if seen.project == OTHER_MACHINES_PROJECT:
                     out.elsewhere.setdefault(day, []).append(cid)
                     continue
                 head = heads.get(cid)
                 if head is None:
-                    heads[cid] = [title, project, prov, dict.fromkeys(models), lo, hi]
+                    heads[cid] = _Head.of(seen)
                     continue
-                head[0] = head[0] or title
-                head[3].update(dict.fromkeys(models))
-                head[4], head[5] = min(head[4], lo), max(head[5], hi)
+                head.title = head.title or seen.title
+                head.models.update(dict.fromkeys(seen.models))
+                head.first_ms = min(head.first_ms, seen.first_ms)
+                head.last_ms = max(head.last_ms, seen.last_ms)
         out.by_id[day] = by_id
     out.conversations = {
-        cid: LocalConversation(cid, project, prov, title, tuple(models), (), lo, hi)
-        for cid, (title, project, prov, models, lo, hi) in heads.items()
+        cid: LocalConversation(
+            cid, h.project, h.provider, h.title, tuple(h.models), (), h.first_ms, h.last_ms
+        )
+        for cid, h in heads.items()
     }
     return out
 

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from codeburn.cache.usage_slices import Slice, merge_days
+from codeburn.cache.usage_slices import GroupSums, Slice, merge_days
 
 
 def _slice(cost: float, first: int, last: int, title: str | None = "Fix login") -> Slice:
     part = Slice()
-    sums = [cost, 2, 10, 20, 0, 0, 0, first, last]
+    sums = GroupSums(cost, 2, 10, 20, 0, 0, 0, first, last)
     part.add_group("cursor", "gpt-5", "-home-me-a", "c1", False, True, True, sums, local=False)
     part.add_conversation("c1", (title, "-home-me-a", "cursor"), "gpt-5", (False, True), sums)
     part.add_attribution("byId", 2, cost)

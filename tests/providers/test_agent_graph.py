@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 
 import pytest
@@ -298,7 +299,38 @@ def test_the_common_step_shapes_are_read_in_place() -> None:
     # anything after the timestamp (here a truncated field) is left to the parser
     damaged = pb.bytes_field(1, pb.bytes_field(1, "x") + pb.varint_field(2, T1) + b"\x18")
     assert blob_parts._plain_step(damaged) is None
-    assert blob_parts._parsed_step(damaged) == blob_parts.StepPart(failed=True)
+    assert blob_parts._parsed_step(damaged) == blob_parts.StepPart(
+        blob_parts.ASSISTANT_STEP, output=True, failed=True
+    )
+
+
+def test_which_steps_count_as_output_is_one_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    blobs: dict[str, bytes] = {}
+
+    def ref(data: bytes) -> bytes:
+        digest = hashlib.sha256(data).digest()
+        blobs[digest.hex()] = data
+        return digest
+
+    thinking = pb.bytes_field(3, pb.bytes_field(1, "pensé…"))
+    steps = [
+        ref(thinking),
+        ref(pb.bytes_field(1, pb.bytes_field(1, "answer!"))),
+        ref(pb.bytes_field(2, pb.bytes_field(1, "call-0"))),
+    ]
+    user = ref(pb.bytes_field(1, "hello"))
+    turn = ref(pb.message(pb.bytes_field(1, user), *(pb.bytes_field(2, s) for s in steps)))
+    root = pb.bytes_field(2, turn)
+    assert blob_parts._parsed_step(thinking) == blob_parts.StepPart(blob_parts.THINKING_STEP)
+    # docs/cursor-3-layout.md: the assistant steps' text only; thinking and tool calls count in
+    # no turn.
+    assert [t.assistant_chars for t in _decode(root, blobs).turns] == [7]
+    # Counting thinking as output is that rule's change alone.
+    output = frozenset({blob_parts.ASSISTANT_STEP, blob_parts.THINKING_STEP})
+    monkeypatch.setattr(blob_parts, "OUTPUT_STEPS", output)
+    graph = _decode(root, blobs)
+    assert [t.assistant_chars for t in graph.turns] == [7 + 6]
+    assert graph.skipped_blobs == 0
 
 
 _REFS = st.one_of(st.binary(min_size=32, max_size=32), st.binary(max_size=140))

@@ -15,7 +15,6 @@ import pytest
 from codeburn.providers.agent.stream import StreamWalker
 from codeburn.providers.ide import full_parse
 from codeburn.providers.ide import sql as scan
-from codeburn.providers.ide.emit import B_CHARS
 from codeburn.providers.ide.stream_rows import WalkAside, by_rowid, walk_all, walk_pages, walk_whole
 from codeburn.providers.plan import Plan
 from codeburn.providers.samples.generator import SampleSpec, generate_sample_profile
@@ -228,10 +227,6 @@ def test_bubble_text_chars_after_decoding_with_replacement(
     counted = text if isinstance(text, int) else len(text.decode("utf-8", "replace"))
     assert counted == chars
     assert read(p.db_path).calls[0].output_tokens == (chars + 3) // 4
-
-
-def test_bubble_chars_column_is_the_emitters(tmp_path: Path) -> None:
-    assert B_CHARS == 7  # the reader builds bubbles positionally
 
 
 @pytest.mark.parametrize(

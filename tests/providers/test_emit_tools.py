@@ -5,9 +5,11 @@ carries)."""
 from __future__ import annotations
 
 from codeburn.providers.agent import StreamRequest
-from codeburn.providers.ide.emit import Conversation, _stream_tools, emit_conversation
+from codeburn.providers.ide.emit import Bubble, Conversation, _stream_tools, emit_conversation
 
-BUBBLE = (1, "cursor:bubble:bubbleId:c1:b1", 2, 1_772_000_000_000, 10, 20, "gpt-5", 0, None, "r1")
+BUBBLE = Bubble(
+    1, "cursor:bubble:bubbleId:c1:b1", 2, 1_772_000_000_000, 10, 20, "gpt-5", 0, None, "r1"
+)
 
 
 def test_stream_tools_are_each_once_in_first_seen_order() -> None:

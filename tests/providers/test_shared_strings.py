@@ -11,7 +11,7 @@ import pytest
 
 from codeburn.providers.agent import StreamRequest, StreamWalker
 from codeburn.providers.ide import sql as scan
-from codeburn.providers.ide.emit import B_LANGS, B_MODEL
+from codeburn.providers.ide.emit import Bubble
 from codeburn.providers.ide.rows import BubbleScan
 
 
@@ -33,9 +33,23 @@ def test_kept_bubbles_share_their_model_and_language_strings() -> None:
     acc = BubbleScan("2026-01-01T00:00:00.000Z", None, None)
     assert acc.add(rows) == (3, 0)
     kept = acc.bubbles["conv-a"]
-    assert [b[B_MODEL] for b in kept] == ["gpt-5"] * 3
-    assert len({id(b[B_MODEL]) for b in kept}) == 1
-    assert len({id(b[B_LANGS]) for b in kept}) == 1
+    assert [b.model for b in kept] == ["gpt-5"] * 3
+    assert len({id(b.model) for b in kept}) == 1
+    assert len({id(b.languages) for b in kept}) == 1
+    assert all(type(b) is Bubble and b.chars == 1 for b in kept)
+
+
+def test_a_scan_sent_to_another_process_keeps_its_named_bubbles() -> None:
+    undated = (9, f"{scan.CALL_KEY_PREFIX}{scan.BUBBLE_LO}conv-b:b9", 1, None, None, None,
+               0, 0, None, b"hey", None)  # fmt: skip
+    acc = BubbleScan("2026-01-01T00:00:00.000Z", None, None)
+    acc.add([bubble_row(n) for n in (3, 2, 1)] + [undated])
+    again = pickle.loads(pickle.dumps(acc))
+    assert again.bubbles == acc.bubbles and again.pending == acc.pending
+    assert again.kept == 3 and again.undated == {"conv-b": 1}
+    kept = [*again.bubbles["conv-a"], *again.pending["conv-b"]]
+    assert [type(b) for b in kept] == [Bubble] * 4
+    assert [(b.rowid, b.chars) for b in kept] == [(3, 1), (2, 1), (1, 1), (9, 3)]
 
 
 def agent_row(rowid: int, request: str) -> tuple[int, bytes]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from codeburn.cache import DaySlices, Slice, merge_days
+from codeburn.cache import DaySlices, GroupSums, Slice, merge_days
 from codeburn.providers import iso_utc
 from codeburn.server.service.periods import Period
 from codeburn.server.service.report import (
@@ -34,7 +34,7 @@ def _days() -> dict[date, DaySlices]:
         day = DAY0 + timedelta(days=n % 3)
         provider = "cursor-agent" if n % 5 == 0 else "cursor"
         cost = float(n % 9) * 0.1 + 0.01 * (n % 2)  # many equal costs: the id decides
-        sums = [cost, 2, 10 * n, n, 0, 0, 0, MS0 + n * 1000, MS0 + n * 2000]
+        sums = GroupSums(cost, 2, 10 * n, n, 0, 0, 0, MS0 + n * 1000, MS0 + n * 2000)
         for cid, part_provider in ((f"c{n:02d}", provider), ("shared", "cursor-agent")):
             part = days.setdefault(day, {}).setdefault(part_provider, Slice())
             head = (f"title {n}" if n % 4 else None, "proj", part_provider)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final, cast
@@ -344,7 +345,9 @@ def unpack_records(packed: PackedRecords) -> JsonRecords:
         return []
     rowids = array("q")
     rowids.frombytes(raw)
-    return list(zip(rowids, cast(Iterable[Record], zip(*columns, strict=True)), strict=True))
+    # tuple.__new__ makes each Record without the constructor's Python-level call.
+    records = map(partial(tuple.__new__, Record), zip(*columns, strict=True))
+    return list(zip(rowids, records, strict=True))
 
 
 def json_records(db_path: Path, upto: int) -> JsonRecords:

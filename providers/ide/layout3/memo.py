@@ -124,7 +124,9 @@ def _record(raw: list[Any] | None) -> Record | None:
     if raw is None:
         return None
     role, chars, request_id, model, tools, created_ms, served = raw
-    return (role, chars, request_id, model, tuple(map(tuple, tools)), created_ms, served)
+    # tuple.__new__: no constructor call for each of the memo's records (tens of thousands)
+    fields = (role, chars, request_id, model, tuple(map(tuple, tools)), created_ms, served)
+    return tuple.__new__(Record, fields)
 
 
 def memo_head_ok(data: bytes | None, db_key: str) -> bool:
