@@ -15,7 +15,9 @@ from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local, write_export
 from tests.usage_fixtures import days_ago, isolated_env
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real-csv"
 
@@ -36,6 +38,7 @@ def _report(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.clock
 def test_every_real_export_reports_priced_with_the_hand_summed_totals(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -64,6 +67,7 @@ def test_every_real_export_reports_priced_with_the_hand_summed_totals(
     assert "notCharged" in report["models"][0] and "notCharged" in report["days"][0]
 
 
+@pytest.mark.clock
 def test_stored_events_before_the_floor_show_for_an_explicit_range(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -88,6 +92,7 @@ def test_stored_events_before_the_floor_show_for_an_explicit_range(
     assert everything["totals"]["cost"] == report["totals"]["cost"]
 
 
+@pytest.mark.clock
 def test_team_export_needs_user_and_never_sums_several_people(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -130,6 +135,7 @@ def test_files_that_are_not_exports_are_refused_in_one_line(
     assert not (env.cache / "imports" / "cursor-usage.v3.json").exists()
 
 
+@pytest.mark.clock
 def test_rows_dated_after_tomorrow_are_refused_and_counted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -146,6 +152,7 @@ def test_rows_dated_after_tomorrow_are_refused_and_counted(
     assert all(r["end"] < "2099" for r in doc["ranges"])
 
 
+@pytest.mark.clock
 def test_text_report_counts_not_charged_calls_and_lists_own_key_calls_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -173,6 +180,7 @@ def _signed_in_db(path: Path, email: str) -> Path:
     return path
 
 
+@pytest.mark.clock
 def test_a_team_export_of_one_other_person_is_refused_with_the_list(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -192,6 +200,7 @@ def test_a_team_export_of_one_other_person_is_refused_with_the_list(
     assert json.loads(capsys.readouterr().out)["added"] == 8
 
 
+@pytest.mark.clock
 def test_a_personal_export_saying_you_is_not_filtered_by_the_signed_in_user(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -203,6 +212,7 @@ def test_a_personal_export_saying_you_is_not_filtered_by_the_signed_in_user(
     assert json.loads(capsys.readouterr().out)["added"] == 119
 
 
+@pytest.mark.clock
 def test_control_characters_in_names_paths_and_users_are_escaped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -22,7 +22,8 @@ HOUR = 3_600_000
 NOW = FIXED_NOW_MS
 LATER = NOW + HOUR + 5 * 60_000 + 1
 MB = 1024 * 1024
-pytestmark = pytest.mark.usefixtures("fixed_clock")
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = [pytest.mark.usefixtures("fixed_clock"), pytest.mark.any_moment]
 
 
 def _gzip(head: bytes, filler: bytes, megabytes: int, tail: bytes) -> bytes:
