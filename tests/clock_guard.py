@@ -44,6 +44,9 @@ class _WatchedTime:
     """`localtime`'s `time` module, noting each read of the wall clock (`time_ns`)."""
 
     def __init__(self, real: ModuleType) -> None:
+        # the module's other functions as plain attributes: local days stay one lookup away
+        vars(self).update((k, v) for k, v in vars(real).items() if not k.startswith("__"))
+        del self.time_ns
         self._real = real
         self.baseline = len(time_machine.traveller_stack)  # the suite's own travel, if any
         self.read = False
