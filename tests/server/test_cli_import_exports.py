@@ -38,7 +38,6 @@ def _report(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.clock
 def test_every_real_export_reports_priced_with_the_hand_summed_totals(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -92,7 +91,6 @@ def test_stored_events_before_the_floor_show_for_an_explicit_range(
     assert everything["totals"]["cost"] == report["totals"]["cost"]
 
 
-@pytest.mark.clock
 def test_team_export_needs_user_and_never_sums_several_people(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -152,7 +150,6 @@ def test_rows_dated_after_tomorrow_are_refused_and_counted(
     assert all(r["end"] < "2099" for r in doc["ranges"])
 
 
-@pytest.mark.clock
 def test_text_report_counts_not_charged_calls_and_lists_own_key_calls_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -180,7 +177,6 @@ def _signed_in_db(path: Path, email: str) -> Path:
     return path
 
 
-@pytest.mark.clock
 def test_a_team_export_of_one_other_person_is_refused_with_the_list(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -200,7 +196,6 @@ def test_a_team_export_of_one_other_person_is_refused_with_the_list(
     assert json.loads(capsys.readouterr().out)["added"] == 8
 
 
-@pytest.mark.clock
 def test_a_personal_export_saying_you_is_not_filtered_by_the_signed_in_user(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -212,7 +207,6 @@ def test_a_personal_export_saying_you_is_not_filtered_by_the_signed_in_user(
     assert json.loads(capsys.readouterr().out)["added"] == 119
 
 
-@pytest.mark.clock
 def test_control_characters_in_names_paths_and_users_are_escaped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
