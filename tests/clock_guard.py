@@ -15,7 +15,9 @@ set-up of a fixture it uses, or its module's import):
 
 Only the reading is watched, never the value: the guard changes no figure. A test that reads
 nothing needs no mark (a decoder of fixed dates: its local days depend on the zone, not the
-moment). `--clock-audit=PATH` writes every test's id, mark and reading as JSON lines.
+moment). At a fixed moment (`--clock`) a test marked `clock` that reads none fails too: it would
+run again at every moment for nothing. `--clock-audit=PATH` writes every test's id, mark and
+reading as JSON lines.
 """
 
 from __future__ import annotations
@@ -80,8 +82,9 @@ def _names_codeburn(args: Any) -> bool:
 class ClockGuard:
     """Watches each test for a read of the suite's moment; fails an unmarked one that reads."""
 
-    def __init__(self, audit: str) -> None:
+    def __init__(self, audit: str, *, fixed: bool) -> None:
         self.watch = _WatchedTime(localtime.time)
+        self._fixed = fixed  # a run at a moment of tests/clock.py: every `clock` test reads it
         self._audit = Path(audit) if audit else None
         self._reading_fixtures: set[int] = set()
         self._reading_modules: set[str] = set()
@@ -151,6 +154,13 @@ class ClockGuard:
                 "subprocess on it) unmarked: mark it `pytest.mark.clock` when the moment may "
                 "change its outcome (./dev test runs it at every moment of tests/clock.py), else "
                 "`pytest.mark.any_moment` (tests/clock_guard.py)"
+            )
+        elif self._fixed and marked and not reads and report.passed:
+            report.outcome = "failed"
+            report.longrepr = (
+                f"{item.nodeid} is marked `clock` but read no moment of the suite's: it runs "
+                "again at every moment of tests/clock.py for nothing; unmark it "
+                "(tests/clock_guard.py)"
             )
 
     def _reads(self, item: pytest.Item) -> bool:

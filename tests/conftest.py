@@ -72,7 +72,8 @@ def pytest_configure(config: pytest.Config) -> None:
         travel = time_machine.travel(moment, tick=True)
         travel.start()
         config.stash[_TRAVEL] = (moment, travel)
-    guard = ClockGuard(config.getoption("--clock-audit"))  # after the suite's travel: its baseline
+    # after the suite's travel: its baseline
+    guard = ClockGuard(config.getoption("--clock-audit"), fixed=bool(config.getoption("--clock")))
     guard.start()
     config.pluginmanager.register(guard, "clock-guard")
     config.stash[_GUARD] = guard

@@ -15,8 +15,6 @@ from codeburn.providers.localtime import CLOCK_ENV, now_ms, parse_iso_ms, timezo
 from tests import clock
 from tests.clock_guard import _WatchedTime
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
-
 PRINT_NOW = "from codeburn.providers.localtime import iso_utc, now_ms; print(iso_utc(now_ms()))"
 
 
@@ -44,12 +42,14 @@ def test_an_unreadable_seam_value_leaves_the_real_clock() -> None:
     assert localtime._clock_offset(None) == 0
 
 
+@pytest.mark.clock
 def test_the_seam_sets_an_offset_from_the_real_clock() -> None:
     real = localtime.time.time_ns() // 1_000_000  # time-machine moves this too; offsets still add
     offset = localtime._clock_offset("2001-02-03T04:05:06Z")
     assert abs(real + offset - 981_173_106_000) < 60_000
 
 
+@pytest.mark.clock
 def test_the_suite_runs_at_its_clock(suite_clock: datetime | None) -> None:
     if suite_clock is None:
         assert CLOCK_ENV not in os.environ
@@ -73,6 +73,7 @@ def test_the_real_clock_near_midnight_runs_at_noon_of_the_same_day() -> None:
     assert clock.near_midnight_noon(datetime(2026, 12, 1, 21, 59, tzinfo=zone)) is None
 
 
+@pytest.mark.clock
 def test_the_guard_sees_a_read_of_the_clock_but_not_one_at_a_moment_of_the_tests_own() -> None:
     """tests/clock_guard.py: what makes a test one that must say `clock` or `any_moment`."""
     watch = localtime.time
@@ -88,6 +89,7 @@ def test_the_guard_sees_a_read_of_the_clock_but_not_one_at_a_moment_of_the_tests
     assert watch.read
 
 
+@pytest.mark.clock
 def test_the_guard_sees_a_codeburn_subprocess_on_the_suites_clock_only() -> None:
     watch = localtime.time
     assert isinstance(watch, _WatchedTime)
