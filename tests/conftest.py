@@ -19,6 +19,7 @@ from hypothesis import settings
 
 from codeburn.providers.localtime import CLOCK_ENV, iso_utc, now_ms
 from tests import clock
+from tests.clock_guard import ClockGuard
 from tests.sync.fake_cursor import TEST_SUB, TEST_USER_ID, make_jwt
 
 # Property tests: CI replays the same examples on every run (derandomized, no example database);
@@ -42,6 +43,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"run the suite at a moment: {', '.join(clock.CLOCKS)} or ISO@Area/City "
         "(default: the real clock; env CODEBURN_TEST_CLOCK)",
     )
+    parser.addoption(
+        "--clock-audit",
+        default="",
+        metavar="PATH",
+        help="write each test's id, `clock` mark and whether it read the suite's moment as "
+        "JSON lines to PATH.<worker> (tests/clock_guard.py)",
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -53,6 +61,7 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 
 _TRAVEL = pytest.StashKey[tuple[datetime, time_machine.travel]]()
+_GUARD = pytest.StashKey[ClockGuard]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -63,9 +72,16 @@ def pytest_configure(config: pytest.Config) -> None:
         travel = time_machine.travel(moment, tick=True)
         travel.start()
         config.stash[_TRAVEL] = (moment, travel)
+    # after the suite's travel: its baseline
+    guard = ClockGuard(config.getoption("--clock-audit"), fixed=bool(config.getoption("--clock")))
+    guard.start()
+    config.pluginmanager.register(guard, "clock-guard")
+    config.stash[_GUARD] = guard
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if _GUARD in config.stash:
+        config.stash[_GUARD].stop()
     if _TRAVEL in config.stash:
         config.stash[_TRAVEL][1].stop()
 
@@ -79,11 +95,12 @@ def suite_clock(request: pytest.FixtureRequest) -> datetime | None:
 
 @pytest.fixture(autouse=True)
 def subprocess_clock(
-    suite_clock: datetime | None, monkeypatch: pytest.MonkeyPatch
+    suite_clock: datetime | None, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> Iterator[None]:
     """Subprocesses started by this test start at this process's (moved) clock."""
     if suite_clock is not None:
-        monkeypatch.setenv(CLOCK_ENV, iso_utc(now_ms()))
+        with request.config.stash[_GUARD].watch.paused():  # the harness's read, not the test's
+            monkeypatch.setenv(CLOCK_ENV, iso_utc(now_ms()))
     yield
 
 

@@ -5,16 +5,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
-from pathlib import Path
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+import time_machine
 
 from codeburn.providers import localtime
 from codeburn.providers.localtime import CLOCK_ENV, now_ms, parse_iso_ms, timezone_name, today
 from tests import clock
-
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+from tests.clock_guard import _WatchedTime
 
 PRINT_NOW = "from codeburn.providers.localtime import iso_utc, now_ms; print(iso_utc(now_ms()))"
 
@@ -43,12 +42,14 @@ def test_an_unreadable_seam_value_leaves_the_real_clock() -> None:
     assert localtime._clock_offset(None) == 0
 
 
+@pytest.mark.clock
 def test_the_seam_sets_an_offset_from_the_real_clock() -> None:
     real = localtime.time.time_ns() // 1_000_000  # time-machine moves this too; offsets still add
     offset = localtime._clock_offset("2001-02-03T04:05:06Z")
     assert abs(real + offset - 981_173_106_000) < 60_000
 
 
+@pytest.mark.clock
 def test_the_suite_runs_at_its_clock(suite_clock: datetime | None) -> None:
     if suite_clock is None:
         assert CLOCK_ENV not in os.environ
@@ -72,12 +73,33 @@ def test_the_real_clock_near_midnight_runs_at_noon_of_the_same_day() -> None:
     assert clock.near_midnight_noon(datetime(2026, 12, 1, 21, 59, tzinfo=zone)) is None
 
 
-def test_every_module_that_reads_the_clock_is_marked_to_run_at_every_moment() -> None:
-    """`./dev test` runs only the `clock` tests again at the fixed moments: a module that reads
-    the suite's moment and is not marked would never meet a month's end or a DST day."""
-    here = Path(__file__).resolve().parent
-    modules = sorted(here.rglob("test_*.py"))
-    reading = [p for p in modules if clock.READS_THE_CLOCK.search(p.read_text())]
-    unmarked = [str(p.relative_to(here)) for p in reading if clock.MARK not in p.read_text()]
-    assert unmarked == []
-    assert len(reading) > 20  # (the pattern still finds them)
+@pytest.mark.clock
+def test_the_guard_sees_a_read_of_the_clock_but_not_one_at_a_moment_of_the_tests_own() -> None:
+    """tests/clock_guard.py: what makes a test one that must say `clock` or `any_moment`."""
+    watch = localtime.time
+    assert isinstance(watch, _WatchedTime)
+    watch.read = False
+    with time_machine.travel(datetime(2030, 1, 2, 12, tzinfo=UTC), tick=False):
+        assert today() == datetime(2030, 1, 2).date()  # noon UTC: that day from UTC-11 to UTC+11
+    assert not watch.read  # the test's own moment: no moment of the suite's can change it
+    with watch.paused():
+        now_ms()
+    assert not watch.read
+    now_ms()
+    assert watch.read
+
+
+@pytest.mark.clock
+def test_the_guard_sees_a_codeburn_subprocess_on_the_suites_clock_only() -> None:
+    watch = localtime.time
+    assert isinstance(watch, _WatchedTime)
+    own = dict(os.environ, **{CLOCK_ENV: "2031-05-06T07:08:09Z"})
+    for env, command, reads in (
+        (own, PRINT_NOW, False),  # a moment of the test's own
+        (None, "print(1)", False),  # not CodeBurn's
+        (dict(os.environ), PRINT_NOW, True),  # the suite's moment, inherited
+        (None, PRINT_NOW, True),
+    ):
+        watch.read = False
+        subprocess.run([sys.executable, "-c", command], env=env, check=True, capture_output=True)
+        assert watch.read is reads, (env is own, command)

@@ -19,6 +19,9 @@ from pathlib import Path
 
 import pytest
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("server", "providers", "cache", "sync")
 

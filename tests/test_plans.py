@@ -27,7 +27,9 @@ from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_pro
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.service import UsageService, named_period
 
-pytestmark = pytest.mark.clock  # the sample's days are the clock's last weeks
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 FORKED: list[bool] = []  # what the forked plan answered each time a read asked it
 

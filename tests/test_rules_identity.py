@@ -32,7 +32,9 @@ from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_pro
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from tests.agent_fixtures import assistant, usage, write
 
-pytestmark = pytest.mark.clock  # sets the CLI's clock (a fixed moment, the same at every run)
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 PACKAGES = ("providers", "cache", "server", "sync")
 NOW = "2026-11-20T12:00:00Z"  # a fixed moment: the days below are sealed days of its month

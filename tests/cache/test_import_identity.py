@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,9 @@ from codeburn.cache.imports.store import import_rows, load
 from codeburn.providers.exports.usage_csv import parse_csv
 from codeburn.providers.localtime import iso_utc
 from tests.csv_fixtures import ExportRow, export_bytes
+
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 NOW = 1_800_000_000_000  # 2027-01-15T08:00:00Z
 START = NOW - 20 * 86_400_000

@@ -44,7 +44,9 @@ from tests.csv_fixtures import (
     write_export,
 )
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 ACCOUNT_A = "0123456789abcdef"
 ACCOUNT_B = "fedcba9876543210"
@@ -87,6 +89,7 @@ def _doc(store: Path) -> dict:  # type: ignore[type-arg]
 # --- the docs/import.md scenario -------------------------------------------------------------
 
 
+@pytest.mark.clock
 def test_spec_import_scenario(tmp_path: Path, store: Path, day1: date) -> None:
     day3, day4 = day1 + 2 * DAY, day1 + 3 * DAY
     first = write_export(tmp_path / "usage-1.csv", spec_rows(day1))
@@ -150,6 +153,7 @@ def test_spec_import_scenario(tmp_path: Path, store: Path, day1: date) -> None:
     ]
 
 
+@pytest.mark.clock
 def test_store_file_shape_keeps_no_personal_cells(tmp_path: Path, store: Path, day1: date) -> None:
     import_file(write_export(tmp_path / "team.csv", spec_rows(day1), "team"), path=store)
     raw = store.read_bytes()
@@ -169,6 +173,7 @@ def test_store_file_shape_keeps_no_personal_cells(tmp_path: Path, store: Path, d
     assert event["time"].endswith("Z") and len(event["hash"]) == 32
 
 
+@pytest.mark.clock
 def test_team_personal_and_old_exports_of_the_same_events_dedupe(
     tmp_path: Path, store: Path, day1: date
 ) -> None:
@@ -183,6 +188,7 @@ def test_team_personal_and_old_exports_of_the_same_events_dedupe(
 # --- refusals ----------------------------------------------------------------------------------
 
 
+@pytest.mark.clock
 def test_a_broken_row_stores_nothing_and_names_the_line(
     tmp_path: Path, store: Path, day1: date
 ) -> None:
@@ -204,6 +210,7 @@ def test_not_an_export_changes_nothing(tmp_path: Path, store: Path) -> None:
     assert not store.exists()
 
 
+@pytest.mark.clock
 def test_events_outside_from_to_are_refused(tmp_path: Path, store: Path, day1: date) -> None:
     rows = spec_rows(day1)
     path = write_export(tmp_path / "u.csv", rows)
@@ -230,6 +237,7 @@ def test_events_outside_from_to_are_refused(tmp_path: Path, store: Path, day1: d
         "9999-12-31",
     ],
 )
+@pytest.mark.clock
 def test_bad_boundaries_are_refused(tmp_path: Path, store: Path, day1: date, bad: str) -> None:
     path = write_export(tmp_path / "u.csv", spec_rows(day1))
     with pytest.raises(CoverageError, match="--from"):
@@ -237,6 +245,7 @@ def test_bad_boundaries_are_refused(tmp_path: Path, store: Path, day1: date, bad
     assert not store.exists()
 
 
+@pytest.mark.clock
 def test_from_later_than_to_is_refused(tmp_path: Path, store: Path) -> None:
     with pytest.raises(CoverageError, match="later than"):
         import_rows([], start="2026-08-28", end="2026-08-27", path=store)
@@ -280,6 +289,7 @@ def test_dates_are_whole_local_days_and_naive_times_local(zone: str) -> None:
     assert iso_utc(parse_boundary("2026-08-27T10:00", end=False)) == ten_am
 
 
+@pytest.mark.clock
 def test_import_with_from_to_dates_in_each_zone(
     zone: str, tmp_path: Path, store: Path, day1: date
 ) -> None:
@@ -298,6 +308,7 @@ def test_import_with_from_to_dates_in_each_zone(
         import_file(write_export(tmp_path / "late.csv", late), end=day3.isoformat(), path=store)
 
 
+@pytest.mark.clock
 def test_coverage_never_ends_after_the_files_mtime(tmp_path: Path, store: Path, day1: date) -> None:
     day2 = day1 + DAY
     rows = [ExportRow(iso_local(day1, 9), "gpt-5", input=1)]
@@ -309,6 +320,7 @@ def test_coverage_never_ends_after_the_files_mtime(tmp_path: Path, store: Path, 
     assert load(store).ranges[0].end_ms == mtime
 
 
+@pytest.mark.clock
 def test_epoch_ms_boundaries_from_the_export_url(tmp_path: Path, store: Path, day1: date) -> None:
     start, end = local_midnight_ms(day1), day_end_ms(day1)
     rows = [ExportRow(iso_local(day1, 12), "gpt-5", input=1)]
@@ -318,6 +330,7 @@ def test_epoch_ms_boundaries_from_the_export_url(tmp_path: Path, store: Path, da
     assert (summary.coverage_start_ms, summary.coverage_end_ms) == (start, end)
 
 
+@pytest.mark.clock
 def test_touching_ranges_merge_and_gaps_do_not(tmp_path: Path, store: Path, day1: date) -> None:
     d = [day1 + i * DAY for i in range(6)]
     import_rows([], start=d[0].isoformat(), end=d[0].isoformat(), mtime_ms=None, path=store)
@@ -337,6 +350,7 @@ def test_touching_ranges_merge_and_gaps_do_not(tmp_path: Path, store: Path, day1
     ]
 
 
+@pytest.mark.clock
 def test_coverage_index_applies_to_cursor_and_agent_and_grokbot_only_with_bot_events(
     tmp_path: Path, store: Path, day1: date
 ) -> None:
@@ -363,6 +377,7 @@ def _sync(store: Path, account: str, window_start: int, *rows: ExportRow):  # ty
     )
 
 
+@pytest.mark.clock
 def test_sync_replaces_its_accounts_rows_from_the_window_start(store: Path, day1: date) -> None:
     d2, d3 = day1 + DAY, day1 + 2 * DAY
     r1 = ExportRow(iso_local(day1, 10), "gpt-5", input=1)
@@ -384,6 +399,7 @@ def test_sync_replaces_its_accounts_rows_from_the_window_start(store: Path, day1
     assert newest_synced_ms(ACCOUNT_A, store) == local_ms(d3, 10)
 
 
+@pytest.mark.clock
 def test_sync_ignores_rows_before_the_window(store: Path, day1: date) -> None:
     old = ExportRow(iso_local(day1, 10), "gpt-5", input=1)
     new = ExportRow(iso_local(day1 + DAY, 10), "gpt-5", input=2)
@@ -392,6 +408,7 @@ def test_sync_ignores_rows_before_the_window(store: Path, day1: date) -> None:
     assert [e.row.input for e in load(store).events] == [2]
 
 
+@pytest.mark.clock
 def test_manual_coverage_wins_over_sync(tmp_path: Path, store: Path, day1: date) -> None:
     manual = [ExportRow(iso_local(day1, 9), "gpt-5", input=1)]
     import_file(write_export(tmp_path / "m.csv", manual), path=store)
@@ -405,6 +422,7 @@ def test_manual_coverage_wins_over_sync(tmp_path: Path, store: Path, day1: date)
     assert events == {(1, "Included", "import"), (5, "Included", "sync")}
 
 
+@pytest.mark.clock
 def test_manual_import_claims_a_synced_row(tmp_path: Path, store: Path, day1: date) -> None:
     row = ExportRow(iso_local(day1, 9), "gpt-5", input=1)
     _sync(store, ACCOUNT_A, local_midnight_ms(day1), row)
@@ -417,6 +435,7 @@ def test_manual_import_claims_a_synced_row(tmp_path: Path, store: Path, day1: da
     assert [(e.source, e.row.input) for e in load(store).events] == [("import", 1)]
 
 
+@pytest.mark.clock
 def test_account_change_keeps_both_accounts(store: Path, day1: date) -> None:
     a_rows = [ExportRow(iso_local(day1 + i * DAY, 10), "gpt-5", input=i + 1) for i in range(2)]
     _sync(store, ACCOUNT_A, local_midnight_ms(day1), *a_rows)
@@ -438,6 +457,7 @@ def test_account_change_keeps_both_accounts(store: Path, day1: date) -> None:
     assert newest_synced_ms(ACCOUNT_B, store) == local_ms(day1 + 2 * DAY, 10)
 
 
+@pytest.mark.clock
 def test_sync_ranges_merge_per_account(store: Path, day1: date) -> None:
     _sync(store, ACCOUNT_A, local_midnight_ms(day1), ExportRow(iso_local(day1 + DAY), "m", input=1))
     later = ExportRow(iso_local(day1 + 3 * DAY), "m", input=2)
@@ -447,6 +467,7 @@ def test_sync_ranges_merge_per_account(store: Path, day1: date) -> None:
     )
 
 
+@pytest.mark.clock
 def test_empty_sync_creates_a_possibly_empty_store(store: Path, day1: date) -> None:
     assert fingerprint(store) is None
     summary = _sync(store, ACCOUNT_A, local_midnight_ms(day1))
@@ -479,6 +500,7 @@ def test_sync_refuses_a_raw_subject_as_account(store: Path) -> None:
         b"\xff\xfe",
     ],
 )
+@pytest.mark.clock
 def test_unreadable_store_is_reported_with_the_fix_and_left_alone(
     tmp_path: Path, store: Path, day1: date, content: bytes
 ) -> None:
@@ -498,6 +520,7 @@ def test_unreadable_store_is_reported_with_the_fix_and_left_alone(
     assert result.existed and result.ranges == () and not store.exists()
 
 
+@pytest.mark.clock
 def test_remove_returns_the_ranges_and_days(tmp_path: Path, store: Path, day1: date) -> None:
     import_file(write_export(tmp_path / "u.csv", spec_rows(day1)), path=store)
     ranges = load(store).ranges
@@ -509,6 +532,7 @@ def test_remove_returns_the_ranges_and_days(tmp_path: Path, store: Path, day1: d
     assert load(store).exists is False
 
 
+@pytest.mark.clock
 def test_fingerprint_changes_with_the_store(tmp_path: Path, store: Path, day1: date) -> None:
     import_file(write_export(tmp_path / "a.csv", spec_rows(day1)[:1]), path=store)
     first = fingerprint(store)
@@ -534,6 +558,7 @@ def _import_in_child(
         import_file(Path(csv_path), path=Path(store))
 
 
+@pytest.mark.clock
 def test_two_processes_importing_at_once_neither_double_nor_lose_rows(
     tmp_path: Path, store: Path, day1: date
 ) -> None:

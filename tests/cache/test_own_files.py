@@ -25,7 +25,9 @@ from codeburn.server.cli.main import main
 from codeburn.server.service.usage import UsageService
 from tests.usage_fixtures import isolated_env, write_profile_with_today
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 HOUR_MS = 3_600_000
 
@@ -55,6 +57,7 @@ def _status(db: Path) -> dict:
 
 
 @pytest.mark.parametrize("damage", ["deep", "folder", "folder-with-files"])
+@pytest.mark.clock
 def test_damaged_cache_files_are_rebuilt_silently(tmp_path: Path, env: Path, damage: str) -> None:
     db = write_profile_with_today(tmp_path / "Cursor")
     good = _status(db)
@@ -81,6 +84,7 @@ def test_damaged_cache_files_are_rebuilt_silently(tmp_path: Path, env: Path, dam
         '{"daily": ' + "[" * 3000 + "]" * 3000 + "}",
     ],
 )
+@pytest.mark.clock
 def test_a_budget_no_float_can_hold_means_no_budget(
     env: Path, tmp_path: Path, budget: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -132,6 +136,7 @@ def _aged(path: Path, age_ms: int) -> Path:
     return path
 
 
+@pytest.mark.clock
 def test_leftovers_older_than_an_hour_are_swept(
     env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -168,6 +173,7 @@ def test_leftovers_older_than_an_hour_are_swept(
     assert new_snap.exists() and fresh_tmp.exists() and kept.exists()
 
 
+@pytest.mark.clock
 def test_a_snapshot_copy_is_made_in_a_private_folder_under_our_cache(
     env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

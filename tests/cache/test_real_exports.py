@@ -19,6 +19,9 @@ from codeburn.cache.imports.store import STORE_FILE, events_as_calls, import_fil
 from codeburn.providers.calls import USER_API_KEY
 from codeburn.providers.exports.usage_csv import CsvFormatError, parse_csv
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 REAL = Path(__file__).resolve().parent.parent / "data" / "real-csv"
 # After every event of every sample: no row of them is "in the future".
 NOW_MS = 1_830_000_000_000  # 2027-12-29

@@ -17,7 +17,9 @@ from codeburn.providers.localtime import iso_utc
 from tests.csv_fixtures import ExportRow, export_bytes
 from tests.usage_fixtures import local_zone
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 # Written by the code at d68fe15 (store v2): three real exports imported by hand and one sync.
 DATA = Path(__file__).resolve().parent.parent / "data" / "store-v2"
@@ -33,6 +35,7 @@ def imports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+@pytest.mark.clock
 def test_a_v2_store_reads_back_completely_and_migrates(imports: Path) -> None:
     original = (DATA / "cursor-usage.v2.json").read_bytes()
     v2 = json.loads(original)
@@ -53,6 +56,7 @@ def test_a_v2_store_reads_back_completely_and_migrates(imports: Path) -> None:
     assert load() == snap
 
 
+@pytest.mark.clock
 def test_a_v2_store_serves_the_same_calls(imports: Path) -> None:
     # The calls the v2 code served from this store (pricing aside: prices may be refreshed),
     # in the zone it ran in: a call's session names its local day.
@@ -74,6 +78,7 @@ def _v3_store(imports: Path) -> Path:
     return imports / "cursor-usage.v3.json"
 
 
+@pytest.mark.clock
 def test_the_store_is_json_with_one_event_a_line(imports: Path) -> None:
     store = _v3_store(imports)
     raw = store.read_bytes()
@@ -89,6 +94,7 @@ def test_the_store_is_json_with_one_event_a_line(imports: Path) -> None:
 
 
 @pytest.mark.parametrize("cut", ["mid-event", "after-comma", "before-end", "comma-at-end"])
+@pytest.mark.clock
 def test_a_store_cut_short_is_unreadable_never_shorter(imports: Path, cut: str) -> None:
     store = _v3_store(imports)
     raw = store.read_bytes()

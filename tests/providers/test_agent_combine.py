@@ -28,6 +28,9 @@ from codeburn.providers.samples.home_writer import (
 )
 from codeburn.providers.samples.profile_writer import ProfileWriter
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 T0 = 1_780_000_000_000  # 2026-05-28T20:26:40Z
 HOUR = 3_600_000
 

@@ -7,6 +7,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from codeburn.providers.agent.graph import GraphTurn
 from codeburn.providers.home.transcripts import find_transcripts, parse_jsonl, parse_txt
 from codeburn.providers.samples.home_writer import (
@@ -17,6 +19,9 @@ from codeburn.providers.samples.home_writer import (
     turn_ended,
     user,
 )
+
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 
 def turn(user_chars: int, context: int, answer: int, tools=(), commands=()) -> GraphTurn:

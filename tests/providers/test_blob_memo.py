@@ -47,7 +47,9 @@ from codeburn.providers.sqlite_ro import open_readonly
 from tests.memo_file import InMemoryMemoFile as _File
 from tests.providers.test_cursor3_refresh import FLOOR, NOW, refreshed, rows, two_turns
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 DAY = 86_400_000

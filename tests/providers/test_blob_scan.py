@@ -27,6 +27,9 @@ from codeburn.providers.samples.graph_writer import TurnSpec, build_graph, json_
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import open_readonly
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 MIN, HOUR, DAY = 60_000, 3_600_000, 86_400_000
 

@@ -16,6 +16,9 @@ from codeburn.providers.ide.layout3 import Layout3
 from codeburn.providers.localtime import parse_iso_ms
 from tests.cursor_fixtures import NOW_MS, ago, by_key, profile, read
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 def _ms(text: str) -> int:
     ms = parse_iso_ms(text)

@@ -19,6 +19,9 @@ from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.samples.graph_writer import TurnSpec, json_message
 from codeburn.providers.samples.profile_writer import ProfileWriter
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 HOUR, DAY = 3_600_000, 86_400_000
 

@@ -13,6 +13,9 @@ from codeburn.providers.home import reader as cursor_agent
 from codeburn.providers.home.reader import AgentReader, take_snapshot
 from codeburn.providers.samples.home_writer import AgentHomeWriter, TurnSpec, assistant, user
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 T0 = 1_780_000_000_000
 
 

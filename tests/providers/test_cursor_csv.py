@@ -31,8 +31,6 @@ from tests.csv_fixtures import (
     spec_rows,
 )
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
-
 HEADER = ",".join(CURRENT_COLUMNS)
 ROW = ExportRow(
     "2026-08-27T10:00:00.000Z", "auto", cache_write=10, input=100, cache_read=5000, output=50

@@ -15,7 +15,9 @@ from codeburn.providers.localtime import iso_utc, local_midnight_ms, today
 from codeburn.providers.sqlite_ro import DatabaseUnrecognizedError
 from tests.cursor_fixtures import NOW_MS, ago, by_key, profile, read
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 SONNET_IN = 3e-6
 
@@ -130,6 +132,7 @@ def test_agent_stream_only_request(tmp_path: Path) -> None:
     assert call.project == "cursor" and call.session == "req-9" and call.model == "gpt-5"
 
 
+@pytest.mark.clock
 def test_stream_only_date_is_kept_from_first_sight(tmp_path: Path) -> None:
     with profile(tmp_path) as p:
         p.agent("a1", role="user", content="hello", request_id="req-1")
@@ -139,6 +142,7 @@ def test_stream_only_date_is_kept_from_first_sight(tmp_path: Path) -> None:
     assert only(again.calls).timestamp_ms == only(first.calls).timestamp_ms
 
 
+@pytest.mark.clock
 def test_request_on_an_old_bubble_is_not_stream_only(tmp_path: Path) -> None:
     old = iso_utc(NOW_MS - 220 * 86_400_000)
     with profile(tmp_path) as p:
@@ -181,6 +185,7 @@ def test_bubble_rewritten_in_place_counts_once(tmp_path: Path) -> None:
     assert call.output_tokens == 77
 
 
+@pytest.mark.clock
 def test_budget_keeps_newest_and_warns(tmp_path: Path) -> None:
     with profile(tmp_path) as p:
         for i in range(4):
@@ -193,6 +198,7 @@ def test_budget_keeps_newest_and_warns(tmp_path: Path) -> None:
     assert result.budget_hit and len(result.warnings) == 1
 
 
+@pytest.mark.clock
 def test_budget_not_hit_by_rows_outside_the_window(tmp_path: Path) -> None:
     old = iso_utc(NOW_MS - 220 * 86_400_000)
     with profile(tmp_path) as p:
@@ -212,6 +218,7 @@ def test_subcomposer_rows_are_skipped_and_counted(tmp_path: Path) -> None:
     assert len(result.calls) == 1 and result.skipped_subcomposer == 1
 
 
+@pytest.mark.clock
 def test_undated_and_too_old_bubbles_are_excluded(tmp_path: Path) -> None:
     seven_months = iso_utc(local_midnight_ms(today() - timedelta(days=213)))
     with profile(tmp_path) as p:

@@ -22,6 +22,9 @@ from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import DatabaseMissingError, open_readonly
 from tests.cursor_fixtures import ago, profile, read
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 SHELL = {"type": "tool-call", "toolName": "Shell", "args": {"command": "cd x && npm test"}}
 
 

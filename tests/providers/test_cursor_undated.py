@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from codeburn.providers.ide.reader import ReadResult
 from codeburn.providers.local import local_diagnostics, local_notices
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.server.cli.lines import unreadable_line
 from tests.cursor_fixtures import NOW_MS, profile, read
+
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 T0 = NOW_MS - 3_600_000  # the conversation started an hour before the test
 T1 = T0 + 1_800_000  # and was last updated half an hour later

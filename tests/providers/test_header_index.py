@@ -23,6 +23,9 @@ from codeburn.providers.samples.generator import SampleSpec, generate_sample_pro
 from codeburn.providers.samples.header_index import add_header_index
 from codeburn.providers.sqlite_ro import open_readonly
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 DAYS = 20
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from codeburn.providers.ide.inline import _INLINE_SQL, ROWID_BASE, inline_rows
 from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import open_readonly
+
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 

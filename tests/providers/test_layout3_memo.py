@@ -7,12 +7,17 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from codeburn.providers.ide.layout3.headers import ComposerRows, read_composers, stored_digest
 from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.plan import ONE_SHOT
 from codeburn.providers.samples.cursor3_writer import Cursor3Writer, Header
 from codeburn.providers.samples.graph_writer import TurnSpec
 from codeburn.providers.samples.profile_writer import ProfileWriter
+
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 HOUR, DAY = 3_600_000, 86_400_000

@@ -22,9 +22,10 @@ from codeburn.providers.samples.profile_writer import ProfileWriter
 from codeburn.providers.sqlite_ro import DatabaseMissingError
 from tests.cursor_fixtures import NOW_MS
 
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
 pytestmark = [
+    pytest.mark.any_moment,
     pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform"),
-    pytest.mark.clock,  # reads the clock: run at every moment of tests/clock.py
 ]
 
 
@@ -116,6 +117,7 @@ def test_a_split_read_equals_the_read_in_one_process(
     assert any(c.model == "g\ufffdpt" for c in together.calls)  # decoded with replacement
 
 
+@pytest.mark.clock
 def test_a_budget_reached_among_the_older_rows_cuts_where_one_process_cuts(
     tmp_path: Path, split: Callable[[], list[older.OlderRows]]
 ) -> None:
@@ -128,6 +130,7 @@ def test_a_budget_reached_among_the_older_rows_cuts_where_one_process_cuts(
     assert alone.budget_hit and _summary(together) == _summary(alone)
 
 
+@pytest.mark.clock
 def test_a_floor_among_the_older_rows_stops_both_reads_at_the_same_row(
     tmp_path: Path, split: Callable[[], list[older.OlderRows]]
 ) -> None:

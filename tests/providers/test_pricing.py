@@ -15,6 +15,9 @@ import pytest
 from codeburn.providers.pricing import prices as pricing
 from codeburn.providers.pricing.prices import Rates, cost_of, rates_for
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 ROOT = Path(__file__).resolve().parents[2]
 REFRESH = ROOT / "scripts" / "refresh-prices"
 

@@ -14,6 +14,9 @@ from codeburn.providers.agent.graph import GraphUnreadable, decode_root
 from codeburn.providers.ide.reader import CursorReader
 from codeburn.providers.samples.cursor3 import Cursor3Info, Cursor3Spec, generate_cursor3_profile
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 NOW_MS = 1_780_000_000_000  # 2026-05-28T20:26:40Z: a fixed moment, not today
 SPEC = Cursor3Spec(
     seed=5,

@@ -20,7 +20,8 @@ from codeburn.providers.samples.titles import TITLES, sample_title
 from codeburn.server.service import UsageService, named_period
 from tests.usage_fixtures import isolated_env
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 
 def _names(db: Path) -> dict[str, str | None]:

@@ -5,11 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-import pytest
-
 from codeburn.server.service.alerts import alert_conditions, combined_message
-
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 DAY = date(2026, 12, 6)
 

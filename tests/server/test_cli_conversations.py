@@ -19,6 +19,9 @@ from codeburn.server.cli.main import main
 from tests.server.test_usage_attribution import DAY, EVENTS, _event, _sync, _write_local
 from tests.usage_fixtures import at, isolated_env
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 HEAD = ["Title", "Project", "Provider", "Model(s)", "Cost", "Calls", "Last"]
 
 

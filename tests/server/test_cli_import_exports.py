@@ -15,7 +15,9 @@ from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local, write_export
 from tests.usage_fixtures import days_ago, isolated_env
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real-csv"
 
@@ -64,6 +66,7 @@ def test_every_real_export_reports_priced_with_the_hand_summed_totals(
     assert "notCharged" in report["models"][0] and "notCharged" in report["days"][0]
 
 
+@pytest.mark.clock
 def test_stored_events_before_the_floor_show_for_an_explicit_range(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -130,6 +133,7 @@ def test_files_that_are_not_exports_are_refused_in_one_line(
     assert not (env.cache / "imports" / "cursor-usage.v3.json").exists()
 
 
+@pytest.mark.clock
 def test_rows_dated_after_tomorrow_are_refused_and_counted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -25,7 +25,8 @@ from codeburn.server.cli import main as cli_main
 from codeburn.server.cli.main import main
 from tests.usage_fixtures import days_ago, isolated_env, write_hand_profile
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 
 def _process(argv: list[str]) -> subprocess.CompletedProcess[bytes]:

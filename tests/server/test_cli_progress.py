@@ -14,7 +14,8 @@ from codeburn.server.cli import progress
 from codeburn.server.cli.main import main
 from tests.usage_fixtures import isolated_env
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 
 class FakeTerminal(io.StringIO):

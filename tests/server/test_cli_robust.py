@@ -21,7 +21,8 @@ from tests.csv_fixtures import ExportRow, iso_local, write_export
 from tests.sync.fake_cursor import FakeCursor, SyncEnv, make_jwt, setup_sync_env
 from tests.usage_fixtures import days_ago, isolated_env, write_hand_profile
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from codeburn.sync import client
 from tests.csv_fixtures import ExportRow, iso_local
 from tests.sync.fake_cursor import TEST_SUB, TEST_USER_ID, FakeCursor, SyncEnv, setup_sync_env
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
 
 
 @pytest.fixture
@@ -53,6 +54,7 @@ def test_forced_sync_imports_the_export(env: SyncEnv, capsys: pytest.CaptureFixt
     assert not env.fake.summary_requests()  # a sync never reads the quota
 
 
+@pytest.mark.clock
 def test_reports_sync_first_and_then_only_hourly(
     env: SyncEnv, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -94,6 +96,7 @@ def test_automatic_failure_is_silent(env: SyncEnv, capsys: pytest.CaptureFixture
     assert status["state"] == "ok" and status["cursorSync"]["errorCode"] == "network"
 
 
+@pytest.mark.clock
 def test_quota_in_status(env: SyncEnv, capsys: pytest.CaptureFixture[str]) -> None:
     status = _json(capsys, ["status", "--quota", "--no-sync", "--format", "json"])
     assert status["quota"]["available"] is True
@@ -133,6 +136,7 @@ def test_no_secret_in_any_file_or_output(
             assert secret.encode() not in path.read_bytes(), (secret, path)
 
 
+@pytest.mark.clock
 def test_text_status_says_when_it_synced(env: SyncEnv, capsys: pytest.CaptureFixture[str]) -> None:
     env.fake.rows.extend(_rows())
     assert main(["status"]) == 0

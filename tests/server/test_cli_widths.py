@@ -23,8 +23,6 @@ from rich.text import Text
 from codeburn.server.cli.lines import money
 from codeburn.server.cli.text import Column, break_offsets, fit_widths
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
-
 CLI = "import sys; from codeburn.server.cli.main import main; sys.exit(main())"
 EXPORT = Path(__file__).parents[1] / "data" / "real-csv" / "01_w366813640_requests_col.csv"
 NOW = "2026-05-20T12:00:00Z"  # the export runs 2025-04-16 – 2026-05-13: both sides of the floor

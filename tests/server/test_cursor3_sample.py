@@ -15,7 +15,8 @@ from codeburn.server.service.periods import named_period
 from codeburn.server.service.usage import UsageService
 from tests.providers.test_sample_cursor3 import SPEC
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 
 def test_service_counts_each_conversation_once(

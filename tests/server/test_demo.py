@@ -17,7 +17,9 @@ import pytest
 
 from codeburn.providers import localtime
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 CLI = "import sys; from codeburn.server.cli.main import main; sys.exit(main())"
 MOMENTS = [
@@ -136,6 +138,7 @@ def test_a_first_demo_shows_the_whole_sample_on_any_day(
     assert abs(listed + est - total) <= Decimal("0.01") and listed > 0 and est > 0
 
 
+@pytest.mark.clock
 def test_the_demo_reports_the_last_30_days_with_its_export(tmp_path: Path) -> None:
     """At the machine's own clock: true on every date (no date is asserted)."""
     out = run_demo(tmp_path, os.environ.get("CODEBURN_NOW", ""), os.environ.get("TZ", "UTC"))

@@ -7,13 +7,9 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-import pytest
-
 from codeburn.cache.imports.records import CoverageIndex, Range
 from codeburn.providers import CURSOR, CURSOR_AGENT, Call, DayIndex, local_midnight_ms
 from codeburn.server.service.derive import LOCAL, _Grouper
-
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 FIRST = date(2026, 3, 1)
 LAST = FIRST + timedelta(days=6)

@@ -34,7 +34,9 @@ from codeburn.server.service.forecast import (
 )
 from tests.usage_fixtures import isolated_env
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPORT_01 = ROOT / "tests" / "data" / "real-csv" / "01_w366813640_requests_col.csv"
@@ -194,6 +196,7 @@ def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.clock
 def test_cli_forecast_at_an_injected_clock_equals_the_bench(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

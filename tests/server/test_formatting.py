@@ -21,7 +21,9 @@ from codeburn.server.service.formatting import (
     split_text,
 )
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "golden" / "formatting.json").read_text())
 
@@ -61,6 +63,7 @@ def test_local_estimate_note(usd: float, text: str) -> None:
     assert local_estimate_note(usd) == text
 
 
+@pytest.mark.clock
 def test_relative_times() -> None:
     now = now_ms()
     assert ago(iso_utc(now - 12 * 60_000)) == "12 min ago"

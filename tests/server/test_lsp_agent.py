@@ -16,7 +16,9 @@ from codeburn.providers.samples.home_writer import (
 )
 from tests.server.conftest import ServerEnv, lsp_session
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 REFRESH = "codeburn.server.refresh"
 

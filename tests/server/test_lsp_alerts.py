@@ -13,7 +13,9 @@ from lsprotocol import types
 from tests.server.conftest import WAIT_S, ServerEnv, lsp_session, write_profile
 from tests.sync.fake_cursor import FakeCursor
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 REFRESH = "codeburn.server.refresh"
 
@@ -38,6 +40,7 @@ async def _until_messages(client: Any, count: int) -> None:
     await asyncio.wait_for(check(), WAIT_S)
 
 
+@pytest.mark.clock
 async def test_alerts_show_once_per_condition_across_two_servers(signed_in: ServerEnv) -> None:
     expected = {"pool-cursor-models:80", "on-demand:started"}
     async with lsp_session(signed_in) as first:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 
@@ -16,6 +17,9 @@ from codeburn.server.lsp.bootstrap import (
     read_message,
 )
 from codeburn.server.lsp.run import build_server
+
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 
 def _frame(obj: dict) -> bytes:

@@ -28,7 +28,9 @@ from tests.server.conftest import (
     write_profile,
 )
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 IMPORT = "codeburn.server.importCursorCsv"
 REMOVE = "codeburn.server.removeCursorImport"
@@ -106,6 +108,7 @@ async def test_every_command_accepts_empty_arguments(server_env: ServerEnv) -> N
         }
 
 
+@pytest.mark.clock
 async def test_import_then_remove_moves_the_figures(server_env: ServerEnv) -> None:
     csv = export_today(server_env.root / "usage-events.csv")
     async with lsp_session(server_env) as s:
@@ -167,6 +170,7 @@ async def test_import_errors_are_actionable(server_env: ServerEnv) -> None:
     assert not (server_env.cache / "imports" / "cursor-usage.v3.json").exists()
 
 
+@pytest.mark.clock
 async def test_report_arguments(server_env: ServerEnv) -> None:
     day = today().isoformat()
     async with lsp_session(server_env) as s:

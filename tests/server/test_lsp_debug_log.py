@@ -14,7 +14,9 @@ from tests.server.conftest import ServerEnv, recent
 from tests.server.test_lsp_wire import GOODBYE, HANDSHAKE, raw_server, request
 from tests.sync.fake_cursor import TEST_USER_ID, FakeCursor, cookie_for, make_jwt, write_global_db
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 SYNC = {"command": "codeburn.server.syncCursor", "arguments": []}
 

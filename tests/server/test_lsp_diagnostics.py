@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.cursor_fixtures import NOW_MS, ago, profile
 from tests.server.conftest import ServerEnv
 from tests.server.test_lsp_wire import GOODBYE, HANDSHAKE, raw_server, request
+
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 REFRESH = {"command": "codeburn.server.refresh", "arguments": []}
 METER = "skipped 1 Cursor context meter above 10 M tokens (not a context size)"

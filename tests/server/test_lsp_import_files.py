@@ -12,7 +12,9 @@ from pygls.exceptions import JsonRpcException
 from tests.csv_fixtures import ExportRow, write_export
 from tests.server.conftest import ServerEnv, lsp_session, recent
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 IMPORT = "codeburn.server.importCursorCsv"
 REQUEST_FAILED = -32803

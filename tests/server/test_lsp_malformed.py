@@ -22,6 +22,9 @@ from tests.server.test_lsp_wire import (
     request,
 )
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 IMPORT = "codeburn.server.importCursorCsv"
 REPORT = "codeburn.server.report"
 REFRESH = {"command": "codeburn.server.refresh", "arguments": []}

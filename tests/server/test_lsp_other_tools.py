@@ -11,7 +11,9 @@ from codeburn.providers.localtime import iso_utc, now_ms
 from tests.agent_fixtures import SESSION, assistant, jsonl, usage, write
 from tests.server.conftest import ServerEnv, lsp_session
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 REFRESH = "codeburn.server.refresh"
 FOLDER = "/srv/lsp-other-tools/app"

@@ -9,6 +9,9 @@ import pytest
 
 from codeburn.server.lsp.run import build_server
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 @pytest.mark.parametrize("synced", [False, True])
 async def test_the_refresh_command_never_answers_with_a_read_that_began_before_it(

@@ -29,7 +29,8 @@ from codeburn.server.lsp.status import AlertNotices, payload_key
 from codeburn.server.service.alerts import alert_conditions, combined_message
 from tests.server.conftest import WAIT_S, ServerEnv
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 
 def test_defaults() -> None:

@@ -20,7 +20,9 @@ from tests.server.conftest import (
     write_profile,
 )
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 CLI_STATUS = ("status", "--no-sync")
 
@@ -29,6 +31,7 @@ async def cli_status(env: ServerEnv) -> dict[str, object]:
     return await env.cli(*CLI_STATUS, "--cursor-db", str(env.db))
 
 
+@pytest.mark.clock
 async def test_first_status_equals_the_cli_on_a_cold_cache(server_env: ServerEnv) -> None:
     async with lsp_session(server_env) as s:
         first = await s.statuses.wait()
@@ -45,6 +48,7 @@ async def test_first_status_equals_the_cli_on_a_cold_cache(server_env: ServerEnv
         assert s.client.messages == []
 
 
+@pytest.mark.clock
 async def test_warm_cache_first_status_equals_the_cli_and_is_not_resent(
     server_env: ServerEnv,
 ) -> None:
@@ -119,6 +123,7 @@ async def test_bad_settings_fall_back_to_defaults_with_a_warning(server_env: Ser
         assert not (server_env.config / "config.json").exists()
 
 
+@pytest.mark.clock
 async def test_database_growth_sends_new_figures(server_env: ServerEnv) -> None:
     async with lsp_session(server_env, settings={"refreshIntervalSeconds": TICK_S}) as s:
         await s.statuses.wait()
@@ -185,6 +190,7 @@ async def test_database_locked_from_the_start_says_so(server_env: ServerEnv) -> 
         holder.close()
 
 
+@pytest.mark.clock
 async def test_budget_crossing_is_shown_once(server_env: ServerEnv) -> None:
     async with lsp_session(server_env, settings={"budget": {"daily": 0.000001}}) as s:
         first = await s.statuses.wait()

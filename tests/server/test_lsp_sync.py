@@ -23,7 +23,9 @@ from tests.server.conftest import (
 )
 from tests.sync.fake_cursor import FakeCursor
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 SYNC = "codeburn.server.syncCursor"
 REPORT = "codeburn.server.report"
@@ -42,6 +44,7 @@ def sync_sessions(session: Session) -> list[list[Any]]:
     return [r for r in session.progress_titles().values() if r[0].title == SYNC_TITLE]
 
 
+@pytest.mark.clock
 async def test_automatic_sync_quota_and_forced_sync(signed_in: ServerEnv, fake: FakeCursor) -> None:
     fake.rows.append(
         ExportRow(recent(15), "gpt-5", input=5000, cache_read=20_000, output=900, cost="$2.50")

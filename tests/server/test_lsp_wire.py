@@ -19,6 +19,9 @@ import pytest
 from codeburn.server.lsp.wire import FrameReader, FramingError, read_frame
 from tests.server.conftest import WAIT_S, ServerEnv
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 INVALID_PARAMS = -32602
 INVALID_REQUEST = -32600
 PARSE_ERROR = -32700

@@ -12,7 +12,9 @@ from codeburn.server.cli.main import main
 from codeburn.server.service.periods import PeriodError, named_period, resolve_period
 from tests.usage_fixtures import isolated_env
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 DAY = timedelta(days=1)
 
@@ -42,6 +44,7 @@ def test_an_unknown_period_names_the_known_ones() -> None:
         resolve_period("last-month", None, None, date(2026, 12, 1))
 
 
+@pytest.mark.clock
 def test_the_cli_reports_last_month(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -66,6 +69,7 @@ def test_the_cli_reports_last_month(
         ["--from", "2101-01-01", "--to", "2101-01-02"],
     ],
 )
+@pytest.mark.clock
 def test_days_outside_2000_to_2100_are_one_line_errors(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -81,6 +85,7 @@ def test_days_outside_2000_to_2100_are_one_line_errors(
     assert "outside 2000–2100" in err
 
 
+@pytest.mark.clock
 def test_the_first_and_last_day_of_the_bound_are_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,7 +18,9 @@ from codeburn.server.service.projects import NO_PROJECT, ProjectNames, folder_na
 from tests.real_cursor import copy_sample, report
 from tests.usage_fixtures import at, days_ago, isolated_env
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 # Under a folder of their own: the process-wide slug → folder memo is shared by the suite.
 WORK_API = "/srv/names-test/work/api"
@@ -122,12 +124,14 @@ EXPECTED = {
 }
 
 
+@pytest.mark.clock
 def test_report_json_keeps_the_slug_and_adds_name_and_path(
     four_projects: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _rows(_report(capsys, four_projects)) == EXPECTED
 
 
+@pytest.mark.clock
 def test_text_report_shows_names(four_projects: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["report", "--cursor-db", str(four_projects), "--from", days_ago(3).isoformat()]
     assert main(args) == 0
@@ -138,6 +142,7 @@ def test_text_report_shows_names(four_projects: Path, capsys: pytest.CaptureFixt
     assert "cursor " not in out.split("Project")[1]
 
 
+@pytest.mark.clock
 def test_sealed_days_keep_their_folders_without_any_read(
     four_projects: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -150,6 +155,7 @@ def test_sealed_days_keep_their_folders_without_any_read(
     assert _rows(sealed_only) == _rows(first) == EXPECTED
 
 
+@pytest.mark.clock
 def test_sealed_day_without_a_known_folder_is_named_from_its_slug(
     four_projects: Path,
     capsys: pytest.CaptureFixture[str],
@@ -173,6 +179,7 @@ def test_sealed_day_without_a_known_folder_is_named_from_its_slug(
     }
 
 
+@pytest.mark.clock
 def test_todays_figures_from_the_results_cache_keep_their_folders(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -191,6 +198,7 @@ def test_todays_figures_from_the_results_cache_keep_their_folders(
     assert _rows(again) == _rows(first) == {"-srv-names-test-web-app": ("web-app", WEB_APP)}
 
 
+@pytest.mark.clock
 def test_status_names_this_months_top_project(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,8 +8,6 @@ import copy
 from datetime import date, timedelta
 from typing import Any
 
-import pytest
-
 from codeburn.cache import DaySlices, GroupSums, Slice, merge_days
 from codeburn.providers import iso_utc
 from codeburn.server.service.periods import Period
@@ -19,8 +17,6 @@ from codeburn.server.service.report import (
     build_report,
     conversation_rows,
 )
-
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
 
 DAY0 = date(2026, 3, 2)
 MS0 = 1_772_000_000_000

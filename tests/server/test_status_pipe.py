@@ -20,7 +20,8 @@ from codeburn.server.cli.text import print_status
 from tests.csv_fixtures import ExportRow, iso_local, write_export
 from tests.usage_fixtures import isolated_env
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 
 def _status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> dict[str, Any]:

@@ -36,7 +36,9 @@ from codeburn.server.service.usage import UsageService
 from tests.csv_fixtures import ExportRow, write_export
 from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 COST_S1 = 5 * 1.25e-6 + 13 * 10e-6
 COST_T1 = 2 * (10 * 3e-6 + 20 * 15e-6)
@@ -261,6 +263,7 @@ def test_ide_3x_conversations_and_transcripts_count_each_id_once(
     assert UNREADABLE_ONE in report["warnings"]
 
 
+@pytest.mark.clock
 def test_an_import_replaces_cursor_agent_estimates_inside_its_coverage(
     machine: Machine, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -354,6 +357,7 @@ def test_a_long_lived_service_reads_beside_the_database_only_the_first_time(
     assert refreshed["providers"] == fresh.report(upto_today, sync=False)["providers"]
 
 
+@pytest.mark.clock
 def test_verbose_lists_the_transcripts_whose_dates_are_inferred(
     machine: Machine, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -29,7 +29,9 @@ from tests.usage_fixtures import (
     write_profile_with_today,
 )
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 NO_BUDGET = Budget()
 
@@ -59,6 +61,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return isolated_env(tmp_path, monkeypatch).cache
 
 
+@pytest.mark.clock
 def test_second_run_is_served_from_the_caches(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -79,6 +82,7 @@ def test_second_run_is_served_from_the_caches(
         assert daily_path(env).stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.clock
 def test_a_database_change_is_reparsed(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -107,6 +111,7 @@ def test_another_path_never_reuses_the_cache(
     assert spy.calls == 1
 
 
+@pytest.mark.clock
 def test_an_earlier_floor_is_reparsed(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -134,6 +139,7 @@ def test_corrupt_cache_files_are_rebuilt_silently(
     assert again["month"] == good["month"] and again["today"] == good["today"]
 
 
+@pytest.mark.clock
 def test_time_zone_change_rebuilds_the_daily_cache(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -148,6 +154,7 @@ def test_time_zone_change_rebuilds_the_daily_cache(
         assert json.loads(daily_path(env).read_text())["timezone"] == zone
 
 
+@pytest.mark.clock
 def test_sealed_days_survive_the_source_going_away(tmp_path: Path, env: Path) -> None:
     db = write_hand_profile(tmp_path / "Cursor", days_ago(3), days_ago(2))
     d1 = days_ago(3)
@@ -242,6 +249,7 @@ def test_older_cache_versions_are_swept_but_never_the_import_store(
     assert store.exists() and results_path(env).exists()
 
 
+@pytest.mark.clock
 def test_days_sealed_by_the_v1_reader_are_rederived_except_past_the_floor(
     tmp_path: Path, env: Path
 ) -> None:
@@ -279,6 +287,7 @@ def test_days_sealed_by_the_v1_reader_are_rederived_except_past_the_floor(
     assert days[wrong.isoformat()]["cursor"]["totals"][3] == 2  # conversation A: prompt + reply
 
 
+@pytest.mark.clock
 def test_a_long_lived_service_writes_its_results_behind_and_answers_from_them(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,7 +15,9 @@ from codeburn.server.cli.main import main
 from tests.csv_fixtures import ExportRow, iso_local, spec_rows, write_export
 from tests.usage_fixtures import at, days_ago, isolated_env
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 # docs/import.md scenario on days d1..d3 (8..6 days ago), local Cursor bubbles on d1 and on d5.
 
@@ -52,6 +54,7 @@ def scenario(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pat
     return p.db_path, csv, [d1.isoformat(), d5.isoformat()]
 
 
+@pytest.mark.clock
 def test_import_replaces_local_estimates_inside_coverage(
     scenario: tuple[Path, Path, list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -104,6 +107,7 @@ def test_reimport_adds_nothing_and_keeps_the_store(
     assert os.stat(store).st_mtime_ns == mtime
 
 
+@pytest.mark.clock
 def test_sealed_days_are_rederived_after_import_and_removal(
     scenario: tuple[Path, Path, list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -152,6 +156,7 @@ def test_a_broken_row_names_its_line(
     assert "line 3" in err and err.count("\n") == 1
 
 
+@pytest.mark.clock
 def test_imported_usage_without_a_cursor_database_is_data(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

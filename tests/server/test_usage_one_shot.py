@@ -26,7 +26,9 @@ from codeburn.server.service.periods import Period
 from codeburn.server.service.usage import UsageService
 from tests.usage_fixtures import at, days_ago, isolated_env, write_hand_profile
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 FIGURES = ("totals", "providers", "models", "projects", "days", "conversations", "attribution")
 

@@ -13,7 +13,9 @@ from codeburn.providers.localtime import today
 from codeburn.server.cli.main import main
 from tests.usage_fixtures import days_ago, isolated_env, write_hand_profile
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 # Hand-computed from docs/local-data.md and pricing.md (see write_hand_profile):
 # A: input 10 × $1.25/M + output 50 × $10/M = 0.0000125 + 0.0005
@@ -35,6 +37,7 @@ def hand_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str,
     return write_hand_profile(tmp_path / "Cursor", d1, d2), d1.isoformat(), d2.isoformat()
 
 
+@pytest.mark.clock
 def test_report_totals_match_hand_computed_figures(
     hand_db: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -70,6 +73,7 @@ def test_report_totals_match_hand_computed_figures(
     assert report["cursorSync"] is None
 
 
+@pytest.mark.clock
 def test_report_shape_follows_the_spec(
     hand_db: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -108,6 +112,7 @@ def test_report_shape_follows_the_spec(
     assert report["diagnostics"] == []
 
 
+@pytest.mark.clock
 def test_status_shape_and_month_figures(
     hand_db: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -165,6 +170,7 @@ def test_status_shape_and_month_figures(
     assert status["budget"] == {"daily": None, "monthly": None, "level": "ok"}
 
 
+@pytest.mark.clock
 def test_budget_levels_from_config(
     hand_db: tuple[Path, str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -278,6 +284,7 @@ def test_foreign_database_is_unrecognized(
     assert "not recognized" in capsys.readouterr().out
 
 
+@pytest.mark.clock
 def test_text_report_marks_estimates_and_notes_local_dollars(
     hand_db: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -289,6 +296,7 @@ def test_text_report_marks_estimates_and_notes_local_dollars(
     assert "mystery-model-x" in out
 
 
+@pytest.mark.clock
 def test_provider_filter(
     hand_db: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -15,7 +15,9 @@ from codeburn.providers.localtime import today
 from tests.csv_fixtures import ExportRow, iso_local
 from tests.sync.fake_cursor import TEST_USER_ID, SyncEnv
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 LEVELS = ["", "debug", "DEBUG", "info", "warning"]
 

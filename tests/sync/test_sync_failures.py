@@ -14,7 +14,9 @@ from codeburn.sync.state import load_state
 from tests.csv_fixtures import ExportRow
 from tests.sync.fake_cursor import TEST_SUB, Mode, SyncEnv
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 HOUR = 3_600_000
 PAST_THROTTLE = HOUR + 5 * 60_000 + 1

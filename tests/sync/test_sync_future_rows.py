@@ -16,9 +16,11 @@ from codeburn.sync.state import load_state, update_state
 from tests.csv_fixtures import ExportRow
 from tests.sync.fake_cursor import FIXED_NOW_MS, TEST_SUB, SyncEnv
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = [pytest.mark.any_moment, pytest.mark.usefixtures("fixed_clock")]
+
 HOUR = 3_600_000
 NOW = FIXED_NOW_MS  # 2026-11-18T08:26:40Z, the clock for every step below
-pytestmark = [pytest.mark.usefixtures("fixed_clock"), pytest.mark.clock]
 YEAR_2099 = 4_070_908_800_000  # 2099-01-01T00:00:00Z
 ACCOUNT = account_of(TEST_SUB)
 

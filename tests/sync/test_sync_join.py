@@ -15,7 +15,8 @@ from tests.sync.test_sync_json import event
 
 HOUR = 3_600_000
 NOW = FIXED_NOW_MS
-pytestmark = pytest.mark.usefixtures("fixed_clock")
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = [pytest.mark.usefixtures("fixed_clock"), pytest.mark.any_moment]
 
 
 def _automatic_in_flight(env: SyncEnv) -> tuple[threading.Thread, dict[str, SyncOutcome]]:

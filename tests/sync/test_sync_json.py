@@ -22,11 +22,13 @@ from codeburn.sync.state import load_state, state_path
 from tests.csv_fixtures import ExportRow, write_export
 from tests.sync.fake_cursor import FIXED_NOW_MS, TEST_SUB, EventsMode, SyncEnv
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = [pytest.mark.any_moment, pytest.mark.usefixtures("fixed_clock")]
+
 HOUR = 3_600_000
 NOW = FIXED_NOW_MS
 PAST_THROTTLE = HOUR + 5 * 60_000 + 1
 ACCOUNT = account_of(TEST_SUB)
-pytestmark = [pytest.mark.clock, pytest.mark.usefixtures("fixed_clock")]  # reads the clock
 
 
 def event(

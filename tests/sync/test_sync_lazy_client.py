@@ -7,8 +7,13 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from codeburn.sync.cursor_sync import maybe_sync
 from tests.sync.fake_cursor import SyncEnv
+
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
 
 PROBE = textwrap.dedent(
     """

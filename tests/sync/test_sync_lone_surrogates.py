@@ -18,7 +18,9 @@ from codeburn.providers.localtime import now_ms
 from tests.sync.fake_cursor import SyncEnv
 from tests.sync.test_sync_json import event
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 HOUR = 3_600_000
 BAD = "\ufffd"  # what a lone surrogate becomes

@@ -19,7 +19,8 @@ from tests.sync.test_sync_json import event
 HOUR = 3_600_000
 MINUTE = 60_000
 NOW = FIXED_NOW_MS
-pytestmark = pytest.mark.usefixtures("fixed_clock")
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = [pytest.mark.usefixtures("fixed_clock"), pytest.mark.any_moment]
 
 
 def _events(n: int, *, step_ms: int = 10 * MINUTE) -> list[dict[str, Any]]:

@@ -12,7 +12,9 @@ from codeburn.providers.localtime import now_ms
 from codeburn.sync.quota import parse_usage_summary, quota_path, read_quota
 from tests.sync.fake_cursor import PERSONAL_SUMMARY, TEAM_SUMMARY, TEST_SUB, SyncEnv
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock; the tests marked `clock` run again at each moment of tests/clock.py.
+pytestmark = pytest.mark.any_moment
+
 
 QUOTA_KEYS = {
     "available",
@@ -31,6 +33,7 @@ QUOTA_KEYS = {
 }
 
 
+@pytest.mark.clock
 def test_personal_plan(sync_env: SyncEnv) -> None:
     quota = read_quota(sync_env.db_path)
     assert quota is not None
@@ -54,6 +57,7 @@ def test_personal_plan(sync_env: SyncEnv) -> None:
     assert sync_env.fake.export_requests() == []
 
 
+@pytest.mark.clock
 def test_team_shape(sync_env: SyncEnv) -> None:
     sync_env.fake.summary = TEAM_SUMMARY
     quota = read_quota(sync_env.db_path)
@@ -80,6 +84,7 @@ def test_team_shape(sync_env: SyncEnv) -> None:
         {"individualUsage": {"plan": {"autoPercentUsed": float("nan")}}},
     ],
 )
+@pytest.mark.clock
 def test_unknown_shape_is_unavailable_never_zero(sync_env: SyncEnv, summary: Any) -> None:
     sync_env.fake.summary = summary
     quota = read_quota(sync_env.db_path)
@@ -90,6 +95,7 @@ def test_unknown_shape_is_unavailable_never_zero(sync_env: SyncEnv, summary: Any
     assert quota["binding"] is None and quota["pools"] == []
 
 
+@pytest.mark.clock
 def test_not_json_is_unavailable(sync_env: SyncEnv) -> None:
     sync_env.fake.summary = b"<html>SERVER SECRET TEXT</html>"
     quota = read_quota(sync_env.db_path)
@@ -102,6 +108,7 @@ def test_percent_from_cents_when_pool_percentages_are_missing() -> None:
     assert [(p["id"], p["percentUsed"]) for p in quota["pools"]] == [("plan", 25.0)]
 
 
+@pytest.mark.clock
 def test_cached_for_five_minutes_per_account(sync_env: SyncEnv) -> None:
     now = now_ms()
     first = read_quota(sync_env.db_path, now_ms=now)
@@ -115,6 +122,7 @@ def test_cached_for_five_minutes_per_account(sync_env: SyncEnv) -> None:
     assert len(sync_env.fake.summary_requests()) == 3
 
 
+@pytest.mark.clock
 def test_corrupt_cache_is_a_miss(sync_env: SyncEnv) -> None:
     quota_path().parent.mkdir(parents=True, exist_ok=True)
     quota_path().write_bytes(b"{{{")
@@ -123,12 +131,14 @@ def test_corrupt_cache_is_a_miss(sync_env: SyncEnv) -> None:
     assert json.loads(quota_path().read_bytes())["quota"] == quota
 
 
+@pytest.mark.clock
 def test_not_signed_in_is_none_without_request(sync_env: SyncEnv) -> None:
     sync_env.sign_out()
     assert read_quota(sync_env.db_path) is None
     assert sync_env.fake.requests == []
 
 
+@pytest.mark.clock
 def test_expired_login_is_unavailable_without_request(sync_env: SyncEnv) -> None:
     sync_env.sign_in(TEST_SUB, now_ms() // 1000 - 10, "user_sync_test")
     quota = read_quota(sync_env.db_path)
@@ -136,12 +146,14 @@ def test_expired_login_is_unavailable_without_request(sync_env: SyncEnv) -> None
     assert sync_env.fake.requests == []
 
 
+@pytest.mark.clock
 def test_rejected_login_is_unavailable(sync_env: SyncEnv) -> None:
     sync_env.fake.summary_mode = "401"
     quota = read_quota(sync_env.db_path)
     assert quota is not None and (quota["available"], quota["reason"]) == (False, "login")
 
 
+@pytest.mark.clock
 def test_network_trouble_serves_last_good_as_stale(sync_env: SyncEnv) -> None:
     now = now_ms()
     good = read_quota(sync_env.db_path, now_ms=now)
@@ -153,6 +165,7 @@ def test_network_trouble_serves_last_good_as_stale(sync_env: SyncEnv) -> None:
     assert stale["pools"] == good["pools"]
 
 
+@pytest.mark.clock
 def test_network_trouble_without_history_is_unavailable(sync_env: SyncEnv) -> None:
     sync_env.fake.summary_mode = "truncated"
     quota = read_quota(sync_env.db_path)
@@ -163,6 +176,7 @@ def test_network_trouble_without_history_is_unavailable(sync_env: SyncEnv) -> No
     "cycle_start",
     [10**20, "99999999999999999999", "9999-12-31T23:59:59.999Z", -1, 1e300],
 )
+@pytest.mark.clock
 def test_a_billing_cycle_time_out_of_range_is_unavailable(
     sync_env: SyncEnv, cycle_start: Any
 ) -> None:

@@ -18,12 +18,14 @@ from codeburn.sync.status_block import cursor_sync_block
 from tests.sync.fake_cursor import FIXED_NOW_MS, SyncEnv
 from tests.sync.test_sync_json import event
 
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = [pytest.mark.any_moment, pytest.mark.usefixtures("fixed_clock")]
+
 MINUTE = 60_000
 HOUR = 60 * MINUTE
 INTERVAL = 5 * MINUTE
 NOW = FIXED_NOW_MS
 H0 = (NOW // HOUR + 1) * HOUR  # the next full hour (the test zone is a whole-hour offset)
-pytestmark = [pytest.mark.clock, pytest.mark.usefixtures("fixed_clock")]  # reads the clock
 
 
 def test_an_hour_is_eleven_quick_syncs_and_one_full_sync(sync_env: SyncEnv) -> None:

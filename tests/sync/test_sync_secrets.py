@@ -17,7 +17,9 @@ from codeburn.sync.status_block import cursor_sync_block
 from tests.csv_fixtures import ExportRow
 from tests.sync.fake_cursor import TEST_SUB, TEST_USER_ID, SyncEnv
 
-pytestmark = pytest.mark.clock  # reads the clock: run at every moment of tests/clock.py
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = pytest.mark.any_moment
+
 
 HOUR = 3_600_000
 

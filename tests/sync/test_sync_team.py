@@ -16,7 +16,8 @@ from tests.sync.test_sync_json import event
 
 HOUR = 3_600_000
 NOW = FIXED_NOW_MS  # the clock for the whole test (the login token expires a week after it)
-pytestmark = pytest.mark.usefixtures("fixed_clock")
+# Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
+pytestmark = [pytest.mark.usefixtures("fixed_clock"), pytest.mark.any_moment]
 
 
 def _rows() -> list[ExportRow]:
