@@ -8,7 +8,8 @@ ccusage's `claude daily --json` and `codex daily --json` (it reads everything on
 our cold `report --provider claude-code` / `codex` (fresh cache), and our report after
 appending 10 lines to one session (only the new bytes are read). Each tool's row reads only
 that tool's logs on both sides (the other tool's root is an empty folder), and it checks that
-both count the same tokens. Peak RSS is each of our processes' own (`wait4`). ccusage:
+both count the same tokens. Peak RSS is each of our processes' own (`wait4`; the history is
+written by a child, so that this process is small when it starts them). ccusage:
 `npm install --prefix /tmp/ccusage ccusage@20.0.24` (the default path).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -73,6 +75,23 @@ def _write(claude: Path, codex: Path, claude_mb: int, codex_mb: int) -> int:
     ):
         total += write_agent_logs(claude, codex, spec).bytes
     return total
+
+
+def _write_aside(claude: Path, codex: Path, claude_mb: int, codex_mb: int) -> int:
+    """`_write` in a child process: this one stays small, and the peak RSS `wait4` gives for a
+    process it starts (which counts what it was forked from) is that process's own."""
+    context = multiprocessing.get_context("fork")
+    written = context.Value("q", 0)
+
+    def work() -> None:
+        written.value = _write(claude, codex, claude_mb, codex_mb)
+
+    child = context.Process(target=work)
+    child.start()
+    child.join()
+    if child.exitcode:
+        raise RuntimeError(f"writing the history failed ({child.exitcode})")
+    return int(written.value)
 
 
 def _env(claude: Path, codex: Path, cache: Path) -> dict[str, str]:
@@ -149,7 +168,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="codeburn-agents-") as tmp:
         root = Path(tmp)
         claude, codex = root / "claude", root / "codex"
-        written = _write(claude, codex, args.claude_mb, args.codex_mb)
+        written = _write_aside(claude, codex, args.claude_mb, args.codex_mb)
         subprocess.run(
             ["cat", *map(str, claude.rglob("*.jsonl"))], stdout=subprocess.DEVNULL, check=False
         )
