@@ -17,7 +17,6 @@ from typing import Any, Final, Protocol
 
 from codeburn.providers.agents.claude_code import (
     ClaudeFile,
-    ClaudeRequest,
     claude_calls,
     decode_claude,
 )
@@ -25,7 +24,6 @@ from codeburn.providers.agents.claude_memo import ClaudeCallsMemo
 from codeburn.providers.agents.codex import (
     FALLBACK_MODEL,
     CodexState,
-    CodexUsage,
     codex_calls,
     codex_session,
     decode_codex,
@@ -42,8 +40,6 @@ from codeburn.providers.agents.state import (
     LogChange,
     Part,
     decode_state,
-    request_row,
-    usage_row,
 )
 from codeburn.providers.agents.window import CallsWindow
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
@@ -180,19 +176,18 @@ class ToolLogs:
             theirs, changed = _halves(changed)
             aside = Aside(lambda: _shipped(self, theirs, low))
             self.split_reads += 1
-        for key, file, old in changed:
-            yield _new_bytes((key, file, old)), key, self._read_file(key, file, old, problems, low)
+        for item in changed:
+            yield _new_bytes(item), item[0], self._read_file(*item, problems, low)
         if aside is None:
             return
         try:
             entries, more = aside.result()
         except Exception:  # (the second process failed: its files are read here)
-            for key, file, old in theirs:
-                new = self._read_file(key, file, old, problems, low)
-                yield _new_bytes((key, file, old)), key, new
+            for item in theirs:
+                yield _new_bytes(item), item[0], self._read_file(*item, problems, low)
             return
         problems += more
-        read = {key: _new_bytes((key, file, old)) for key, file, old in theirs}
+        read = {item[0]: _new_bytes(item) for item in theirs}
         for key, entry, rows in entries:
             yield read[key], key, _unpacked(entry, rows)
 
@@ -417,36 +412,16 @@ def _shipped(
         entry = logs._read_file(key, file, old, problems, low)
         rows = ""
         if entry is not None:
-            if entry.claude is not None:
-                rows = json.dumps([request_row(r) for r in entry.claude.requests])
-                entry.claude.requests = []
-            else:
-                rows = json.dumps([usage_row(u) for u in entry.usages])
-                entry.usages = []
+            rows = json.dumps(entry.rows())
+            entry.set_rows([])
         shipped.append((key, entry, rows))
     return shipped, problems
 
 
 def _unpacked(entry: KeptLog | None, rows: str) -> KeptLog | None:
-    """An entry `_shipped` sent, its records made again (one copy of each name)."""
-    if entry is None:
-        return None
-    if entry.claude is not None:
-        names: dict[str, str] = {}
-        entry.claude.requests = [
-            ClaudeRequest(
-                r[0],
-                r[1],
-                names.setdefault(r[2], r[2]),
-                names.setdefault(r[3], r[3]),
-                r[4],
-                names.setdefault(r[5], r[5]),
-                *r[6:],
-            )
-            for r in json.loads(rows)
-        ]
-    else:
-        entry.usages = [CodexUsage(*u) for u in json.loads(rows)]
+    """An entry `_shipped` sent, its records made again."""
+    if entry is not None:
+        entry.set_rows(json.loads(rows))
     return entry
 
 

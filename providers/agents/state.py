@@ -92,10 +92,7 @@ class KeptLog:
                     return False  # (a store that left out a part this read needs)
             if held != self.stored_records:
                 return False
-            if self.claude is not None:
-                self.claude.requests = [ClaudeRequest(*r) for r in rows]
-            else:
-                self.usages = [CodexUsage(*u) for u in rows]
+            self.set_rows(rows)
         except (ValueError, TypeError):
             return False
         self.loaded = True
@@ -111,15 +108,38 @@ class KeptLog:
         if meta == self.stored and self.records == self.stored_records:
             return None
         new = self.records - (self.stored_records if self.stored is not None else 0)
-        if self.claude is not None:
-            parts = _parts(
-                [request_row(r) for r in self.claude.requests[len(self.claude.requests) - new :]], 4
-            )
-        else:
-            parts = _parts([usage_row(u) for u in self.usages[len(self.usages) - new :]], 1)
+        parts = _parts(self.rows(new), 4 if self.claude is not None else 1)  # (the time's column)
         change = LogChange(key, meta, parts, self.stored)
         self.stored, self.stored_records = meta, self.records
         return change
+
+    def rows(self, last: int | None = None) -> list[list[Any]]:
+        """Its records in memory (the `last` of them) as the store's rows."""
+        if self.claude is not None:
+            requests = self.claude.requests
+            start = 0 if last is None else len(requests) - last
+            return [request_row(r) for r in requests[start:]]
+        start = 0 if last is None else len(self.usages) - last
+        return [usage_row(u) for u in self.usages[start:]]
+
+    def set_rows(self, rows: list[Any]) -> None:
+        """Its records made of the store's rows (one copy of each session, model and folder)."""
+        if self.claude is None:
+            self.usages = [CodexUsage(*u) for u in rows]
+            return
+        names: dict[str, str] = {}
+        self.claude.requests = [
+            ClaudeRequest(
+                r[0],
+                r[1],
+                names.setdefault(r[2], r[2]),
+                names.setdefault(r[3], r[3]),
+                r[4],
+                names.setdefault(r[5], r[5]),
+                *r[6:],
+            )
+            for r in rows
+        ]
 
     def took(self, requests: list[ClaudeRequest], usages: list[CodexUsage]) -> None:
         """Note what new records say of the whole file."""
