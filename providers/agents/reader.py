@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from codeburn.providers.agents.claude_code import (
+    COPIES_SPAN_MS,
     ClaudeFile,
     claude_calls,
     decode_claude,
@@ -49,7 +50,6 @@ from codeburn.providers.runtime import Aside
 CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may span chunks)
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
-DAY_MS: Final = 24 * 60 * 60 * 1000
 PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
 
 
@@ -127,7 +127,8 @@ class ToolLogs:
     ) -> dict[str, KeptLog]:
         """The kept state, each file of `snap` read to its end (its new bytes only)."""
         kept = self._load()
-        low = None if since_ms is None else since_ms - DAY_MS
+        # The records a read since `since_ms` needs: `claude_calls` weighs copies that far back.
+        low = None if since_ms is None else since_ms - COPIES_SPAN_MS
         gone = set(kept) - set(snap.files)
         for key in gone:
             kept.pop(key)
