@@ -17,8 +17,8 @@ from codeburn.providers.agents.codex import (
     decode_codex,
 )
 from codeburn.providers.agents.logs import ToolSnapshot, claude_roots, codex_root
-from codeburn.providers.agents.reader import ToolLogs, ToolRead, ToolStore
-from codeburn.providers.agents.state import LogChange, Part
+from codeburn.providers.agents.reader import ToolLogs, ToolRead
+from codeburn.providers.agents.state import LogChange, Part, ToolStore
 
 __all__ = [
     "ClaudeCalls",

@@ -8,6 +8,7 @@ pure: what was read before, and where files lie on disk, is the reader's busines
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -22,6 +23,7 @@ SYNTHETIC: Final = "<synthetic>"  # Claude Code's own placeholder messages: no r
 TITLE_CHARS: Final = 80
 UNKNOWN_PROJECT: Final = "claude-code"  # a request whose lines name no folder
 COPIES_SPAN_MS: Final = 24 * 60 * 60 * 1000  # copies of one request lie well within a day
+_RANK_BITS: Final = 32  # a copy's rank: its file's index, then its place in the file
 _TAGS: Final = re.compile(r"<[^>]*>")
 _SPACES: Final = re.compile(r"\s+")
 # Lines that can matter: a request's usage, a session's summary, its first prompt. Every other
@@ -238,49 +240,113 @@ def claude_calls(files: Iterable[ClaudeFile], since_ms: int | None = None) -> Cl
     yet); the copies of one request lie seconds apart, so those of the day before still
     compete, and a session's folder is still where it started."""
     files = list(files)
-    present = {a for f in files if (a := agent_id_of(f.path)) is not None}
-    low = None if since_ms is None else since_ms - COPIES_SPAN_MS
-    chosen: dict[str, tuple[ClaudeRequest, str]] = {}
-    titles: dict[str, str] = {}
-    prompts: dict[str, str] = {}
-    # A session's folder is where it started: Claude Code's `cwd` follows the agent's `cd`s,
-    # and one session is one project row. A file is written in time order: its first request
-    # with a `cwd` is its earliest.
-    started: dict[str, tuple[int, str]] = {}
-    for file in files:
+    weighing = ClaudeWeighing([f.path for f in files], since_ms)
+    for index, file in enumerate(files):
+        weighing.add(index, file)
+    return weighing.result()
+
+
+class ClaudeWeighing:
+    """`claude_calls` with the files given one at a time, in any order: `index` is a file's
+    place among `paths`, the order `claude_calls` weighs them in (a copy's rank is its file's
+    index, then its place in the file). Only the call of each request's chosen copy is held,
+    so a caller that lets go of a file's requests once it is added holds little more than the
+    calls (a command's first read of a large history)."""
+
+    def __init__(self, paths: Iterable[str], since_ms: int | None = None) -> None:
+        self.since_ms = since_ms
+        self.low = None if since_ms is None else since_ms - COPIES_SPAN_MS
+        self.present = {a for p in paths if (a := agent_id_of(p)) is not None}
+        # A session's folder is where it started: Claude Code's `cwd` follows the agent's
+        # `cd`s, and one session is one project row. A file is written in time order: its
+        # first request with a `cwd` is its earliest (session → time, file index, cwd).
+        self.started: dict[str, tuple[int, int, str]] = {}
+        self.starts: set[int] = set()  # the files whose start is weighed
+        # Per call key, a slot: the call of its chosen copy (its project set at the end), that
+        # copy's rank, and the rank of its first copy (the calls' order).
+        self.slots: dict[str, int] = {}
+        self.chosen: list[Call] = []
+        self.chosen_at = array("q")
+        self.first_at = array("q")
+        self.heads: list[tuple[int, ClaudeFile]] = []  # what names a session, per file
+
+    def add(self, index: int, file: ClaudeFile, start: int = 0) -> None:
+        """Weigh the requests of the file at `index`; `start`: they are its requests from
+        that place on (a large file may be given in consecutive pieces, from 0)."""
+        present, low = self.present, self.low
         parent = parent_session_of(file.path)
-        for request in file.requests:
-            if request.cwd and not (request.agent_id is not None and request.agent_id in present):
-                session = parent or request.session or file.path
-                first = started.get(session)
-                if first is None or request.timestamp_ms < first[0]:
-                    started[session] = (request.timestamp_ms, request.cwd)
-                break
-    for file in files:
-        parent = parent_session_of(file.path)
-        for request in file.requests:
+        if index not in self.starts:
+            for request in file.requests:
+                if request.cwd and (request.agent_id is None or request.agent_id not in present):
+                    session = parent or request.session or file.path
+                    first = self.started.get(session)
+                    if first is None or (request.timestamp_ms, index) < first[:2]:
+                        self.started[session] = (request.timestamp_ms, index, request.cwd)
+                    self.starts.add(index)
+                    break
+        slots, chosen, chosen_at, first_at = self.slots, self.chosen, self.chosen_at, self.first_at
+        base = (index << _RANK_BITS) + start
+        for position, request in enumerate(file.requests):
             if low is not None and request.timestamp_ms < low:
                 continue
             if request.agent_id is not None and request.agent_id in present:
                 continue  # the sub-agent's own file holds it
-            session = parent or request.session or file.path
-            key = request.key or f"{file.path}@{request.offset}"
-            held = chosen.get(key)
-            if held is None or request.output_tokens > held[0].output_tokens:
-                chosen[key] = (request, session)
-        note_title(file, titles, prompts)
-    for session, prompt in prompts.items():
-        titles.setdefault(session, prompt)
-    projects = {session: path_project(cwd) for session, (_, cwd) in started.items()}
-    calls = [
-        make_call(key, request, session, projects.get(session, UNKNOWN_PROJECT))
-        for key, (request, session) in chosen.items()
-        if since_ms is None or request.timestamp_ms >= since_ms
-    ]
-    return ClaudeCalls(calls, titles)
+            at = base + position
+            key = f"{CLAUDE_CODE}:{request.key or f'{file.path}@{request.offset}'}"
+            slot = slots.get(key)
+            if slot is None:
+                slots[key] = len(chosen)
+                chosen.append(_call(key, request, parent or request.session or file.path, ""))
+                chosen_at.append(at)
+                first_at.append(at)
+                continue
+            first_at[slot] = min(first_at[slot], at)
+            held = chosen[slot].output_tokens
+            if request.output_tokens > held or (
+                request.output_tokens == held and at < chosen_at[slot]
+            ):
+                chosen[slot] = _call(key, request, parent or request.session or file.path, "")
+                chosen_at[slot] = at
+        if not start and file.requests and (file.summary or file.first_prompt):
+            self.name(
+                index, ClaudeFile(file.path, file.requests[:1], file.summary, file.first_prompt)
+            )
+
+    def name(self, index: int, head: ClaudeFile) -> None:
+        """What names a session in the file at `index`: its first request, summary and first
+        prompt (a file given in pieces is named once read)."""
+        self.heads.append((index, head))
+
+    def result(self) -> ClaudeCalls:
+        """The calls, in the order of their requests' first copies, and the sessions' titles."""
+        projects = {s: path_project(cwd) for s, (_, _, cwd) in self.started.items()}
+        first_at, since_ms = self.first_at, self.since_ms
+        chosen, self.chosen = self.chosen, []
+        self.slots = {}  # (the weighing is over: its largest part goes before the calls do)
+        if any(first_at[i] > first_at[i + 1] for i in range(len(first_at) - 1)):
+            chosen = [
+                chosen[slot] for slot in sorted(range(len(first_at)), key=first_at.__getitem__)
+            ]
+        calls = []
+        for call in chosen:
+            if since_ms is None or call.timestamp_ms >= since_ms:
+                # (made here: its session's folder is known once every file is weighed)
+                call.project = projects.get(call.session, UNKNOWN_PROJECT)
+                calls.append(call)
+        titles: dict[str, str] = {}
+        prompts: dict[str, str] = {}
+        for _, head in sorted(self.heads, key=lambda item: item[0]):
+            note_title(head, titles, prompts)
+        for session, prompt in prompts.items():
+            titles.setdefault(session, prompt)
+        return ClaudeCalls(calls, titles)
 
 
 def make_call(key: str, request: ClaudeRequest, session: str, project: str) -> Call:
+    return _call(f"{CLAUDE_CODE}:{key}", request, session, project)
+
+
+def _call(call_key: str, request: ClaudeRequest, session: str, project: str) -> Call:
     cost, priced = claude_cost(
         request.model,
         request.input_tokens,
@@ -290,7 +356,7 @@ def make_call(key: str, request: ClaudeRequest, session: str, project: str) -> C
         request.cache_read_tokens,
     )
     return Call(
-        f"{CLAUDE_CODE}:{key}",
+        call_key,
         CLAUDE_CODE,
         request.model or "unknown",
         project,

@@ -10,14 +10,14 @@ folder's file, `cache.LocalFiles`): this module never touches a file of ours.
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Final, cast
 
 from codeburn.providers.agents.claude_code import (
     COPIES_SPAN_MS,
     ClaudeFile,
+    ClaudeRequest,
     claude_calls,
     decode_claude,
 )
@@ -35,31 +35,32 @@ from codeburn.providers.agents.logs import (
     ToolSnapshot,
     take_snapshot,
 )
+from codeburn.providers.agents.split import (
+    Changed,
+    Shipped,
+    halves,
+    new_bytes,
+    sent_parts,
+    shipped,
+    unpacked,
+)
 from codeburn.providers.agents.state import (
     IDENTITY,
     KeptLog,
     LogChange,
-    Part,
+    ToolStore,
     decode_state,
 )
+from codeburn.providers.agents.taking import Taking
 from codeburn.providers.agents.window import CallsWindow
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
 from codeburn.providers.plan import LONG_LIVED, Plan
-from codeburn.providers.runtime import Aside
+from codeburn.providers.runtime import AsideParts
 
-CHUNK_BYTES: Final = 64 * 1024 * 1024  # new bytes read at a time (a line may span chunks)
+CHUNK_BYTES: Final = 16 * 1024 * 1024  # new bytes read at a time (a line may span chunks)
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
 PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
-
-
-class ToolStore(Protocol):
-    """Where the reader's per-file state is kept between runs (the cache layer): per log, its
-    row and its records' parts (`providers.agents.state`), under the state's identity."""
-
-    def load_tool_logs(self, identity: str) -> dict[str, str]: ...
-    def tool_log_parts(self, keys: Sequence[str], low: int | None) -> dict[str, list[Part]]: ...
-    def save_tool_logs(self, identity: str, changes: Iterable[LogChange]) -> None: ...
 
 
 @dataclass(slots=True)
@@ -73,9 +74,16 @@ class ToolRead:
 class ToolLogs:
     """Every Claude Code and Codex log of this machine, kept between reads."""
 
-    def __init__(self, store: ToolStore | None = None, plan: Plan = LONG_LIVED) -> None:
+    def __init__(
+        self,
+        store: ToolStore | None = None,
+        plan: Plan = LONG_LIVED,
+        *,
+        chunk_bytes: int = CHUNK_BYTES,
+    ) -> None:
         self.store = store
         self.plan = plan
+        self.chunk_bytes = chunk_bytes  # (tests read in small chunks)
         self.split_reads = 0  # reads that took a second process (tests read it)
         self._kept: dict[str, KeptLog] | None = None
         # Claude Code's calls per period read: after an append, only the new requests are
@@ -100,8 +108,15 @@ class ToolLogs:
         (bytes read, bytes to read), after each file, when there is much to read (a first
         read of a large history: the editor's `$/progress`, the CLI's bar)."""
         problems = list(snap.problems)
-        kept = self._update(snap, since_ms, problems, progress)
-        return self._result(kept, problems, since_ms)
+        # A command reads once: each Claude Code log's records are saved and weighed as they
+        # are taken, then let go of, so that it holds the calls rather than every copy of
+        # every request (equal answers, by test).
+        taking = None if self.plan.long_lived else Taking(self.store, snap, since_ms)
+        kept = self._update(snap, since_ms, problems, progress, taking)
+        if taking is not None and not taking.whole(kept):
+            taking = None  # (see `Taking.whole`)
+            kept = self._update(snap, since_ms, [], None)
+        return self._result(kept, problems, since_ms, taking)
 
     def calls_between(self, snap: ToolSnapshot, first_ms: int, end_ms: int) -> list[Call]:
         """`read(snap, first_ms)`'s calls before `end_ms` (the days before the month a status
@@ -124,8 +139,10 @@ class ToolLogs:
         since_ms: int | None,
         problems: list[str],
         progress: Callable[[int, int], None] | None,
+        taking: Taking | None = None,
     ) -> dict[str, KeptLog]:
-        """The kept state, each file of `snap` read to its end (its new bytes only)."""
+        """The kept state, each file of `snap` read to its end (its new bytes only); each log
+        handed to `taking` once whole."""
         kept = self._load()
         # The records a read since `since_ms` needs: `claude_calls` weighs copies that far back.
         low = None if since_ms is None else since_ms - COPIES_SPAN_MS
@@ -138,20 +155,23 @@ class ToolLogs:
             for key, file in snap.files.items()
             if (old := kept.get(key)) is None or old.ident != file.ident
         ]
-        total = sum(_new_bytes(item) for item in changed)
+        total = sum(new_bytes(item) for item in changed)
         if total < PROGRESS_BYTES:
             progress = None
         done = 0
-        for read, key, new in self._read_changed(changed, total, problems, low):
+        for read, key, new in self._read_changed(changed, total, problems, low, taking):
             if new is not None:
                 kept[key] = new
                 self.changed = True
+                if taking is not None:
+                    taking.take(key, new)
             done += read
             if progress is not None:
                 progress(min(done, total), total)
         if gone:
             self.changed = True
-        wanted = [key for key, e in kept.items() if not e.holds(low)]
+        taken = taking.taken if taking is not None else set()
+        wanted = [key for key, e in kept.items() if not e.holds(low) and key not in taken]
         for key in self._take_rows(kept, wanted, low):  # damaged: read it again
             found = snap.files.get(key)
             again = self._read_file(key, found, None, problems, low) if found else None
@@ -163,10 +183,20 @@ class ToolLogs:
         # In the snapshot's order (the calls' order follows it), whatever order they were
         # kept or read in.
         kept = self._kept = {key: kept[key] for key in snap.files if key in kept}
+        if taking is not None:
+            for key, entry in kept.items():
+                if key not in taken:
+                    taking.take(key, entry)
+            taking.save()
         return kept
 
     def _read_changed(
-        self, changed: list[_Changed], total: int, problems: list[str], low: int | None
+        self,
+        changed: list[Changed],
+        total: int,
+        problems: list[str],
+        low: int | None,
+        taking: Taking | None,
     ) -> Iterator[tuple[int, str, KeptLog | None]]:
         """(new bytes read, key, its entry or None) of each changed file. With the plan's
         `split_bytes` or more to read where it may fork, a second process reads half of the
@@ -174,23 +204,38 @@ class ToolLogs:
         to one process's read, by test)."""
         aside = None
         if total >= self.plan.split_bytes and len(changed) > 1 and self.plan.may_fork():
-            theirs, changed = _halves(changed)
-            aside = Aside(lambda: _shipped(self, theirs, low))
+            theirs, changed = halves(changed)
+            saves = taking is not None
+            aside = AsideParts(
+                lambda send: shipped(self._read_file, self.store, theirs, low, send, saves=saves)
+            )
             self.split_reads += 1
         for item in changed:
-            yield _new_bytes(item), item[0], self._read_file(*item, problems, low)
+            yield new_bytes(item), item[0], self._read_file(*item, problems, low, taking)
         if aside is None:
             return
+        # The second process sends each file's entry as it is read (see `_shipped`), then
+        # its problems.
+        for done, item in enumerate(theirs):
+            try:
+                key, entry, parts = cast(Shipped, aside.next())
+                if parts is None:  # (a log read whole: its records follow, its change saved)
+                    assert taking is not None and entry is not None
+                    taking.take_sent(key, entry, sent_parts(aside))
+                else:
+                    entry = unpacked(entry, parts)
+            except Exception:  # (the second process failed: the rest is read here)
+                aside.cancel()
+                if taking is not None and taking.taken_part:
+                    taking.spoiled = True  # (a log half weighed)
+                for rest in theirs[done:]:
+                    yield new_bytes(rest), rest[0], self._read_file(*rest, problems, low)
+                return
+            yield new_bytes(item), key, entry
         try:
-            entries, more = aside.result()
-        except Exception:  # (the second process failed: its files are read here)
-            for item in theirs:
-                yield _new_bytes(item), item[0], self._read_file(*item, problems, low)
-            return
-        problems += more
-        read = {item[0]: _new_bytes(item) for item in theirs}
-        for key, entry, rows in entries:
-            yield read[key], key, _unpacked(entry, rows)
+            problems += cast(list[str], aside.next())
+        finally:
+            aside.done()
 
     def _take_rows(self, kept: dict[str, KeptLog], keys: list[str], low: int | None) -> list[str]:
         """Decode the kept records of the logs `keys` a read since `low` needs; returns those
@@ -220,9 +265,11 @@ class ToolLogs:
         old: KeptLog | None,
         problems: list[str],
         low: int | None,
+        taking: Taking | None = None,
     ) -> KeptLog | None:
         """The file's entry after reading its new bytes; None: unreadable (the old entry, if
-        any, stays)."""
+        any, stays). A Claude Code log read whole for `taking` is taken as it is read."""
+        pieces = None
         try:
             with open(file.path, "rb") as fh:
                 head = fh.read(HEAD_BYTES)
@@ -240,17 +287,22 @@ class ToolLogs:
                     entry = KeptLog(file.tool, file.name, file.ident, 0, "")
                     if file.tool == CLAUDE_CODE:
                         entry.claude = ClaudeFile(file.name)
+                        pieces = taking.pieces(key, entry) if taking is not None else None
                     else:
                         entry.codex = CodexState()
                 fh.seek(entry.offset)
-                self._decode(fh, entry)
+                self._decode(fh, entry, pieces)
         except OSError as exc:
             problems.append(f"could not read {file.path}: {exc.strerror or exc}")
+            if pieces is not None:
+                taking.spoiled = True  # type: ignore[union-attr]
             return None
         entry.ident = file.ident
         entry.head = _digest(head[: min(len(head), entry.offset)])
         entry.calls = None
         entry.dirty = True
+        if pieces is not None:
+            taking.pieces_done(key, entry)  # type: ignore[union-attr]
         return entry
 
     @staticmethod
@@ -263,12 +315,17 @@ class ToolLogs:
             and _digest(head[: min(len(head), old.offset)]) == old.head
         )
 
-    @staticmethod
-    def _decode(fh: Any, entry: KeptLog) -> None:
-        """Decode from the file's position on, a chunk at a time; a torn last line waits."""
+    def _decode(
+        self,
+        fh: Any,
+        entry: KeptLog,
+        pieces: Callable[[list[ClaudeRequest]], None] | None = None,
+    ) -> None:
+        """Decode from the file's position on, a chunk at a time; a torn last line waits.
+        `pieces`: where a Claude Code log's requests go, a chunk's at a time (else: kept)."""
         carry = b""
         while True:
-            block = fh.read(CHUNK_BYTES)
+            block = fh.read(self.chunk_bytes)
             if not block:
                 return
             data = carry + block if carry else block
@@ -276,7 +333,10 @@ class ToolLogs:
             if entry.claude is not None:
                 file = entry.claude
                 chunk = decode_claude(data, base, want_title=file.summary is None)
-                file.requests += chunk.requests
+                if pieces is not None:
+                    pieces(chunk.requests)
+                else:
+                    file.requests += chunk.requests
                 file.summary = file.summary or chunk.summary
                 file.first_prompt = file.first_prompt or chunk.first_prompt
                 entry.took(chunk.requests, [])
@@ -292,16 +352,23 @@ class ToolLogs:
             carry = data[end:]
 
     def _result(
-        self, kept: dict[str, KeptLog], problems: list[str], since_ms: int | None
+        self,
+        kept: dict[str, KeptLog],
+        problems: list[str],
+        since_ms: int | None,
+        taking: Taking | None = None,
     ) -> ToolRead:
         read = ToolRead(diagnostics=problems)
-        files = [self._claude_file(e) for e in kept.values() if e.claude is not None]
-        # A command reads once: `claude_calls` whole (the memo's bookkeeping is for the next
-        # refresh of a long-lived reader; equal answers, by test).
-        if self.plan.long_lived:
-            made = self.claude_memo.calls(files, since_ms)
+        # A command reads once: `claude_calls` whole, or as each log was taken (the memo's
+        # bookkeeping is for the next refresh of a long-lived reader; equal answers, by test).
+        if taking is not None:
+            made = taking.weighing.result()
         else:
-            made = claude_calls(files, since_ms)
+            files = [e.claude_view() for e in kept.values() if e.claude is not None]
+            if self.plan.long_lived:
+                made = self.claude_memo.calls(files, since_ms)
+            else:
+                made = claude_calls(files, since_ms)
         read.calls.extend(made.calls)
         read.titles.update(made.titles)
         read.found = {e.tool for e in kept.values() if e.records}
@@ -332,19 +399,6 @@ class ToolLogs:
                 f"{assumed} Codex requests name no model; priced as {FALLBACK_MODEL}"
             )
         return read
-
-    @staticmethod
-    def _claude_file(entry: KeptLog) -> ClaudeFile:
-        """The file as `claude_calls` needs it: whole, or without the records that lie before
-        the days read but its first request, which says where its session started."""
-        file, first = entry.claude, entry.first
-        assert file is not None
-        if first is None or (entry.loaded and entry.loaded_low is None):
-            return file
-        requests = file.requests if entry.loaded else []
-        if requests and requests[0].offset <= first.offset:
-            return file
-        return ClaudeFile(file.path, [first, *requests], file.summary, file.first_prompt)
 
     # -- what is kept between runs -------------------------------------------------------
 
@@ -381,49 +435,6 @@ class ToolLogs:
 
     def save(self) -> None:
         self.save_later()()
-
-
-_Changed = tuple[str, LogFile, KeptLog | None]  # a file to read: key, where, what was kept
-
-
-def _new_bytes(item: _Changed) -> int:
-    _, file, old = item
-    return max(0, file.ident[0] - (old.offset if old else 0))
-
-
-def _halves(changed: list[_Changed]) -> tuple[list[_Changed], list[_Changed]]:
-    """Two lists of about equal new bytes (each file to the lighter, largest first)."""
-    halves: tuple[list[_Changed], list[_Changed]] = ([], [])
-    sizes = [0, 0]
-    for item in sorted(changed, key=_new_bytes, reverse=True):
-        lighter = 0 if sizes[0] <= sizes[1] else 1
-        halves[lighter].append(item)
-        sizes[lighter] += _new_bytes(item)
-    return halves
-
-
-def _shipped(
-    logs: ToolLogs, files: list[_Changed], low: int | None
-) -> tuple[list[tuple[str, KeptLog | None, str]], list[str]]:
-    """(In the second process) the files read, each entry with its records as JSON text
-    (a few C calls to send and take back, where pickling them would be one per object)."""
-    problems: list[str] = []
-    shipped = []
-    for key, file, old in files:
-        entry = logs._read_file(key, file, old, problems, low)
-        rows = ""
-        if entry is not None:
-            rows = json.dumps(entry.rows())
-            entry.set_rows([])
-        shipped.append((key, entry, rows))
-    return shipped, problems
-
-
-def _unpacked(entry: KeptLog | None, rows: str) -> KeptLog | None:
-    """An entry `_shipped` sent, its records made again."""
-    if entry is not None:
-        entry.set_rows(json.loads(rows))
-    return entry
 
 
 def _changes(gone: list[str], kept: list[tuple[str, KeptLog]]) -> Iterator[LogChange]:

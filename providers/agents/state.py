@@ -6,8 +6,9 @@ records' parts (JSON arrays, one per save that added records); `LogChange` is on
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, Protocol
 
 from codeburn.providers.agents.claude_code import ClaudeFile, ClaudeRequest
 from codeburn.providers.agents.codex import CodexState, CodexUsage, Totals
@@ -27,6 +28,15 @@ class Part(NamedTuple):
     records: int
     last_ms: int
     text: str | None
+
+
+class ToolStore(Protocol):
+    """Where the reader's per-file state is kept between runs (the cache layer): per log, its
+    row and its records' parts (`providers.agents.state`), under the state's identity."""
+
+    def load_tool_logs(self, identity: str) -> dict[str, str]: ...
+    def tool_log_parts(self, keys: Sequence[str], low: int | None) -> dict[str, list[Part]]: ...
+    def save_tool_logs(self, identity: str, changes: Iterable[LogChange]) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,22 +91,25 @@ class KeptLog:
         """Its records from the store's parts (those left out lie before `low`); False
         (nothing taken) when they are not the records its row counts (damaged, or written by
         another process since)."""
+        texts: list[str] = []
+        held = taken = 0
+        for part in parts or ():
+            held += part.records
+            if part.text is not None:
+                texts.append(part.text)
+                taken += part.records
+            elif self.claude is None or low is None or part.last_ms >= low:
+                return False  # (a store that left out a part this read needs)
+        if held != self.stored_records:
+            return False
         try:
-            rows: list[Any] = []
-            held = 0
-            for part in parts or ():
-                held += part.records
-                if part.text is not None:
-                    rows += json.loads(part.text)
-                elif self.claude is None or low is None or part.last_ms >= low:
-                    return False  # (a store that left out a part this read needs)
-            if held != self.stored_records:
-                return False
-            self.set_rows(rows)
+            self.set_texts(texts)
         except (ValueError, TypeError):
             return False
+        if len(self.claude.requests if self.claude is not None else self.usages) != taken:
+            return False  # (a part whose text holds another count of records)
         self.loaded = True
-        self.loaded_low = low if len(rows) < held else None
+        self.loaded_low = low if taken < held else None
         return True
 
     def change(self, key: str) -> LogChange | None:
@@ -108,38 +121,63 @@ class KeptLog:
         if meta == self.stored and self.records == self.stored_records:
             return None
         new = self.records - (self.stored_records if self.stored is not None else 0)
-        parts = _parts(self.rows(new), 4 if self.claude is not None else 1)  # (the time's column)
+        parts = self._parts(new)
         change = LogChange(key, meta, parts, self.stored)
         self.stored, self.stored_records = meta, self.records
         return change
 
-    def rows(self, last: int | None = None) -> list[list[Any]]:
-        """Its records in memory (the `last` of them) as the store's rows."""
-        if self.claude is not None:
-            requests = self.claude.requests
-            start = 0 if last is None else len(requests) - last
-            return [request_row(r) for r in requests[start:]]
-        start = 0 if last is None else len(self.usages) - last
-        return [usage_row(u) for u in self.usages[start:]]
+    def shipped_change(self, key: str, parts: tuple[Part, ...]) -> LogChange:
+        """`change` of a log read whole, whose records are already `parts` (sent back by a
+        second process, or made as it was read), without making them again."""
+        meta = json.dumps(entry_row(self))
+        self.dirty = False
+        self.stored, self.stored_records = meta, self.records
+        return LogChange(key, meta, parts, None)
 
-    def set_rows(self, rows: list[Any]) -> None:
-        """Its records made of the store's rows (one copy of each session, model and folder)."""
+    def _parts(self, last: int) -> tuple[Part, ...]:
+        """Its `last` records (in file order) as parts."""
+        records: list[Any] = self.claude.requests if self.claude is not None else self.usages
+        return parts_of(records[len(records) - last :] if last else [])
+
+    def held_parts(self) -> tuple[Part, ...]:
+        """Every record in memory, as parts (what a second process sends back)."""
+        held = self.claude.requests if self.claude is not None else self.usages
+        return self._parts(len(held))
+
+    def set_texts(self, texts: Iterable[str]) -> None:
+        """Its records made of the JSON texts of the store's rows, one text decoded at a time
+        (one copy of each session, model and folder)."""
         if self.claude is None:
-            self.usages = [CodexUsage(*u) for u in rows]
+            self.usages = [CodexUsage(*u) for text in texts for u in json.loads(text)]
             return
         names: dict[str, str] = {}
-        self.claude.requests = [
-            ClaudeRequest(
-                r[0],
-                r[1],
-                names.setdefault(r[2], r[2]),
-                names.setdefault(r[3], r[3]),
-                r[4],
-                names.setdefault(r[5], r[5]),
-                *r[6:],
-            )
-            for r in rows
-        ]
+        requests: list[ClaudeRequest] = []
+        self.claude.requests = requests
+        for text in texts:
+            requests += [
+                ClaudeRequest(
+                    r[0],
+                    r[1],
+                    names.setdefault(r[2], r[2]),
+                    names.setdefault(r[3], r[3]),
+                    r[4],
+                    names.setdefault(r[5], r[5]),
+                    *r[6:],
+                )
+                for r in json.loads(text)
+            ]
+
+    def claude_view(self) -> ClaudeFile:
+        """Its Claude Code file as `claude_calls` needs it: whole, or without the records that
+        lie before the days read but its first request, which says where its session started."""
+        file, first = self.claude, self.first
+        assert file is not None
+        if first is None or (self.loaded and self.loaded_low is None):
+            return file
+        requests = file.requests if self.loaded else []
+        if requests and requests[0].offset <= first.offset:
+            return file
+        return ClaudeFile(file.path, [first, *requests], file.summary, file.first_prompt)
 
     def took(self, requests: list[ClaudeRequest], usages: list[CodexUsage]) -> None:
         """Note what new records say of the whole file."""
@@ -153,14 +191,22 @@ class KeptLog:
         self.records += len(requests) + len(usages)
 
 
-def _parts(rows: list[list[Any]], at: int) -> tuple[Part, ...]:
-    """`rows` (in file order) as parts, a new one at each UTC day of their times (`row[at]`)."""
+def parts_of(records: list[ClaudeRequest] | list[CodexUsage]) -> tuple[Part, ...]:
+    """Consecutive records (in file order) as parts, a new one at each UTC day of their times
+    (one day's rows made at a time: a large log's records are many)."""
+    row: Callable[[Any], list[Any]] = request_row
+    if records and isinstance(records[0], CodexUsage):
+        row = usage_row
     parts: list[Part] = []
     start = 0
-    for i in range(1, len(rows) + 1):
-        if i == len(rows) or rows[i][at] // PART_MS != rows[i - 1][at] // PART_MS:
-            chunk = rows[start:i]
-            parts.append(Part(len(chunk), max(r[at] for r in chunk), json.dumps(chunk)))
+    for i in range(1, len(records) + 1):
+        if (
+            i == len(records)
+            or records[i].timestamp_ms // PART_MS != records[i - 1].timestamp_ms // PART_MS
+        ):
+            rows = [row(r) for r in records[start:i]]
+            latest = max(r.timestamp_ms for r in records[start:i])
+            parts.append(Part(len(rows), latest, json.dumps(rows)))
             start = i
     return tuple(parts)
 

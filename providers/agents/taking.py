@@ -1,0 +1,132 @@
+"""A command's read of the other tools' logs (`ToolLogs.read` under a one-shot plan): each
+Claude Code log is saved and weighed as soon as its records are whole, then let go of, so that
+the command holds the calls rather than every copy of every request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Final
+
+from codeburn.providers.agents.claude_code import (
+    ClaudeFile,
+    ClaudeRequest,
+    ClaudeWeighing,
+    agent_id_of,
+)
+from codeburn.providers.agents.logs import ToolSnapshot
+from codeburn.providers.agents.state import (
+    IDENTITY,
+    KeptLog,
+    LogChange,
+    Part,
+    ToolStore,
+    parts_of,
+)
+from codeburn.providers.calls import CLAUDE_CODE
+
+SAVE_CHARS: Final = 8 * 1024 * 1024  # the records taken are saved this often (JSON characters)
+
+
+def save_changes(store: ToolStore | None, pending: list[LogChange]) -> None:
+    """Save the changes `pending` (then empty)."""
+    if pending and store is not None:
+        store.save_tool_logs(IDENTITY, pending)
+    pending.clear()
+
+
+class Taking:
+    """A command's read of the logs (`ToolLogs.read`): each Claude Code log, once its records
+    are whole, has its change saved (every `SAVE_CHARS` of them) and its requests weighed by
+    `ClaudeWeighing`, then lets go of them."""
+
+    def __init__(self, store: ToolStore | None, snap: ToolSnapshot, since_ms: int | None) -> None:
+        self.store = store
+        claude = [key for key, file in snap.files.items() if file.tool == CLAUDE_CODE]
+        self.index = {key: i for i, key in enumerate(claude)}
+        self.paths = [snap.files[key].name for key in claude]
+        self.weighing = ClaudeWeighing(self.paths, since_ms)
+        self.taken: set[str] = set()
+        self.pending: list[LogChange] = []
+        self.pending_chars = 0
+        self.read_parts: list[Part] = []  # of the log being read in pieces
+        self.read_first: ClaudeRequest | None = None  # its first request
+        self.spoiled = False  # a log read in pieces could not be read to its end
+        self.taken_part = False  # a log sent in pieces is being taken
+
+    def take(self, key: str, entry: KeptLog) -> None:
+        if entry.claude is None or key in self.taken:
+            return  # (Codex: its records are few; kept as a refresh keeps them)
+        change = entry.change(key)
+        self.weighing.add(self.index[key], entry.claude_view())
+        entry.claude.requests = []
+        entry.loaded, entry.loaded_low = False, None
+        self.taken.add(key)
+        if change is not None:
+            self._pending(change)
+
+    def take_sent(self, key: str, entry: KeptLog, parts: Iterable[Part]) -> None:
+        """Take a log a second process read whole and saved, from the parts it sends, one
+        part's records made at a time."""
+        claude = entry.claude
+        assert claude is not None
+        index, start = self.index[key], 0
+        for part in parts:
+            self.taken_part = True
+            entry.set_texts([part.text or "[]"])
+            self.weighing.add(index, claude, start)
+            start += len(claude.requests)
+        self.taken_part = False
+        claude.requests = []
+        entry.loaded, entry.loaded_low = False, None
+        self.taken.add(key)
+
+    def pieces(self, key: str, entry: KeptLog) -> Callable[[list[ClaudeRequest]], None]:
+        """Where the requests of a log read whole go as they are read: weighed, and kept as
+        the parts of its change (`pieces_done`)."""
+        claude = entry.claude
+        assert claude is not None
+        index, piece = self.index[key], ClaudeFile(claude.path)
+        self.read_parts = []
+
+        def take(requests: list[ClaudeRequest]) -> None:
+            if requests:
+                if not entry.records:
+                    self.read_first = requests[0]
+                piece.requests = requests
+                self.weighing.add(index, piece, entry.records)
+                self.read_parts += parts_of(requests)
+
+        return take
+
+    def pieces_done(self, key: str, entry: KeptLog) -> None:
+        claude = entry.claude
+        assert claude is not None
+        first, self.read_first = self.read_first, None
+        if first is not None and (claude.summary or claude.first_prompt):
+            self.weighing.name(
+                self.index[key],
+                ClaudeFile(claude.path, [first], claude.summary, claude.first_prompt),
+            )
+        parts, self.read_parts = tuple(self.read_parts), []
+        entry.loaded, entry.loaded_low = False, None
+        self.taken.add(key)
+        self._pending(entry.shipped_change(key, parts))
+
+    def _pending(self, change: LogChange) -> None:
+        self.pending.append(change)
+        self.pending_chars += sum(len(part.text or "") for part in change.parts)
+        if self.pending_chars >= SAVE_CHARS:
+            self.save()
+
+    def save(self) -> None:
+        pending, self.pending, self.pending_chars = self.pending, [], 0
+        save_changes(self.store, pending)
+
+    def whole(self, kept: dict[str, KeptLog]) -> bool:
+        """Whether the logs weighed are the snapshot's: a sub-agent's file that could not be
+        read is absent to `claude_calls` (its `progress` copies count), yet was weighed as
+        present; then the read is made again from the records saved."""
+        read = {kept[key].name for key in self.index if key in kept}
+        if self.spoiled:
+            return False
+        return all(agent_id_of(p) is None or p in read for p in self.paths)
