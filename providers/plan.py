@@ -43,6 +43,9 @@ class Plan:
     # Whether a whole walk of the agent stream reads its rows by ROWID instead of by key range;
     # None: where agent rows are a minority of the table (`stream_rows.by_rowid`).
     agents_by_rowid: bool | None = None
+    # Whether a full parse reads Cursor 3.x's blobs in one pass shared by the roots and the agent
+    # stream; None: where roots exist and bubbles are sparse (`FullParse._one_blob_pass`).
+    one_blob_pass: bool | None = None
 
     def may_fork(self) -> bool:
         return can_fork() if self.forks is None else self.forks

@@ -45,8 +45,8 @@ class _Forking(Plan):
 
 PLANS = {
     "server": LONG_LIVED,
-    # (the agent stream read by ROWID)
-    "command": Plan(long_lived=False, forks=False, agents_by_rowid=True),
+    # (the agent stream read by ROWID, Cursor 3.x's blobs read in one pass)
+    "command": Plan(long_lived=False, forks=False, agents_by_rowid=True, one_blob_pass=True),
     # (every piece of work split, however small; the child's older bubbles cut short, the
     # caller reading on past them; the agent stream read by key range)
     "command, forked": _Forking(

@@ -219,8 +219,10 @@ class FullParse(ReaderState):
         roots reach most blobs. A database of bubbles with the 3.x index and no root (a 3.x
         user whose history is still bubbles) pays nothing for the index beyond the composer
         rows; with a few roots they are looked up by key while the stream is walked aside, as
-        in a database of older builds (the one pass is slower for such a profile)."""
-        return self._sparse() and self._roots(conn)
+        in a database of older builds (the one pass is slower for such a profile). The plan
+        may choose."""
+        chosen = self.plan.one_blob_pass
+        return self._sparse() and self._roots(conn) if chosen is None else chosen
 
     def _count_rows(self, conn: sqlite3.Connection) -> None:
         """The last row and the family counts, in one read transaction."""
