@@ -176,10 +176,12 @@ def test_surface_imports_reads_only_the_type_checking_block() -> None:
 
 
 def test_the_command_line_starts_without_the_readers_of_cursors_files() -> None:
-    # A warm status answers from our caches: the database and graph readers are imported by
-    # the first read that needs them (codeburn.providers.lazy).
+    # A warm status, and the language server's first one, answer from our caches: the database
+    # and graph readers are imported by the first read that needs them (codeburn.providers.lazy).
     probe = (
         "import sys, codeburn.server.cli.main, codeburn.server.service, codeburn.cache\n"
+        "import codeburn.server.lsp.bootstrap, codeburn.server.lsp.status\n"
+        "import codeburn.server.lsp.settings\n"
         "print(' '.join(sorted(sys.modules)))"
     )
     loaded = set(
