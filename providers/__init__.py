@@ -1,197 +1,97 @@
 """Readers of Cursor's files, pricing and call records: the bottom layer (knows no file of ours)."""
 
-from typing import TYPE_CHECKING
+# Imported at once; the readers of Cursor's files stay behind the `agent` and `ide` surfaces,
+# which import them on first use (codeburn.providers.lazy).
 
+from codeburn.providers.agent_side import earliest
+from codeburn.providers.background_writes import (
+    enable_write_behind,
+    flush_write_behind,
+)
+from codeburn.providers.calls import (
+    CLAUDE_CODE,
+    CODEX,
+    CURSOR,
+    CURSOR_AGENT,
+    GROKBOT,
+    GROKBOT_IMPORTED_PROJECT,
+    IMPORTED_PROJECT,
+    OTHER_MACHINES_PROJECT,
+    PROVIDER_NAMES,
+    UNMAPPED_PROJECT,
+    USER_API_KEY,
+    Call,
+)
+from codeburn.providers.conversations import LocalConversation, Turn
+from codeburn.providers.errors import CodeBurnError
+from codeburn.providers.exports import (
+    ChooseUserError,
+    CsvFormatError,
+    DigestIndex,
+    EventDetail,
+    EventShapeError,
+    UsageRow,
+    billed_amount,
+    chosen_user,
+    clean_text,
+    identity,
+    is_user_api_key,
+    iter_csv,
+    normalise_model,
+    one_persons_events,
+    one_persons_rows,
+    open_export,
+    parse_csv,
+    parse_events,
+    read_export,
+    row_to_call,
+)
+from codeburn.providers.ide import (
+    NO_DATE,
+    CursorToken,
+    canonical,
+    load_token,
+    read_access_token,
+    resolve_db_path,
+    signed_in_email,
+    storage_fingerprint,
+    token_from_string,
+    workspace_storage_dir,
+)
 from codeburn.providers.lazy import lazy_surface
-
-if TYPE_CHECKING:
-    from codeburn.providers.agent import Turn
-    from codeburn.providers.agent_side import earliest
-    from codeburn.providers.background_writes import (
-        enable_write_behind,
-        flush_write_behind,
-    )
-    from codeburn.providers.calls import (
-        CLAUDE_CODE,
-        CODEX,
-        CURSOR,
-        CURSOR_AGENT,
-        GROKBOT,
-        GROKBOT_IMPORTED_PROJECT,
-        IMPORTED_PROJECT,
-        OTHER_MACHINES_PROJECT,
-        PROVIDER_NAMES,
-        UNMAPPED_PROJECT,
-        USER_API_KEY,
-        Call,
-    )
-    from codeburn.providers.conversations import LocalConversation
-    from codeburn.providers.errors import CodeBurnError
-    from codeburn.providers.exports import (
-        ChooseUserError,
-        CsvFormatError,
-        DigestIndex,
-        EventDetail,
-        EventShapeError,
-        UsageRow,
-        billed_amount,
-        chosen_user,
-        clean_text,
-        identity,
-        is_user_api_key,
-        iter_csv,
-        normalise_model,
-        one_persons_events,
-        one_persons_rows,
-        open_export,
-        parse_csv,
-        parse_events,
-        read_export,
-        row_to_call,
-    )
-    from codeburn.providers.ide import (
-        NO_DATE,
-        CursorToken,
-        canonical,
-        load_token,
-        read_access_token,
-        resolve_db_path,
-        signed_in_email,
-        storage_fingerprint,
-        token_from_string,
-        workspace_storage_dir,
-    )
-    from codeburn.providers.local import LocalReader
-    from codeburn.providers.localtime import (
-        DAY,
-        EPOCH,
-        DayIndex,
-        day_end_ms,
-        is_date_ms,
-        iso_utc,
-        local_day,
-        local_midnight_ms,
-        now_ms,
-        parse_iso_ms,
-        six_month_floor,
-        timezone_name,
-        today,
-    )
-    from codeburn.providers.plan import LONG_LIVED, ONE_SHOT, Plan
-    from codeburn.providers.pricing import base_model, display_name
-    from codeburn.providers.rules import RULES
-    from codeburn.providers.runtime import (
-        gc_paused,
-        release_free_memory,
-        writes_at_end,
-        writes_now,
-    )
-    from codeburn.providers.sqlite_ro import (
-        SNAPSHOT_PREFIX,
-        CursorDbError,
-        DatabaseLockedError,
-        DatabaseMissingError,
-        DatabaseUnrecognizedError,
-        use_snapshot_folder,
-    )
-else:  # imported on first use (see codeburn.providers.lazy)
-    __getattr__ = lazy_surface(
-        __name__,
-        {
-            "codeburn.providers.agent": ("Turn",),
-            "codeburn.providers.calls": (
-                "CLAUDE_CODE",
-                "CODEX",
-                "CURSOR",
-                "CURSOR_AGENT",
-                "GROKBOT",
-                "GROKBOT_IMPORTED_PROJECT",
-                "IMPORTED_PROJECT",
-                "OTHER_MACHINES_PROJECT",
-                "PROVIDER_NAMES",
-                "UNMAPPED_PROJECT",
-                "USER_API_KEY",
-                "Call",
-            ),
-            "codeburn.providers.conversations": ("LocalConversation",),
-            "codeburn.providers.errors": ("CodeBurnError",),
-            "codeburn.providers.exports": (
-                "ChooseUserError",
-                "CsvFormatError",
-                "DigestIndex",
-                "EventDetail",
-                "EventShapeError",
-                "UsageRow",
-                "billed_amount",
-                "chosen_user",
-                "clean_text",
-                "identity",
-                "is_user_api_key",
-                "iter_csv",
-                "normalise_model",
-                "one_persons_events",
-                "one_persons_rows",
-                "open_export",
-                "parse_csv",
-                "parse_events",
-                "read_export",
-                "row_to_call",
-            ),
-            "codeburn.providers.ide": (
-                "NO_DATE",
-                "CursorToken",
-                "canonical",
-                "load_token",
-                "read_access_token",
-                "resolve_db_path",
-                "signed_in_email",
-                "storage_fingerprint",
-                "token_from_string",
-                "workspace_storage_dir",
-            ),
-            "codeburn.providers.agent_side": ("earliest",),
-            "codeburn.providers.local": ("LocalReader",),
-            "codeburn.providers.localtime": (
-                "DAY",
-                "EPOCH",
-                "DayIndex",
-                "day_end_ms",
-                "is_date_ms",
-                "iso_utc",
-                "local_day",
-                "local_midnight_ms",
-                "now_ms",
-                "parse_iso_ms",
-                "six_month_floor",
-                "timezone_name",
-                "today",
-            ),
-            "codeburn.providers.pricing": (
-                "base_model",
-                "display_name",
-            ),
-            "codeburn.providers.plan": ("LONG_LIVED", "ONE_SHOT", "Plan"),
-            "codeburn.providers.rules": ("RULES",),
-            "codeburn.providers.runtime": (
-                "gc_paused",
-                "release_free_memory",
-                "writes_at_end",
-                "writes_now",
-            ),
-            "codeburn.providers.background_writes": (
-                "enable_write_behind",
-                "flush_write_behind",
-            ),
-            "codeburn.providers.sqlite_ro": (
-                "SNAPSHOT_PREFIX",
-                "CursorDbError",
-                "DatabaseLockedError",
-                "DatabaseMissingError",
-                "DatabaseUnrecognizedError",
-                "use_snapshot_folder",
-            ),
-        },
-    )
+from codeburn.providers.local import LocalReader
+from codeburn.providers.localtime import (
+    DAY,
+    EPOCH,
+    DayIndex,
+    day_end_ms,
+    is_date_ms,
+    iso_utc,
+    local_day,
+    local_midnight_ms,
+    now_ms,
+    parse_iso_ms,
+    six_month_floor,
+    timezone_name,
+    today,
+)
+from codeburn.providers.plan import LONG_LIVED, ONE_SHOT, Plan
+from codeburn.providers.pricing import base_model, display_name
+from codeburn.providers.rules import RULES
+from codeburn.providers.runtime import (
+    gc_paused,
+    release_free_memory,
+    writes_at_end,
+    writes_now,
+)
+from codeburn.providers.sqlite_ro import (
+    SNAPSHOT_PREFIX,
+    CursorDbError,
+    DatabaseLockedError,
+    DatabaseMissingError,
+    DatabaseUnrecognizedError,
+    use_snapshot_folder,
+)
 
 __all__ = [
     "CLAUDE_CODE",
@@ -246,6 +146,7 @@ __all__ = [
     "is_user_api_key",
     "iso_utc",
     "iter_csv",
+    "lazy_surface",
     "load_token",
     "local_day",
     "local_midnight_ms",

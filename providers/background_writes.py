@@ -100,10 +100,11 @@ class WriteBehind:
 _writer: list[WriteBehind] = []  # set by `enable_write_behind` (the language server)
 
 
-def enable_write_behind() -> None:
-    """This process lives on (the language server): `write_behind` queues from now on."""
+def enable_write_behind(quiet_s: float = QUIET_S) -> None:
+    """This process lives on (the language server): `write_behind` queues from now on, each
+    queue written once it has been quiet for `quiet_s`."""
     if not _writer:
-        _writer.append(WriteBehind())
+        _writer.append(WriteBehind(quiet_s))
 
 
 def write_behind(name: str, work: Callable[[], object]) -> bool:

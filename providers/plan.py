@@ -21,7 +21,8 @@ class Plan:
     are written behind its answers; else a one-shot command — nothing is kept past a read, and
     the files are written once its answer is out, before it returns. `forks`: whether a read may
     split its work across processes; None: where it can (`runtime.can_fork`), and then only work
-    of at least `split_rows`, `walk_rows` or `split_bytes`."""
+    of at least `split_rows`, `walk_rows` or `split_bytes`. The rest choose how a read of Cursor's
+    database pages its rows (tests choose them to page a small profile)."""
 
     long_lived: bool = True
     forks: bool | None = None
@@ -32,6 +33,19 @@ class Plan:
     split_rows: int = 20_000
     walk_rows: int = 20_000
     split_bytes: int = 128 * 1024 * 1024
+    # Rows of Cursor's database per read: each page is its own short read transaction. The
+    # bubble scan stops at the first page that keeps no row and holds one before its floor,
+    # so a page must span more rows than Cursor writes out of time order.
+    page_rows: int = 2_000
+    # The most older bubbles a split read's child reads (the caller reads on past them); None:
+    # its share of what the read reaches, a tenth more and a page.
+    older_rows: int | None = None
+    # Whether a whole walk of the agent stream reads its rows by ROWID instead of by key range;
+    # None: where agent rows are a minority of the table (`stream_rows.by_rowid`).
+    agents_by_rowid: bool | None = None
+    # Whether a full parse reads Cursor 3.x's blobs in one pass shared by the roots and the agent
+    # stream; None: where roots exist and bubbles are sparse (`FullParse._one_blob_pass`).
+    one_blob_pass: bool | None = None
 
     def may_fork(self) -> bool:
         return can_fork() if self.forks is None else self.forks

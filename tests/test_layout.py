@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from codeburn.providers.lazy import surface_imports
+
 # Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
 pytestmark = pytest.mark.any_moment
 
@@ -106,49 +108,80 @@ def test_the_rule_itself() -> None:
     )
 
 
-def _lazy_surface(init: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]] | None:
-    """(what the `TYPE_CHECKING` block imports, what `lazy_surface` is given) of a package
-    `__init__` whose surface is imported on first use; None for an eager one."""
-    typed: dict[str, list[str]] = {}
-    given: dict[str, list[str]] | None = None
-    for node in ast.parse(init.read_text()).body:
-        if not (isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"):
-            continue
-        for imported in node.body:
-            assert isinstance(imported, ast.ImportFrom) and imported.module is not None
-            typed.setdefault(imported.module, []).extend(a.name for a in imported.names)
-        for hook in node.orelse:
-            assert isinstance(hook, ast.Assign) and isinstance(hook.value, ast.Call)
-            assert ast.unparse(hook.value.func) == "lazy_surface"
-            given = {k: list(v) for k, v in ast.literal_eval(hook.value.args[1]).items()}
-    return None if given is None else (typed, given)
+def _declared(init: Path) -> tuple[set[str], list[str], list[ast.Call]]:
+    """(the names a package `__init__` imports from our modules, at its top or under
+    `if TYPE_CHECKING:`; its `__all__`; its calls of `lazy_surface`)."""
+    imported: set[str] = set()
+    surface: list[str] = []
+    tree = ast.parse(init.read_text())
+    for node in tree.body:
+        body = [node]
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            body = node.body
+        for stmt in body:
+            module = stmt.module if isinstance(stmt, ast.ImportFrom) else None
+            if (module or "").startswith("codeburn."):
+                imported |= {a.asname or a.name for a in stmt.names} - {"lazy_surface"}
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__":
+            surface = list(ast.literal_eval(node.value))
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "lazy_surface"
+    ]
+    return imported, surface, calls
 
 
-LAZY = {
-    _module_name(init): surface
-    for layer in LAYERS
-    for init in (ROOT / layer).rglob("__init__.py")
-    if (surface := _lazy_surface(init)) is not None
+INITS = {
+    _module_name(init): init for layer in LAYERS for init in (ROOT / layer).rglob("__init__.py")
 }
+LAZY = {package for package, init in INITS.items() if _declared(init)[2]}
+
+
+@pytest.mark.parametrize("package", sorted(INITS))
+def test_a_package_declares_its_surface_once(package: str) -> None:
+    # By its imports and `__all__`, as any Python package (ruff and mypy hold the two equal);
+    # a lazy package's imports are read by `lazy_surface`, never written again as a map.
+    imported, surface, calls = _declared(INITS[package])
+    assert imported <= set(surface), package
+    for call in calls:
+        assert [ast.unparse(a) for a in call.args] == ["__name__"] and not call.keywords, package
 
 
 def test_a_lazy_surface_is_the_one_the_type_checker_sees() -> None:
-    assert {"codeburn.providers", "codeburn.providers.agent", "codeburn.providers.ide"} <= set(LAZY)
-    for package, (typed, given) in LAZY.items():
-        assert typed == given, package
+    assert {"codeburn.providers.agent", "codeburn.providers.ide", "codeburn.sync"} == LAZY
+    for package in LAZY:
         module = importlib.import_module(package)
-        names = [name for names in given.values() for name in names]
-        assert sorted(names) == sorted(module.__all__), package
-        for where, in_module in given.items():
-            source = importlib.import_module(where)
-            assert all(getattr(module, n) is getattr(source, n) for n in in_module), package
+        where = surface_imports(INITS[package].read_text())
+        assert sorted(where) == sorted(module.__all__), package
+        for name, (source, original) in where.items():
+            assert getattr(module, name) is getattr(importlib.import_module(source), original)
+        with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
+            _ = module.nothing_here
+
+
+def test_surface_imports_reads_only_the_type_checking_block() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from codeburn.providers.lazy import lazy_surface\n"
+        "if TYPE_CHECKING:\n"
+        "    from a.b import C, d as e\n"
+        "    from a.f import g\n"
+        "else:\n"
+        "    __getattr__ = lazy_surface(__name__)\n"
+    )
+    assert surface_imports(source) == {"C": ("a.b", "C"), "e": ("a.b", "d"), "g": ("a.f", "g")}
+    with pytest.raises(TypeError, match="import a"):
+        surface_imports("if TYPE_CHECKING:\n    import a\n")
 
 
 def test_the_command_line_starts_without_the_readers_of_cursors_files() -> None:
-    # A warm status answers from our caches: the database, graph and export readers are
-    # imported by the first read that needs them (codeburn.providers.lazy).
+    # A warm status, and the language server's first one, answer from our caches: the database
+    # and graph readers are imported by the first read that needs them (codeburn.providers.lazy).
     probe = (
         "import sys, codeburn.server.cli.main, codeburn.server.service, codeburn.cache\n"
+        "import codeburn.server.lsp.bootstrap, codeburn.server.lsp.status\n"
+        "import codeburn.server.lsp.settings\n"
         "print(' '.join(sorted(sys.modules)))"
     )
     loaded = set(

@@ -45,14 +45,18 @@ class _Forking(Plan):
 
 PLANS = {
     "server": LONG_LIVED,
-    "command": Plan(long_lived=False, forks=False),
-    # (every piece of work split, however small)
+    # (the agent stream read by ROWID, Cursor 3.x's blobs read in one pass)
+    "command": Plan(long_lived=False, forks=False, agents_by_rowid=True, one_blob_pass=True),
+    # (every piece of work split, however small; the child's older bubbles cut short, the
+    # caller reading on past them; the agent stream read by key range)
     "command, forked": _Forking(
         long_lived=ONE_SHOT.long_lived,
         forks=ONE_SHOT.forks,
         split_rows=1,
         walk_rows=1,
         split_bytes=0,
+        older_rows=5,
+        agents_by_rowid=False,
     ),
 }
 

@@ -49,56 +49,8 @@ if TYPE_CHECKING:
         record_of,
     )
     from codeburn.providers.conversations import Turn
-else:  # imported on first use (see codeburn.providers.lazy)
-    __getattr__ = lazy_surface(
-        __name__,
-        {
-            "codeburn.providers.agent.blob_parts": (
-                "BAD",
-                "FLAT_TURN",
-                "PROMPT",
-                "ROLES",
-                "STEP",
-                "TEXT",
-                "TURN",
-                "USER",
-                "Part",
-                "Parts",
-                "TurnPart",
-                "UserPart",
-                "blob_id",
-                "decoder",
-                "part_of",
-            ),
-            "codeburn.providers.agent.graph": (
-                "Graph",
-                "GraphTurn",
-                "GraphUnreadable",
-                "RootFields",
-                "TurnsWalked",
-                "decode_parts",
-                "decode_root",
-                "finish_turns",
-                "reached_ids",
-                "root_fields",
-                "walk_turns",
-            ),
-            "codeburn.providers.agent.graph_to_calls": (
-                "graph_calls",
-                "graph_turns",
-            ),
-            "codeburn.providers.conversations": ("Turn",),
-            "codeburn.providers.agent.stream": (
-                "Record",
-                "StreamRequest",
-                "StreamWalker",
-                "command_names",
-                "content_chars",
-                "json_value",
-                "record_of",
-            ),
-        },
-    )
+else:  # imported on first use (codeburn.providers.lazy)
+    __getattr__ = lazy_surface(__name__)
 
 __all__ = [
     "BAD",

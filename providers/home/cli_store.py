@@ -113,11 +113,11 @@ def decode_meta(value: Any) -> dict[str, Any] | None:
     return meta if isinstance(meta, dict) else None
 
 
-def _size(path: Path) -> int:
+def _size(path: Path) -> int | None:
     try:
         return os.stat(path).st_size
     except OSError:
-        return WHOLE_STORE_BYTES + 1  # (it was opened: looked up blob by blob, as it was)
+        return None  # (it was opened: looked up blob by blob, as it was)
 
 
 def _positive_ms(value: Any) -> int | None:
@@ -136,12 +136,12 @@ def _as_bytes(data: Any) -> bytes | None:
     return bytes(data) if isinstance(data, bytes | memoryview) else str(data).encode()
 
 
-def _blob_reader(conn: sqlite3.Connection, size: int) -> Any:
-    """Blob id → its bytes (None when missing). A store of at most WHOLE_STORE_BYTES is read
-    in one statement, its first row per id kept as a lookup by id would find it; a larger
-    one, or one that statement cannot read (it raises again below, when a lookup needs the
-    row), is looked up blob by blob."""
-    if size <= WHOLE_STORE_BYTES:
+def _blob_reader(conn: sqlite3.Connection, size: int | None, whole_bytes: int) -> Any:
+    """Blob id → its bytes (None when missing). A store of at most `whole_bytes` is read in
+    one statement, its first row per id kept as a lookup by id would find it; a larger one,
+    or one that statement cannot read (it raises again below, when a lookup needs the row),
+    is looked up blob by blob."""
+    if size is not None and size <= whole_bytes:
         whole: dict[Any, Any] = {}
         try:
             for key, data in conn.execute("SELECT id, data FROM blobs"):
@@ -189,8 +189,9 @@ def prompt_workspace(root: bytes, blob: Any) -> str | None:
     return None
 
 
-def read_store(path: Path) -> CliSession | None:
-    """The session in one store.db; None when it holds no CLI session meta.
+def read_store(path: Path, *, whole_bytes: int = WHOLE_STORE_BYTES) -> CliSession | None:
+    """The session in one store.db; None when it holds no CLI session meta. Its blobs are
+    read in one statement when the store is at most `whole_bytes`, else one by one.
 
     Raises StoreBusy when the CLI holds a lock.
     """
@@ -208,7 +209,7 @@ def read_store(path: Path) -> CliSession | None:
             root_id = _text(meta.get("latestRootBlobId"))
             if root_id is None:
                 return CliSession(session_id, created, model, workspace, None)
-            blob = _blob_reader(conn, _size(path))
+            blob = _blob_reader(conn, _size(path), whole_bytes)
             root = blob(root_id)
             if root is None:
                 return CliSession(session_id, created, model, workspace, None, "missing-blobs")

@@ -26,36 +26,8 @@ if TYPE_CHECKING:
         project_name,
         storage_fingerprint,
     )
-else:  # imported on first use (see codeburn.providers.lazy)
-    __getattr__ = lazy_surface(
-        __name__,
-        {
-            "codeburn.providers.ide.auth": (
-                "CursorToken",
-                "load_token",
-                "read_access_token",
-                "signed_in_email",
-                "token_from_string",
-            ),
-            "codeburn.providers.ide.inline": ("NO_DATE",),
-            "codeburn.providers.ide.paths": (
-                "canonical",
-                "cursor_home",
-                "resolve_db_path",
-                "workspace_storage_dir",
-            ),
-            "codeburn.providers.ide.reader": (
-                "CursorReader",
-                "ReadResult",
-            ),
-            "codeburn.providers.ide.workspaces": (
-                "named_paths",
-                "path_project",
-                "project_name",
-                "storage_fingerprint",
-            ),
-        },
-    )
+else:  # imported on first use (codeburn.providers.lazy)
+    __getattr__ = lazy_surface(__name__)
 
 __all__ = [
     "NO_DATE",

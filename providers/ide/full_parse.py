@@ -37,7 +37,7 @@ from codeburn.providers.ide.older import (
     older_work,
     split_rowid,
 )
-from codeburn.providers.ide.reader_state import PAGE_ROWS, ReaderState
+from codeburn.providers.ide.reader_state import ReaderState
 from codeburn.providers.ide.rows import BubbleScan, ConvState, composer_of
 from codeburn.providers.ide.stream_rows import WalkAside, walk_whole
 from codeburn.providers.runtime import (
@@ -162,7 +162,11 @@ class FullParse(ReaderState):
             and self.plan.may_fork()
         ):
             aside = WalkAside(
-                self.db_path, self._last_rowid, PAGE_ROWS, skip, rowids=self._agents_by_rowid()
+                self.db_path,
+                self._last_rowid,
+                self.plan.page_rows,
+                skip,
+                rowids=self._agents_by_rowid(),
             )
         try:
             if acc is None:
@@ -174,7 +178,7 @@ class FullParse(ReaderState):
                 self._walker, aside = aside.result(), None
             elif records is None:
                 walk_whole(
-                    conn, self._walker, self._last_rowid, PAGE_ROWS, skip,
+                    conn, self._walker, self._last_rowid, self.plan.page_rows, skip,
                     by_rowid=self._agents_by_rowid(),
                 )  # fmt: skip
         finally:
@@ -215,8 +219,10 @@ class FullParse(ReaderState):
         roots reach most blobs. A database of bubbles with the 3.x index and no root (a 3.x
         user whose history is still bubbles) pays nothing for the index beyond the composer
         rows; with a few roots they are looked up by key while the stream is walked aside, as
-        in a database of older builds (the one pass is slower for such a profile)."""
-        return self._sparse() and self._roots(conn)
+        in a database of older builds (the one pass is slower for such a profile). The plan
+        may choose."""
+        chosen = self.plan.one_blob_pass
+        return self._sparse() and self._roots(conn) if chosen is None else chosen
 
     def _count_rows(self, conn: sqlite3.Connection) -> None:
         """The last row and the family counts, in one read transaction."""
@@ -300,11 +306,13 @@ class FullParse(ReaderState):
         share = caller_share(walk=walk, roots=walk and self._roots(conn), indexed=indexed)
         split = split_rowid(self._last_rowid, self._bubble_count, self.budget, share)
         reach = min(self._bubble_count, self.budget)
-        limit = int(reach * (1 - share) * 1.1) + PAGE_ROWS
+        page_rows, limit = self.plan.page_rows, self.plan.older_rows
+        if limit is None:
+            limit = int(reach * (1 - share) * 1.1) + page_rows
         mailbox = Mailbox() if walk else None
         work = partial(
             older_work, self.db_path, upto=self._last_rowid, split=split, limit=limit,
-            page_rows=PAGE_ROWS, floor_iso=self.floor_iso, sparse=self._sparse(), skip=mailbox,
+            page_rows=page_rows, floor_iso=self.floor_iso, sparse=self._sparse(), skip=mailbox,
             walk_by_rowid=self._agents_by_rowid(),
         )  # fmt: skip
         parts = AsideParts(lambda send: work(send=send))
@@ -341,7 +349,8 @@ class FullParse(ReaderState):
         (`sql.bubble_rows`).
         """
         acc = BubbleScan(self.floor_iso, None, self.budget)
-        total, done, below, page_rows = self._bubble_count, 0, self._last_rowid + 1, PAGE_ROWS
+        total, done, below = self._bubble_count, 0, self._last_rowid + 1
+        page_rows = self.plan.page_rows
         mode = scan.ScanMode()
         rowids = scan.bubble_rowids(conn, self._last_rowid) if self._sparse() else None
         previous_factory = conn.text_factory

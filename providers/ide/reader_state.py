@@ -39,7 +39,6 @@ from codeburn.providers.localtime import iso_utc
 from codeburn.providers.plan import LONG_LIVED, Plan
 from codeburn.providers.pricing import canonical_model, cost_of
 
-PAGE_ROWS: Final = 2_000
 RECENT_MS: Final = 15 * 60_000
 
 _ROWID_OF: Final = attrgetter("rowid")
@@ -160,8 +159,10 @@ class ReaderState:
         return self._index_known
 
     def _agents_by_rowid(self) -> bool:
-        """Whether a whole walk of the agent stream reads its rows by ROWID (`by_rowid`)."""
-        return by_rowid(self._agent_count, self._total_count)
+        """Whether a whole walk of the agent stream reads its rows by ROWID: the plan's choice,
+        else `by_rowid`."""
+        chosen = self.plan.agents_by_rowid
+        return by_rowid(self._agent_count, self._total_count) if chosen is None else chosen
 
     def _load_projects(self) -> bool:
         """Refresh the workspace mapping, with Cursor 3.x projects over it; True on a change."""

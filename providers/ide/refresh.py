@@ -14,7 +14,7 @@ from codeburn.providers.agent import StreamWalker
 from codeburn.providers.calls import UNMAPPED_PROJECT
 from codeburn.providers.ide import sql as scan
 from codeburn.providers.ide.layout3 import any_json_rows
-from codeburn.providers.ide.reader_state import PAGE_ROWS, ReaderState
+from codeburn.providers.ide.reader_state import ReaderState
 from codeburn.providers.ide.row_count import RowCount
 from codeburn.providers.ide.rows import BubbleScan, ConvState, composer_of
 from codeburn.providers.ide.stream_rows import walk_pages, walk_whole
@@ -171,14 +171,15 @@ class Refresh(ReaderState):
             before = {r: q.signature() for r, q in self._walker.requests.items()}
             self._walker = StreamWalker()
             walk_whole(
-                conn, self._walker, limit, PAGE_ROWS, self._l3.skip_rowids,
+                conn, self._walker, limit, self.plan.page_rows, self._l3.skip_rowids,
                 by_rowid=self._agents_by_rowid(),
             )  # fmt: skip
             after = {r: q.signature() for r, q in self._walker.requests.items()}
             touched = {r for r in before.keys() | after.keys() if before.get(r) != after.get(r)}
         elif new_agents:
             first, last = new_agents[0] - 1, new_agents[-1]
-            walk_pages(conn, self._walker, first, last, PAGE_ROWS, self._l3.skip_rowids)
+            pages = self.plan.page_rows
+            walk_pages(conn, self._walker, first, last, pages, self._l3.skip_rowids)
             touched = set(self._walker.touched)
         else:
             touched = set()

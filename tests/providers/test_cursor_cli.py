@@ -130,9 +130,8 @@ def test_a_small_store_is_read_in_one_statement_with_what_lookups_by_id_find(
     run = _blob_statements(monkeypatch)
     whole = read_store(path)
     whole_run = list(run)
-    monkeypatch.setattr(cli_store, "WHOLE_STORE_BYTES", 0)
     run.clear()
-    by_id = read_store(path)
+    by_id = read_store(path, whole_bytes=0)
     assert whole is not None and whole.graph is not None and whole.graph.turns
     assert whole == by_id
     assert len(run) > 5  # one statement a blob

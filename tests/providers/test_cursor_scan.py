@@ -208,6 +208,27 @@ def test_a_whole_walk_reads_by_rowid_only_where_agent_rows_are_a_minority() -> N
     assert by_rowid(36, 100) and not by_rowid(68, 100) and not by_rowid(0, 0)
 
 
+@pytest.mark.parametrize("chosen", [False, True], ids=["range", "by-rowid"])
+def test_the_plan_may_choose_how_a_whole_walk_reads_the_agent_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chosen: bool
+) -> None:
+    spec = SampleSpec(seed=3, conversations=30, bubbles=(4, 10), days=5)
+    db = generate_sample_profile(tmp_path / "Cursor", spec).db_path
+    alone = sorted(read(db, plan=Plan(forks=False)).calls, key=lambda c: c.key)
+    asked: list[int] = []
+    real = scan.agent_rows_by_rowid
+
+    def recording(conn: sqlite3.Connection, rowids: Any) -> Any:
+        asked.append(len(rowids))
+        return real(conn, rowids)
+
+    monkeypatch.setattr(scan, "agent_rows_by_rowid", recording)
+    plan = Plan(forks=False, agents_by_rowid=chosen)
+    assert sorted(read(db, plan=plan).calls, key=lambda c: c.key) == alone
+    assert any(c.key.startswith("cursor:agentKv:") for c in alone)
+    assert bool(asked) is chosen
+
+
 @pytest.mark.parametrize(
     ("raw", "chars"),
     [
@@ -283,10 +304,7 @@ def test_a_full_parse_freezes_its_objects_and_the_next_one_thaws_them(tmp_path: 
     gc.unfreeze()
 
 
-def test_a_value_that_is_not_json_mid_scan_is_skipped_not_fatal(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("codeburn.providers.ide.full_parse.PAGE_ROWS", 3)
+def test_a_value_that_is_not_json_mid_scan_is_skipped_not_fatal(tmp_path: Path) -> None:
     with profile(tmp_path) as p:
         for i in range(10):
             if i == 4:
@@ -294,7 +312,7 @@ def test_a_value_that_is_not_json_mid_scan_is_skipped_not_fatal(
             else:
                 p.bubble("c1", f"{i:02d}", role="assistant", text="x" * 8, created_at=ago(9 - i))
             p.flush()
-    calls = read(p.db_path).calls
+    calls = read(p.db_path, plan=Plan(page_rows=3)).calls
     assert sorted(c.key[-2:] for c in calls) == [f"{i:02d}" for i in range(10) if i != 4]
 
 
@@ -334,10 +352,7 @@ def test_a_cancelled_walk_leaves_no_child_behind(tmp_path: Path) -> None:
         os.waitpid(aside._parts._pid, os.WNOHANG)
 
 
-def test_text_that_is_not_utf8_mid_scan_is_decoded_with_replacement_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("codeburn.providers.ide.full_parse.PAGE_ROWS", 4)
+def test_text_that_is_not_utf8_mid_scan_is_decoded_with_replacement_once(tmp_path: Path) -> None:
     with profile(tmp_path) as p:
         for i in range(12):
             p.bubble(
@@ -354,7 +369,7 @@ def test_text_that_is_not_utf8_mid_scan_is_decoded_with_replacement_once(
     )
     conn.commit()
     conn.close()
-    calls = read(p.db_path).calls
+    calls = read(p.db_path, plan=Plan(page_rows=4)).calls
     assert len(calls) == 12 and len({c.key for c in calls}) == 12
     assert {c.model for c in calls} == {"m", "g\ufffdpt"}
 

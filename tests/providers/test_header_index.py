@@ -89,10 +89,15 @@ def _trace_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return statements
 
 
-def _traced_read(db: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
+IN_PROCESS = Plan(forks=False)
+
+
+def _traced_read(
+    db: Path, monkeypatch: pytest.MonkeyPatch, plan: Plan = IN_PROCESS
+) -> tuple[list[Any], list[str]]:
     """The calls of a full parse in this process, and every SQL statement it ran."""
     statements = _trace_statements(monkeypatch)
-    result = CursorReader(db, floor_ms=0, plan=Plan(forks=False)).read(now_ms=T0)
+    result = CursorReader(db, floor_ms=0, plan=plan).read(now_ms=T0)
     monkeypatch.undo()
     return result.calls, statements
 
@@ -123,11 +128,12 @@ def test_few_roots_by_key_equal_the_one_pass(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     indexed = _with_index(tmp_path, _plain(tmp_path), "roots", roots=3)
-    by_key, _ = _traced_read(_db(indexed), monkeypatch)
+    by_key, by_key_sql = _traced_read(_db(indexed), monkeypatch)
     assert sum(c.key.startswith("cursor:root:") for c in by_key) >= 9  # 3 roots of 3–5 turns
-    monkeypatch.setattr(CursorReader, "_one_blob_pass", lambda self, conn: True)
-    one_pass, sql = _traced_read(_db(indexed), monkeypatch)
-    assert any("+key >= 'agentKv:blob:'" in s for s in sql)  # the one pass did run
+    one_pass, sql = _traced_read(_db(indexed), monkeypatch, Plan(forks=False, one_blob_pass=True))
+    pass_sql = "SELECT rowid, substr(key, 14), CAST(value AS BLOB) FROM cursorDiskKV"
+    assert any(s.startswith(pass_sql) for s in sql)  # the one pass did run
+    assert not any(s.startswith(pass_sql) for s in by_key_sql)
     assert _summary(one_pass) == _summary(by_key)
 
 

@@ -6,13 +6,14 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from codeburn.providers.ide import full_parse, older, reader_state
+from codeburn.providers.ide import older
 from codeburn.providers.ide.reader import CursorReader, ReadResult
 from codeburn.providers.localtime import local_midnight_ms, six_month_floor
 from codeburn.providers.plan import Plan
@@ -59,7 +60,8 @@ def _generate(tmp_path: Path, *, filler: int = 0) -> Path:
 
 
 # The plan `_read` reads with: one process, or (the `split` fixture) this small profile split
-# as a large one is, the agent stream walked aside too where a test asks (`walk_rows`).
+# as a large one is, in small pages, the agent stream walked aside too where a test asks
+# (`walk_rows`).
 _PLAN = {"plan": Plan(forks=False)}
 
 
@@ -78,9 +80,13 @@ def _summary(result: ReadResult) -> tuple[Any, ...]:
             result.inferred_dates, sorted(result.warnings))  # fmt: skip
 
 
+Split = Callable[..., list[older.OlderRows]]
+
+
 @pytest.fixture
-def split(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[older.OlderRows]]:
-    """Reads split from the first bubble on, with small pages; returns the children made."""
+def split(monkeypatch: pytest.MonkeyPatch) -> Split:
+    """Reads in small pages; `split(**choices)` then splits them from the first bubble on,
+    under the current plan with `choices`, and returns the children made."""
     made: list[older.OlderRows] = []
     original = CursorReader._older_aside
 
@@ -90,12 +96,12 @@ def split(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[older.OlderRows]
             made.append(found)
         return found
 
-    monkeypatch.setattr(full_parse, "PAGE_ROWS", 7)
     monkeypatch.setattr(CursorReader, "_older_aside", recording)
+    monkeypatch.setitem(_PLAN, "plan", replace(_PLAN["plan"], page_rows=7))
 
-    def enable() -> list[older.OlderRows]:
-        walk_rows = _PLAN["plan"].walk_rows
-        monkeypatch.setitem(_PLAN, "plan", Plan(forks=True, split_rows=1, walk_rows=walk_rows))
+    def enable(**choices: Any) -> list[older.OlderRows]:
+        plan = replace(_PLAN["plan"], forks=True, split_rows=1, **choices)
+        monkeypatch.setitem(_PLAN, "plan", plan)
         return made
 
     return enable
@@ -103,7 +109,7 @@ def split(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[older.OlderRows]
 
 @pytest.mark.parametrize("filler", [0, 2_000], ids=["dense", "sparse"])
 def test_a_split_read_equals_the_read_in_one_process(
-    tmp_path: Path, split: Callable[[], list[older.OlderRows]], filler: int
+    tmp_path: Path, split: Split, filler: int
 ) -> None:
     db = _generate(tmp_path, filler=filler)
     alone = _read(db)
@@ -119,7 +125,7 @@ def test_a_split_read_equals_the_read_in_one_process(
 
 @pytest.mark.clock
 def test_a_budget_reached_among_the_older_rows_cuts_where_one_process_cuts(
-    tmp_path: Path, split: Callable[[], list[older.OlderRows]]
+    tmp_path: Path, split: Split
 ) -> None:
     db = _generate(tmp_path)
     total = len(_read(db).calls)
@@ -132,7 +138,7 @@ def test_a_budget_reached_among_the_older_rows_cuts_where_one_process_cuts(
 
 @pytest.mark.clock
 def test_a_floor_among_the_older_rows_stops_both_reads_at_the_same_row(
-    tmp_path: Path, split: Callable[[], list[older.OlderRows]]
+    tmp_path: Path, split: Split
 ) -> None:
     db = _generate(tmp_path)
     floor = NOW_MS - 12 * 86_400_000  # 12 of the 20 days
@@ -145,14 +151,11 @@ def test_a_floor_among_the_older_rows_stops_both_reads_at_the_same_row(
 
 
 def test_rows_past_where_the_child_stopped_are_read_by_the_caller(
-    tmp_path: Path, split: Callable[[], list[older.OlderRows]], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, split: Split
 ) -> None:
     db = _generate(tmp_path)
     alone = _read(db)
-    made = split()
-    monkeypatch.setattr(
-        full_parse, "older_work", lambda *a, **k: older.older_work(*a, **{**k, "limit": 6})
-    )
+    made = split(older_rows=6)  # fewer than its share: the child stops short
     together = _read(db)
     assert len(made) == 1 and not made[0].complete
     assert _summary(together) == _summary(alone)
@@ -161,24 +164,22 @@ def test_rows_past_where_the_child_stopped_are_read_by_the_caller(
 @pytest.mark.parametrize("child_by_rowid", [False, True], ids=["range", "by-rowid"])
 def test_the_child_walks_the_agent_stream_first_when_it_is_its_job(
     tmp_path: Path,
-    split: Callable[[], list[older.OlderRows]],
+    split: Split,
     monkeypatch: pytest.MonkeyPatch,
     child_by_rowid: bool,
 ) -> None:
     db = _generate(tmp_path, filler=300)
-    monkeypatch.setattr(reader_state, "by_rowid", lambda agents, total: False)
+    monkeypatch.setitem(_PLAN, "plan", replace(_PLAN["plan"], agents_by_rowid=False))
     alone = _read(db)  # in one process, the agent rows by ROWID range
     assert any(c.key.startswith("cursor:agentKv:") for c in alone.calls)
-    monkeypatch.setitem(_PLAN, "plan", Plan(forks=False, walk_rows=0))
-    monkeypatch.setattr(reader_state, "by_rowid", lambda agents, total: child_by_rowid)
-    made = split()
+    made = split(walk_rows=0, agents_by_rowid=child_by_rowid)
     together = _read(db)
     assert len(made) == 1 and made[0].walks  # the walker came from the child
     assert _summary(together) == _summary(alone)
 
 
 def test_the_installs_are_prepared_while_the_child_still_walks(
-    tmp_path: Path, split: Callable[[], list[older.OlderRows]], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, split: Split, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What of the installs needs no agent stream runs before the caller waits for the
     child's walker; the calls are those of one process."""
@@ -197,8 +198,7 @@ def test_the_installs_are_prepared_while_the_child_still_walks(
 
     monkeypatch.setattr(CursorReader, "_prepare_scan", preparing)
     monkeypatch.setattr(older.OlderRows, "walker", waiting)
-    monkeypatch.setitem(_PLAN, "plan", Plan(forks=False, walk_rows=0))
-    made = split()
+    made = split(walk_rows=0)
     together = _read(db)
     assert len(made) == 1 and made[0].walks
     assert order == ["prepare", "walker"]

@@ -36,7 +36,6 @@ def test_progress_on_a_terminal(
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr(progress, "DELAY_S", 0.0)
-    monkeypatch.setattr("codeburn.providers.ide.full_parse.PAGE_ROWS", 200)
     assert main(["report", "--period", "week", "--format", "json", "--cursor-db", str(db)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["totals"]["calls"] > 0

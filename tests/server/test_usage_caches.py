@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,11 @@ import pytest
 from codeburn.cache.config import Budget
 from codeburn.cache.daily_cache import daily_path
 from codeburn.cache.results_cache import CachedResults, results_path, save_results
+from codeburn.providers.background_writes import (
+    disable_write_behind,
+    enable_write_behind,
+    flush_write_behind,
+)
 from codeburn.providers.calls import Call
 from codeburn.providers.ide import reader as cursor_reader
 from codeburn.providers.localtime import iso_utc, timezone_name, today
@@ -287,17 +293,25 @@ def test_days_sealed_by_the_v1_reader_are_rederived_except_past_the_floor(
     assert days[wrong.isoformat()]["cursor"]["totals"][3] == 2  # conversation A: prompt + reply
 
 
+@pytest.fixture
+def held_writes() -> Iterator[None]:
+    """Write-behind on, as the language server runs it; what it queues is written only when
+    flushed (an hour of quiet), then off again."""
+    enable_write_behind(quiet_s=3600.0)
+    try:
+        yield
+    finally:
+        disable_write_behind()
+
+
 @pytest.mark.clock
+@pytest.mark.usefixtures("held_writes")
 def test_a_long_lived_service_writes_its_results_behind_and_answers_from_them(
     tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """As the language server runs it (`write_behind` on): the status goes out before the
     results cache is written; the next status of unchanged data reads nothing, even before
     the file is there; a flush writes what a fresh process then answers from."""
-    from codeburn.providers import background_writes  # noqa: PLC0415
-
-    writer = background_writes.WriteBehind(quiet_s=3600.0)  # written only when flushed
-    monkeypatch.setattr(background_writes, "_writer", [writer])
     db = write_profile_with_today(tmp_path / "Cursor")
     spy = ReaderSpy(monkeypatch)
     service = UsageService(db)
@@ -306,7 +320,7 @@ def test_a_long_lived_service_writes_its_results_behind_and_answers_from_them(
     assert not results_path(env).exists()  # queued, not written yet
     second = service.status(budget=NO_BUDGET, sync=False)
     assert spy.calls == 1 and second is not None
-    assert writer.flush() and results_path(env).exists()
+    assert flush_write_behind() and results_path(env).exists()
     fresh = _status(db)  # another process: from the file the writer wrote
     assert spy.calls == 1
     assert {k: v for k, v in fresh.items() if k != "generatedAt"} == {
@@ -314,15 +328,12 @@ def test_a_long_lived_service_writes_its_results_behind_and_answers_from_them(
     }
 
 
+@pytest.mark.usefixtures("held_writes")
 def test_a_long_lived_service_keeps_its_figures_when_the_database_locks_before_its_write(
-    tmp_path: Path, env: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, env: Path
 ) -> None:
     """The results of the last read are queued, not written, when the database changes and
     is locked: the status keeps the last figures (never $0), from the service's own results."""
-    from codeburn.providers import background_writes  # noqa: PLC0415
-
-    writer = background_writes.WriteBehind(quiet_s=3600.0)  # written only when flushed
-    monkeypatch.setattr(background_writes, "_writer", [writer])
     db = write_profile_with_today(tmp_path / "Cursor")
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA journal_mode=delete")  # a writer's lock then keeps readers out
@@ -342,4 +353,4 @@ def test_a_long_lived_service_keeps_its_figures_when_the_database_locks_before_i
         holder.close()
     assert locked is not None and locked["state"] == "db-locked"
     assert (locked["today"], locked["month"]) == (good["today"], good["month"])
-    writer.flush()
+    flush_write_behind()

@@ -1,79 +1,37 @@
 """Cursor 3.x conversations: the headers table, conversation graphs, the one blob pass."""
 
-from typing import TYPE_CHECKING
+# Imported at once: only a read of Cursor's database imports this package, and it needs it all.
 
-from codeburn.providers.lazy import lazy_surface
-
-if TYPE_CHECKING:
-    from codeburn.providers.ide.layout3.blob_scan import (
-        JsonRecords,
-        PackedRecords,
-        PackedRowids,
-        blob_rowids,
-        json_records,
-        pack_records,
-        packed_blob_rowids,
-        unpack_records,
-        unpack_rowids,
-    )
-    from codeburn.providers.ide.layout3.headers import META_PLACES, TIMES_PLACES
-    from codeburn.providers.ide.layout3.layout import (
-        BUBBLES,
-        ROOT,
-        UNREADABLE,
-        Layout3,
-        any_json_rows,
-        layout3_present,
-        roots_present,
-    )
-    from codeburn.providers.ide.layout3.memo import (
-        MEMO_VERSION,
-        BlobMemo,
-        memo_bytes,
-        memo_head_ok,
-        read_memo,
-    )
-    from codeburn.providers.ide.layout3.metas import ConversationMeta
-    from codeburn.providers.ide.layout3.reader import read_layout3
-else:  # imported on first use (see codeburn.providers.lazy)
-    __getattr__ = lazy_surface(
-        __name__,
-        {
-            "codeburn.providers.ide.layout3.blob_scan": (
-                "JsonRecords",
-                "PackedRecords",
-                "PackedRowids",
-                "blob_rowids",
-                "json_records",
-                "pack_records",
-                "packed_blob_rowids",
-                "unpack_records",
-                "unpack_rowids",
-            ),
-            "codeburn.providers.ide.layout3.headers": (
-                "META_PLACES",
-                "TIMES_PLACES",
-            ),
-            "codeburn.providers.ide.layout3.metas": ("ConversationMeta",),
-            "codeburn.providers.ide.layout3.layout": (
-                "BUBBLES",
-                "ROOT",
-                "UNREADABLE",
-                "Layout3",
-                "any_json_rows",
-                "layout3_present",
-                "roots_present",
-            ),
-            "codeburn.providers.ide.layout3.memo": (
-                "MEMO_VERSION",
-                "BlobMemo",
-                "memo_bytes",
-                "memo_head_ok",
-                "read_memo",
-            ),
-            "codeburn.providers.ide.layout3.reader": ("read_layout3",),
-        },
-    )
+from codeburn.providers.ide.layout3.blob_scan import (
+    JsonRecords,
+    PackedRecords,
+    PackedRowids,
+    blob_rowids,
+    json_records,
+    pack_records,
+    packed_blob_rowids,
+    unpack_records,
+    unpack_rowids,
+)
+from codeburn.providers.ide.layout3.headers import META_PLACES, TIMES_PLACES
+from codeburn.providers.ide.layout3.layout import (
+    BUBBLES,
+    ROOT,
+    UNREADABLE,
+    Layout3,
+    any_json_rows,
+    layout3_present,
+    roots_present,
+)
+from codeburn.providers.ide.layout3.memo import (
+    MEMO_VERSION,
+    BlobMemo,
+    memo_bytes,
+    memo_head_ok,
+    read_memo,
+)
+from codeburn.providers.ide.layout3.metas import ConversationMeta
+from codeburn.providers.ide.layout3.reader import read_layout3
 
 __all__ = [
     "BUBBLES",
