@@ -128,8 +128,8 @@ def _tokens(report: dict[str, Any]) -> int:
     return int(t["inputTokens"] + t["outputTokens"] + t["cacheReadTokens"] + t["cacheWriteTokens"])
 
 
-def _append(claude: Path) -> None:
-    """10 lines at the end of the largest session (a request each)."""
+def _append(claude: Path) -> Path:
+    """10 lines at the end of the largest session (a request each); returns its path."""
     path = max((claude / "projects").rglob("*.jsonl"), key=lambda p: p.stat().st_size)
     first = json.loads(path.open("rb").readline())
     lines = []
@@ -157,6 +157,7 @@ def _append(claude: Path) -> None:
         )
     with path.open("a") as fh:
         fh.write("\n".join(lines) + "\n")
+    return path
 
 
 def main() -> int:

@@ -1,14 +1,18 @@
 """The language server's path after another tool's log grows, in process.
 
     python bench/agents_refresh.py [--claude-mb 100] [--codex-mb 20] [--appends 3] [--profile]
+                                   [--watch]
 
 Writes the history of `bench/agents.py` (and a small Cursor 3.x profile beside it, so that
 Cursor's database and home are there to be read again or not), keeps one `UsageService()` (the
 long-lived plan) as the server does, takes a status, then appends 10 lines to the largest Claude
 Code session and times the next status, `--appends` times. Cache files are written behind the
-answers, as the language server writes them. It then checks that the status equals a fresh
+answers, as the language server writes them, and are written before the next append (a server's
+timer steps are seconds apart). It then checks that the status equals a fresh
 service's (fresh caches) on the same files. `--profile`: a cProfile of the refreshes after an
-append (top 25 by cumulative time).
+append (top 25 by cumulative time). `--watch`: as with an editor's file watch
+(docs/lsp.md#file-watch), each append is reported to the service, which then looks at that
+log only, not at every log.
 """
 
 from __future__ import annotations
@@ -26,7 +30,11 @@ from typing import Any
 from agents import _append, _env, _write
 
 from codeburn.cache.config import Budget
-from codeburn.providers.background_writes import disable_write_behind, enable_write_behind
+from codeburn.providers.background_writes import (
+    disable_write_behind,
+    enable_write_behind,
+    flush_write_behind,
+)
 from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
 from codeburn.server.service.usage import UsageService
 
@@ -42,12 +50,23 @@ def _figures(status: dict[str, Any]) -> Any:
     return {k: v for k, v in status.items() if k != "generatedAt"}
 
 
+def _print_equal(last: dict[str, Any], cold: dict[str, Any]) -> None:
+    a, b = _figures(last), _figures(cold)
+    print(f"equals a fresh service's status: {a == b}")
+    if a != b:
+        print(
+            "differs in: "
+            + ", ".join(k for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k))
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--claude-mb", type=int, default=100)
     parser.add_argument("--codex-mb", type=int, default=20)
     parser.add_argument("--appends", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--watch", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="codeburn-agents-refresh-") as tmp:
         root = Path(tmp)
@@ -60,12 +79,18 @@ def main() -> int:
         print(f"history: {written / 1e6:.0f} MB, Cursor 3.x profile beside")
         enable_write_behind()
         service = UsageService(info.db_path, cache_dir=root / "cache")
+        if args.watch:
+            service.watch_tool_logs(True)
         first, _ = _status(service)
         unchanged, _ = _status(service)
         profiler = cProfile.Profile() if args.profile else None
         appends = []
         for _ in range(args.appends):
-            _append(claude)
+            # (the last answer's cache files written first, as between a server's timer steps)
+            flush_write_behind()
+            appended = _append(claude)
+            if args.watch:
+                service.tool_logs_changed([str(appended)])
             if profiler is not None:
                 profiler.enable()
             seconds, last = _status(service)
@@ -75,19 +100,12 @@ def main() -> int:
         disable_write_behind()
         fresh = UsageService(info.db_path, cache_dir=root / "fresh-cache")
         _, cold = _status(fresh)
-        equal = _figures(last) == _figures(cold)
     print(f"first status {first:.2f} s, unchanged {unchanged * 1000:.0f} ms")
     print("after appending 10 lines: " + ", ".join(f"{s * 1000:.0f} ms" for s in appends))
-    print(f"equals a fresh service's status: {equal}")
-    if not equal:
-        a, b = _figures(last), _figures(cold)
-        print(
-            "differs in: "
-            + ", ".join(k for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k))
-        )
+    _print_equal(last, cold)
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
-    return 0 if equal else 1
+    return 0 if _figures(last) == _figures(cold) else 1
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 # which import them on first use (codeburn.providers.lazy).
 
 from codeburn.providers.agent_side import earliest
+from codeburn.providers.agents import tool_log_folders
 from codeburn.providers.background_writes import (
     enable_write_behind,
     flush_write_behind,
@@ -169,6 +170,7 @@ __all__ = [
     "timezone_name",
     "today",
     "token_from_string",
+    "tool_log_folders",
     "use_snapshot_folder",
     "workspace_storage_dir",
     "writes_at_end",

@@ -10,7 +10,7 @@ what could not be read. What it keeps between runs — parsed agent files and fi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -260,8 +260,16 @@ class LocalReader:
         return self.db_path.is_file() or bool(snapshot.idents) or bool(self._tool_snapshot().files)
 
     def refreshed(self) -> None:
-        """A refresh is over: the next one lists the other tools' files again."""
+        """A refresh is over: the next one looks at the other tools' files again."""
         self._tool_snap = None
+
+    def watch_tool_logs(self, on: bool) -> None:
+        """Whether an editor's file watch reports every change to the other tools' logs
+        (`ToolLogs.watch`); `tool_logs_changed` takes its reports."""
+        self.tools.watch(on)
+
+    def tool_logs_changed(self, paths: Iterable[str] | None) -> None:
+        self.tools.files_changed(paths)
 
     def tool_calls(self, first_ms: int, end_ms: int) -> list[Call]:
         """Other tools' calls in [first_ms, end_ms): their logs are read whole, with no

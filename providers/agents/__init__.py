@@ -16,7 +16,12 @@ from codeburn.providers.agents.codex import (
     codex_calls,
     decode_codex,
 )
-from codeburn.providers.agents.logs import ToolSnapshot, claude_roots, codex_root
+from codeburn.providers.agents.logs import (
+    ToolSnapshot,
+    claude_roots,
+    codex_root,
+    tool_log_folders,
+)
 from codeburn.providers.agents.reader import ToolLogs, ToolRead
 from codeburn.providers.agents.state import LogChange, Part, ToolStore
 
@@ -40,4 +45,5 @@ __all__ = [
     "codex_root",
     "decode_claude",
     "decode_codex",
+    "tool_log_folders",
 ]

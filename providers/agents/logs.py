@@ -7,7 +7,7 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -34,6 +34,17 @@ def codex_root() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".codex"
 
 
+def tool_log_folders() -> list[Path]:
+    """The folders whose `*.jsonl` files `take_snapshot` lists (an editor's file watch of
+    them reports every change to a log)."""
+    root = codex_root()
+    return [
+        *(r / "projects" for r in claude_roots()),
+        root / "sessions",
+        root / "archived_sessions",
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class LogFile:
     tool: str
@@ -49,18 +60,49 @@ class ToolSnapshot:
     files: dict[str, LogFile] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # folders that could not be listed
     taken_ns: int = 0
-    _fingerprint: str | None = None
+    _sum: int | None = None  # of `_file_hash` over the files (the fingerprint)
 
     @property
     def fingerprint(self) -> str:
-        if self._fingerprint is None:
-            parts = [f"{k}={f.ident}" for k, f in sorted(self.files.items())]
-            digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "replace"))
-            self._fingerprint = digest.hexdigest()[:32]
-        return self._fingerprint
+        """Changes whenever a file's identity does, or a file comes or goes: a sum of one hash
+        per file, so that `with_changes` moves it by the files it looks at only."""
+        if self._sum is None:
+            self._sum = sum(_file_hash(key, f.ident) for key, f in self.files.items())
+        return format(self._sum % _FINGERPRINT_MOD, "032x")
 
     def found(self, tool: str) -> bool:
         return any(f.tool == tool for f in self.files.values())
+
+    def with_changes(
+        self, paths: Iterable[str], claude: list[Path], codex: Path, taken_ns: int
+    ) -> ToolSnapshot:
+        """This snapshot after the files at `paths` changed (written, created, removed: as an
+        editor's file watch reports them), each looked at again, none other: equal to a new
+        listing while nothing else changed, the files in a listing's order."""
+        files, added, total = dict(self.files), False, self._sum
+        for path in paths:
+            found = _log_of(path, claude, codex)
+            if found is None:
+                continue
+            tool, name, _, _ = found
+            key = os.path.realpath(path)
+            ident = _ident(path)
+            held = files.get(key)
+            if ident is None:
+                if held is None or held.path != path:
+                    continue
+                del files[key]
+            elif held is not None:
+                files[key] = LogFile(held.tool, held.path, held.name, ident)
+            else:
+                files[key] = LogFile(tool, path, name, ident)
+                added = True
+            if total is not None:
+                total -= _file_hash(key, held.ident) if held is not None else 0
+                total += _file_hash(key, ident) if ident is not None else 0
+        if added:  # (a listing walks each root's folders in name order)
+            files = dict(sorted(files.items(), key=lambda kv: _listing_order(kv[1], claude, codex)))
+        return ToolSnapshot(files, list(self.problems), taken_ns, total)
 
 
 Entry = tuple[str, str, bool, bool]  # a folder's entry: name, path, is a folder, is a link
@@ -144,6 +186,14 @@ def _walk(
             yield path, under, key
 
 
+_FINGERPRINT_MOD: Final = 1 << 128
+
+
+def _file_hash(key: str, ident: Ident) -> int:
+    data = f"{key}={ident}".encode("utf-8", "replace")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "little")
+
+
 def _ident(path: str) -> Ident | None:
     try:
         st = os.stat(path)
@@ -187,3 +237,39 @@ def _add(snap: ToolSnapshot, tool: str, path: str, key: str, name: str) -> None:
     if ident is None:
         return
     snap.files.setdefault(key, LogFile(tool, path, name, ident))
+
+
+def _log_of(
+    path: str, claude: list[Path], codex: Path
+) -> tuple[str, str, tuple[int, int], str] | None:
+    """(tool, name, which root, path under it) of a log `take_snapshot` would list at `path`;
+    None for any other path."""
+    for index, root in enumerate(claude):
+        under = _under(path, str(root / "projects"))
+        if under is not None and _is_log(under.rsplit("/", 1)[-1]):
+            return CLAUDE_CODE, f"{index}/{under}", (0, index), under
+    for index, (folder, pattern) in enumerate(
+        (("sessions", "rollout-"), ("archived_sessions", ""))
+    ):
+        under = _under(path, str(codex / folder))
+        name = under.rsplit("/", 1)[-1] if under is not None else ""
+        if under is not None and _is_log(name) and name.startswith(pattern):
+            return CODEX, path, (1, index), under
+    return None
+
+
+def _under(path: str, top: str) -> str | None:
+    """`path` under the folder `top`, '/'-separated; None when it lies elsewhere."""
+    prefix = top.rstrip(os.sep) + os.sep
+    if not path.startswith(prefix):
+        return None
+    return path[len(prefix) :].replace(os.sep, "/")
+
+
+def _listing_order(file: LogFile, claude: list[Path], codex: Path) -> tuple[object, ...]:
+    """Where `take_snapshot` lists a file: by root, then folder by folder in name order."""
+    found = _log_of(file.path, claude, codex)
+    if found is None:
+        return (2,)
+    _, _, root, under = found
+    return (*root, tuple(under.split("/")))

@@ -10,7 +10,9 @@ folder's file, `cache.LocalFiles`): this module never touches a file of ours.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -33,6 +35,8 @@ from codeburn.providers.agents.logs import (
     Listings,
     LogFile,
     ToolSnapshot,
+    claude_roots,
+    codex_root,
     take_snapshot,
 )
 from codeburn.providers.agents.split import (
@@ -61,6 +65,7 @@ CHUNK_BYTES: Final = 16 * 1024 * 1024  # new bytes read at a time (a line may sp
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
 PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
+LISTING_NS: Final = 60 * 1_000_000_000  # a watched reader lists every root this often
 
 
 @dataclass(slots=True)
@@ -94,9 +99,50 @@ class ToolLogs:
         self.changed = False
         self._gone: set[str] = set()  # logs gone since the last save
         self._listings = Listings() if plan.long_lived else None  # (see `take_snapshot`)
+        # Told of every change by a file watch (`watch`): the last snapshot, when it was a
+        # whole listing, and the paths reported changed since.
+        self._watched = False
+        self._last: ToolSnapshot | None = None
+        self._listed_ns = 0
+        self._reported: set[str] = set()
+        self._lock = threading.Lock()
+
+    def watch(self, on: bool) -> None:
+        """Whether a file watch reports every change to the logs (`files_changed`): a snapshot
+        then looks again at the files reported only, and lists every root once `LISTING_NS`
+        has passed since the last listing (a watch may miss a change: its figures catch up).
+        The next snapshot lists every root (what changed before the watch is not known)."""
+        with self._lock:
+            self._watched = on
+            self._reported.clear()
+            self._listed_ns = 0
+
+    def files_changed(self, paths: Iterable[str] | None) -> None:
+        """Paths a file watch reports written, created or removed (any path: others are left
+        out); None: what changed is not known (a refresh the user asks for), every root is
+        listed again."""
+        with self._lock:
+            if paths is None:
+                self._listed_ns = 0
+            else:
+                self._reported.update(paths)
 
     def snapshot(self) -> ToolSnapshot:
-        return take_snapshot(listings=self._listings)
+        now = time.time_ns()
+        with self._lock:
+            reported, self._reported = self._reported, set()
+            watched = self._watched and now - self._listed_ns < LISTING_NS
+            last = self._last if watched else None
+        if last is None:
+            snap = take_snapshot(listings=self._listings)
+            with self._lock:
+                self._listed_ns = snap.taken_ns
+        elif reported:
+            snap = last.with_changes(reported, claude_roots(), codex_root(), now)
+        else:
+            snap = last
+        self._last = snap
+        return snap
 
     def read(
         self,

@@ -51,6 +51,12 @@ def build_server() -> CodeBurnServer:
     ) -> None:
         ls.spawn(ls.settings_changed())
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(
+        ls: CodeBurnServer, params: types.DidChangeWatchedFilesParams
+    ) -> None:
+        ls.tool_logs_changed([change.uri for change in params.changes])
+
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: CodeBurnServer, *args: Any) -> None:
         ls.shut_down = True

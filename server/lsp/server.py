@@ -19,6 +19,7 @@ from typing import Any, Final, TypeVar
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path as uris_to_path
 
 from codeburn.cache import cursor_sync_enabled, set_config_value
 from codeburn.providers import (
@@ -26,6 +27,7 @@ from codeburn.providers import (
     now_ms,
     resolve_db_path,
     today,
+    tool_log_folders,
 )
 from codeburn.server import VERSION
 from codeburn.server.lsp.commands import command_error
@@ -84,6 +86,7 @@ class CodeBurnServer(LanguageServer):
         self._quota: dict[str, Any] | None = None
         self._notices = AlertNotices()
         self._tools = ToolNotices()
+        self.watching_logs = False  # the editor reports changes to the other tools' logs
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -149,8 +152,13 @@ class CodeBurnServer(LanguageServer):
 
     def current_service(self) -> UsageService:
         if self.service is None:
-            self.service = UsageService(resolve_db_path(), progress=self.parse_progress)
+            self.service = self._new_service(resolve_db_path())
         return self.service
+
+    def _new_service(self, db: Any) -> UsageService:
+        service = UsageService(db, progress=self.parse_progress)
+        service.watch_tool_logs(self.watching_logs)
+        return service
 
     # -- settings ---------------------------------------------------------------------------
 
@@ -178,7 +186,7 @@ class CodeBurnServer(LanguageServer):
         first, self._settings_applied = not self._settings_applied, True
         db = canonical(resolve_db_path(setting=settings.cursor_database_path or None))
         if self.service is None or self.service.db_path != db:
-            self.service = UsageService(db, progress=self.parse_progress)
+            self.service = self._new_service(db)
             self._seen_fp = None
             log.info("reading Cursor data from %s", db)
         if first:
@@ -346,6 +354,7 @@ class CodeBurnServer(LanguageServer):
             await self.join("cursor.com", self._cursor_pass)
         except Exception as exc:  # never fails the command: the status says what is wrong
             log.warning("cursor.com pass failed: %s", exc)
+        self.current_service().tool_logs_changed(None)  # (what the user wants: all of it)
         return await self.refresh(fresh=True)
 
     def after_change(self, *, sync: bool = False) -> None:
@@ -382,6 +391,7 @@ class CodeBurnServer(LanguageServer):
         finally:
             self._ready.set()
         self.spawn(self._watch_settings())
+        self.spawn(self._watch_tool_logs())
         await self.first_status()
         self.spawn(self.cursor_then_refresh())
         self.spawn(self.poll())
@@ -403,6 +413,42 @@ class CodeBurnServer(LanguageServer):
             )
         except Exception as exc:
             log.debug("settings-change registration refused: %s", exc)
+
+    async def _watch_tool_logs(self) -> None:
+        """Ask the client to report changes to the other tools' logs (docs/lsp.md#file-watch):
+        a refresh then looks again at the logs reported, not at every log."""
+        workspace = self.client_caps().workspace
+        watched = workspace.did_change_watched_files if workspace else None
+        if not (watched and watched.dynamic_registration and watched.relative_pattern_support):
+            return
+        watchers = [
+            types.FileSystemWatcher(
+                glob_pattern=types.RelativePattern(base_uri=folder.as_uri(), pattern="**/*.jsonl")
+            )
+            for folder in tool_log_folders()
+        ]
+        registration = types.Registration(
+            id="codeburn-tool-logs",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+        )
+        try:
+            await asyncio.wait_for(
+                self.client_register_capability_async(
+                    types.RegistrationParams(registrations=[registration])
+                ),
+                CONFIG_TIMEOUT_S,
+            )
+        except Exception as exc:
+            log.debug("file-watch registration refused: %s", exc)
+            return
+        self.watching_logs = True
+        self.current_service().watch_tool_logs(True)
+
+    def tool_logs_changed(self, uris: list[str]) -> None:
+        """`workspace/didChangeWatchedFiles`: the logs the client saw change."""
+        if self.watching_logs and self.service is not None:
+            self.service.tool_logs_changed(p for u in uris if (p := uris_to_path(u)) is not None)
 
     # -- commands ---------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -145,6 +145,16 @@ class UsageReader(SealedDays):
             finally:
                 self._local.refreshed()
         return db_fingerprint(self.db_path, f"{sources}|{store}")
+
+    def watch_tool_logs(self, on: bool) -> None:
+        """Whether a file watch reports every change to the other tools' logs (the language
+        server's editor does: docs/lsp.md#file-watch)."""
+        self._local.watch_tool_logs(on)
+
+    def tool_logs_changed(self, paths: Iterable[str] | None) -> None:
+        """The paths the file watch reports written, created or removed; None: not known
+        (every root is listed again at the next read)."""
+        self._local.tool_logs_changed(paths)
 
     def _no_data(self, detail: str = "") -> LocalState:
         # Nothing local at all: no event can be this machine's.

@@ -3,13 +3,18 @@ refresh, and `codeburn.providers` chooses what the status counts (docs/other-too
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
+from lsprotocol import types
+from pytest_lsp import client_capabilities
 
+from codeburn.providers.agents.reader import LISTING_NS
 from codeburn.providers.localtime import iso_utc, now_ms
 from tests.agent_fixtures import SESSION, assistant, jsonl, usage, write
-from tests.server.conftest import ServerEnv, lsp_session
+from tests.server.conftest import TICK_S, ServerEnv, lsp_session
 
 # Reads the clock, but no moment changes the outcome (tests/clock_guard.py).
 pytestmark = pytest.mark.any_moment
@@ -79,3 +84,63 @@ async def test_a_tool_found_for_the_first_time_is_announced_once(
             assert len(shown) == 1 and "codeburn.providers" in shown[0], shown
         else:
             assert shown == []
+
+
+async def _watch_registered(s: Any) -> list[types.FileSystemWatcher]:
+    """The file watch the server asked for (it asks beside its first status)."""
+    for _ in range(100):
+        for params in s.registrations:
+            for r in params.registrations:
+                if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES:
+                    options = r.register_options
+                    watchers = (
+                        options["watchers"] if isinstance(options, dict) else options.watchers
+                    )
+                    return list(watchers)
+        await asyncio.sleep(0.05)
+    raise AssertionError("no file watch registered")
+
+
+async def test_the_editors_file_watch_brings_an_append_at_the_next_tick(
+    server_env: ServerEnv,
+) -> None:
+    """The server asks the editor to watch the tools' log folders; a reported append shows at
+    the next timer tick without a listing of every log (docs/lsp.md#file-watch)."""
+    path = write(_session(server_env), [])
+    # (as vscode-languageclient declares it; the captured VS Code capabilities predate it)
+    capabilities = client_capabilities("visual-studio-code")
+    assert capabilities.workspace is not None
+    capabilities.workspace.did_change_watched_files = types.DidChangeWatchedFilesClientCapabilities(
+        dynamic_registration=True, relative_pattern_support=True
+    )
+    settings = {"refreshIntervalSeconds": TICK_S}
+    async with lsp_session(server_env, settings=settings, capabilities=capabilities) as s:
+        await s.statuses.wait()
+        watchers = await _watch_registered(s)
+        claude = Path(server_env.env["CLAUDE_CONFIG_DIR"])
+        codex = Path(server_env.env["CODEX_HOME"])
+        bases = [
+            w["globPattern"]["baseUri"] if isinstance(w, dict) else w.glob_pattern.base_uri
+            for w in watchers
+        ]
+        assert bases == [
+            (claude / "projects").as_uri(),
+            (codex / "sessions").as_uri(),
+            (codex / "archived_sessions").as_uri(),
+        ]
+        await s.command(REFRESH)  # (a listing of every log: the watch takes over from here)
+        mark = s.statuses.mark()
+        with path.open("ab") as fh:
+            fh.write(_line(1))
+        s.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=path.as_uri(), type=types.FileChangeType.Changed)]
+            )
+        )
+        # Well before the listing of every log a watched server makes each minute
+        # (`LISTING_NS`), which would find the append without the report.
+        status = await asyncio.wait_for(
+            s.statuses.wait(lambda st: _claude(st) is not None, after=mark), LISTING_NS / 3e9
+        )
+        claude_line = _claude(status)
+        assert claude_line is not None and claude_line["calls"] == 1
