@@ -444,6 +444,7 @@ class CodeBurnServer(LanguageServer):
             return
         self.watching_logs = True
         self.current_service().watch_tool_logs(True)
+        log.info("the editor reports changes to the other tools' logs (%d folders)", len(watchers))
 
     def tool_logs_changed(self, uris: list[str]) -> None:
         """`workspace/didChangeWatchedFiles`: the logs the client saw change."""

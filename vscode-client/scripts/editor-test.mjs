@@ -505,6 +505,30 @@ async function drive(page, run, fixture, modules) {
   await frame.locator("h2", { hasText: "By model" }).evaluate((h2) => h2.scrollIntoView({ block: "start" }));
   await page.screenshot({ path: join(ARTIFACTS, "breakdown-three-tools.png") });
 
+  // 8c. The editor's file watch (docs/lsp.md#file-watch): the server asked code-server to watch
+  // the tools' log folders and says so in its log; after the Refresh command (a listing of every
+  // log) it lists every log again only a minute later, so a new log seen in 45 s (timer steps of
+  // 30 s) came through the watch, and so does its removal.
+  await waitFor(
+    () => extensionLogs(run).includes("the editor reports changes to the other tools' logs"),
+    "the server's log to say the editor watches the tools' logs",
+  );
+  await runPaletteCommand(page, "CodeBurn: Refresh");
+  await expectStatusText(page, threeText, STEP_TIMEOUT);
+  const watchedLog = join(fixture.claudeConfigDir, "projects", "-srv-watched", "0c5e1a4e-0000-4000-8000-00000000beef.jsonl");
+  mkdirSync(dirname(watchedLog), { recursive: true });
+  writeFileSync(watchedLog, claudeLine(200_000)); // $3.00 at Sonnet 4.5's $15 per million output
+  const grownAt = Date.now();
+  const grown = await statusTextOtherThan(page, threeText, 45_000);
+  const added = todayDollars(grown) - todayDollars(threeText);
+  if (Math.abs(added - 3) > 0.011) {
+    throw new Error(`a $3.00 Claude Code request moved today by $${added.toFixed(3)}: "${threeText}" → "${grown}"`);
+  }
+  log(`a new Claude Code log, reported by the editor's watch: "${grown}" after ${((Date.now() - grownAt) / 1000).toFixed(1)} s`);
+  rmSync(dirname(watchedLog), { recursive: true });
+  await expectStatusText(page, threeText, 45_000);
+  log(`and its removal: "${threeText}" again`);
+
   // 9. The billing cycle view. A loopback cursor.com serves a usage summary (a cycle that began 20
   // days ago, so the forecast has its 3 days with calls on any date; included usage and an
   // on-demand limit); its usage events answer 503, so a sync fails and the store stays as it is.
@@ -579,6 +603,43 @@ function envShim(interpreter, set, unset = []) {
     `exec ${quote(interpreter)} "$@"`,
     "",
   ].join("\n");
+}
+
+/** One Claude Code request made now (a line of its log), of `output` Sonnet 4.5 tokens. */
+function claudeLine(output) {
+  const at = new Date().toISOString();
+  const message = {
+    id: `msg_watch_${Date.now()}`,
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-4-5-20250929",
+    content: [{ type: "text", text: "ok" }],
+    usage: { input_tokens: 0, output_tokens: output, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+  };
+  const line = { type: "assistant", sessionId: "0c5e1a4e-0000-4000-8000-00000000beef", cwd: "/srv/watched", timestamp: at, requestId: `req_watch_${Date.now()}`, message };
+  return `${JSON.stringify(line)}\n`;
+}
+
+/** Today's dollars in the status bar's text ("~$0.750 today · ~$7.44 month"). */
+function todayDollars(text) {
+  const found = /\$([\d,.]+) today/.exec(text);
+  if (!found) {
+    throw new Error(`no figure for today in "${text}"`);
+  }
+  return Number(found[1].replaceAll(",", ""));
+}
+
+/** The status bar's text once it is no longer `before`. */
+async function statusTextOtherThan(page, before, timeout) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    const text = (await statusItem(page).first().innerText()).trim();
+    if (text !== before && /today/.test(text)) {
+      return text;
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`the status bar still shows "${before}" after ${timeout / 1000} s`);
 }
 
 /** Polls `check` (its answer, or undefined to keep waiting) while the webview may be replaced. */
