@@ -86,7 +86,10 @@ class CodeBurnServer(LanguageServer):
         self._quota: dict[str, Any] | None = None
         self._notices = AlertNotices()
         self._tools = ToolNotices()
-        self.watching_logs = False  # the editor reports changes to the other tools' logs
+        # The editor watches the other tools' logs for us (registered), and has reported a
+        # change (delivers): only then does a read look at the reported logs alone.
+        self.logs_watch_registered = False
+        self.logs_watch_delivers = False
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -157,7 +160,7 @@ class CodeBurnServer(LanguageServer):
 
     def _new_service(self, db: Any) -> UsageService:
         service = UsageService(db, progress=self.parse_progress)
-        service.watch_tool_logs(self.watching_logs)
+        service.watch_tool_logs(self.logs_watch_delivers)
         return service
 
     # -- settings ---------------------------------------------------------------------------
@@ -442,14 +445,21 @@ class CodeBurnServer(LanguageServer):
         except Exception as exc:
             log.debug("file-watch registration refused: %s", exc)
             return
-        self.watching_logs = True
-        self.current_service().watch_tool_logs(True)
-        log.info("the editor reports changes to the other tools' logs (%d folders)", len(watchers))
+        self.logs_watch_registered = True
+        log.info("the editor watches the other tools' logs (%d folders)", len(watchers))
 
     def tool_logs_changed(self, uris: list[str]) -> None:
-        """`workspace/didChangeWatchedFiles`: the logs the client saw change."""
-        if self.watching_logs and self.service is not None:
-            self.service.tool_logs_changed(p for u in uris if (p := uris_to_path(u)) is not None)
+        """`workspace/didChangeWatchedFiles`: the logs the client saw change. Its first report
+        shows that the editor's watch delivers: from then on a read looks at the reported logs
+        only (until then, and where it never reports, every read lists every log)."""
+        if not self.logs_watch_registered:
+            return
+        service = self.current_service()
+        if not self.logs_watch_delivers:
+            self.logs_watch_delivers = True
+            service.watch_tool_logs(True)  # (the next read lists every log once)
+            log.info("the editor reports changes to the other tools' logs: reads look at those")
+        service.tool_logs_changed(p for u in uris if (p := uris_to_path(u)) is not None)
 
     # -- commands ---------------------------------------------------------------------------
 

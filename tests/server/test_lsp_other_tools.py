@@ -4,6 +4,7 @@ refresh, and `codeburn.providers` chooses what the status counts (docs/other-too
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,8 +105,10 @@ async def _watch_registered(s: Any) -> list[types.FileSystemWatcher]:
 async def test_the_editors_file_watch_brings_an_append_at_the_next_tick(
     server_env: ServerEnv,
 ) -> None:
-    """The server asks the editor to watch the tools' log folders; a reported append shows at
-    the next timer tick without a listing of every log (docs/lsp.md#file-watch)."""
+    """The server asks the editor to watch the tools' log folders. Until the editor reports a
+    change, every read lists every log (a watch that never delivers costs nothing); from its
+    first report on, a reported append shows at the next timer tick without a listing of
+    every log (docs/lsp.md#file-watch)."""
     path = write(_session(server_env), [])
     # (as vscode-languageclient declares it; the captured VS Code capabilities predate it)
     capabilities = client_capabilities("visual-studio-code")
@@ -114,6 +117,18 @@ async def test_the_editors_file_watch_brings_an_append_at_the_next_tick(
         dynamic_registration=True, relative_pattern_support=True
     )
     settings = {"refreshIntervalSeconds": TICK_S}
+    # Well before the listing of every log a watching server makes each minute (`LISTING_NS`).
+    soon = LISTING_NS / 3e9
+
+    def calls(n: int) -> Callable[[dict[str, Any]], bool]:
+        return lambda st: (_claude(st) or {}).get("calls") == n
+
+    def report() -> None:
+        event = types.FileEvent(uri=path.as_uri(), type=types.FileChangeType.Changed)
+        s.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[event])
+        )
+
     async with lsp_session(server_env, settings=settings, capabilities=capabilities) as s:
         await s.statuses.wait()
         watchers = await _watch_registered(s)
@@ -128,19 +143,13 @@ async def test_the_editors_file_watch_brings_an_append_at_the_next_tick(
             (codex / "sessions").as_uri(),
             (codex / "archived_sessions").as_uri(),
         ]
-        await s.command(REFRESH)  # (a listing of every log: the watch takes over from here)
+        with path.open("ab") as fh:  # no report yet: found by the listing of the next tick
+            fh.write(_line(1))
+        await asyncio.wait_for(s.statuses.wait(calls(1)), soon)
+        report()  # the editor's first report: from now on, reported logs only
+        await s.command(REFRESH)  # (a listing of every log; the next one a minute later)
         mark = s.statuses.mark()
         with path.open("ab") as fh:
-            fh.write(_line(1))
-        s.client.workspace_did_change_watched_files(
-            types.DidChangeWatchedFilesParams(
-                changes=[types.FileEvent(uri=path.as_uri(), type=types.FileChangeType.Changed)]
-            )
-        )
-        # Well before the listing of every log a watched server makes each minute
-        # (`LISTING_NS`), which would find the append without the report.
-        status = await asyncio.wait_for(
-            s.statuses.wait(lambda st: _claude(st) is not None, after=mark), LISTING_NS / 3e9
-        )
-        claude_line = _claude(status)
-        assert claude_line is not None and claude_line["calls"] == 1
+            fh.write(_line(2))
+        report()
+        await asyncio.wait_for(s.statuses.wait(calls(2), after=mark), soon)
