@@ -37,6 +37,16 @@ def _params_hint(method: str) -> str:
 class CheckedProtocol(LanguageServerProtocol):
     """pygls' protocol, answering what it would otherwise drop without a reply."""
 
+    def cancel_pending(self) -> None:
+        """Cancel the requests in flight but the one being handled (what pygls' `shutdown`
+        does, over a copy: cancelling a request of the editor's that is still being handled
+        removes it from the dict pygls iterates, which then raised "dictionary changed size
+        during iteration" and answered the shutdown with an error)."""
+        current = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         if "jsonrpc" in data and (problem := _not_a_message(data)) is not None:
             msg_id = _reply_id(data.get("id"))

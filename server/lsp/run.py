@@ -18,7 +18,7 @@ from codeburn.providers import (
 )
 from codeburn.server.lsp.commands import register_commands
 from codeburn.server.lsp.log import setup_logging
-from codeburn.server.lsp.protocol import QuietParseErrors
+from codeburn.server.lsp.protocol import CheckedProtocol, QuietParseErrors
 from codeburn.server.lsp.server import CodeBurnServer
 
 log = logging.getLogger(__name__)
@@ -61,6 +61,8 @@ def build_server() -> CodeBurnServer:
     def shutdown(ls: CodeBurnServer, *args: Any) -> None:
         ls.shut_down = True
         ls.stop_background()
+        if isinstance(ls.protocol, CheckedProtocol):
+            ls.protocol.cancel_pending()
 
     @server.feature(types.EXIT)
     def exit_(ls: CodeBurnServer, *args: Any) -> None:

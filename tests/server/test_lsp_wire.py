@@ -10,7 +10,7 @@ import asyncio
 import io
 import json
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -112,19 +112,26 @@ class RawServer:
 
     async def reply(self, msg_id: int | None) -> dict[str, Any]:
         """The next reply with this id (notifications and server requests skipped)."""
+        return await self._next(lambda m: "method" not in m and m.get("id") == msg_id)
+
+    async def server_request(self, method: str) -> dict[str, Any]:
+        """The next request of the server's with this method (left unanswered)."""
+        return await self._next(lambda m: m.get("method") == method and "id" in m)
+
+    async def _next(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         assert self.process.stdout is not None
         stdout = self.process.stdout
 
-        async def next_reply() -> dict[str, Any]:
+        async def next_message() -> dict[str, Any]:
             while True:
                 header = await stdout.readuntil(b"\r\n\r\n")
                 length = int(header.split(b":")[1].split(b"\r\n")[0])
                 message: dict[str, Any] = json.loads(await stdout.readexactly(length))
                 self.seen.append(message)
-                if "method" not in message and message.get("id") == msg_id:
+                if wanted(message):
                     return message
 
-        return await asyncio.wait_for(next_reply(), WAIT_S)
+        return await asyncio.wait_for(next_message(), WAIT_S)
 
     async def error_code(self, msg_id: int | None) -> int:
         code: int = (await self.reply(msg_id))["error"]["code"]
@@ -219,3 +226,28 @@ async def test_a_header_block_without_content_length_ends_the_server_with_a_reas
     assert code == 1
     assert "a header block without Content-Length (LSP framing)" in stderr
     assert "Traceback" not in stderr
+
+
+async def test_a_shutdown_while_requests_to_the_editor_wait_is_answered(
+    server_env: ServerEnv,
+) -> None:
+    """An editor asks the server to shut down while a command of its own is still in flight
+    (waiting for the settings the editor has not sent yet): the shutdown is answered, the
+    server exits 0, and no traceback is logged (pygls' own cancelling of the requests in
+    flight raised "dictionary changed size during iteration")."""
+    watch = {"dynamicRegistration": True, "relativePatternSupport": True}
+    capabilities = {"workspace": {"configuration": True, "didChangeWatchedFiles": watch}}
+    async with raw_server(server_env) as server:
+        await server.send(request(1, "initialize", {"capabilities": capabilities}))
+        assert "result" in await server.reply(1)
+        await server.send(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        await server.server_request("workspace/configuration")  # (never answered)
+        # A command waits for the settings meanwhile: in flight when the shutdown comes.
+        refresh = {"command": "codeburn.server.refresh", "arguments": []}
+        await server.send(request(5, "workspace/executeCommand", refresh))
+        await server.send(GOODBYE)
+        answer = await server.reply(90)
+        code, stderr = await server.finish()
+    assert "result" in answer and "error" not in answer, answer
+    assert code == 0
+    assert "Traceback" not in stderr and "dictionary changed size" not in stderr, stderr
