@@ -118,14 +118,19 @@ class ToolLogs:
             self._listed_ns = 0
 
     def files_changed(self, paths: Iterable[str] | None) -> None:
-        """Paths a file watch reports written, created or removed (any path: others are left
-        out); None: what changed is not known (a refresh the user asks for), every root is
-        listed again."""
+        """Paths a file watch reports written, created or removed. A path that is no
+        `*.jsonl` (a folder created, renamed or removed with its logs in it: a watch reports
+        the folder alone) or None (not known: a refresh the user asks for) makes the next
+        snapshot list every root."""
         with self._lock:
             if paths is None:
                 self._listed_ns = 0
-            else:
-                self._reported.update(paths)
+                return
+            for path in paths:
+                if path.endswith(".jsonl"):
+                    self._reported.add(path)
+                else:
+                    self._listed_ns = 0
 
     def snapshot(self) -> ToolSnapshot:
         now = time.time_ns()

@@ -426,7 +426,7 @@ class CodeBurnServer(LanguageServer):
             return
         watchers = [
             types.FileSystemWatcher(
-                glob_pattern=types.RelativePattern(base_uri=folder.as_uri(), pattern="**/*.jsonl")
+                glob_pattern=types.RelativePattern(base_uri=folder.as_uri(), pattern="**")
             )
             for folder in tool_log_folders()
         ]

@@ -73,6 +73,22 @@ def test_reported_changes_give_a_new_listing(roots: tuple[Path, Path]) -> None:
     assert logs.snapshot() is snap  # nothing reported since: the same snapshot
 
 
+def test_a_reported_folder_lists_every_root(roots: tuple[Path, Path]) -> None:
+    """A folder removed with its logs: the watch reports the folder alone."""
+    claude, codex = roots
+    logs = ToolLogs()
+    logs.watch(True)
+    logs.snapshot()
+    folder = claude / "projects" / "-home-dev-shop"
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+    logs.files_changed([str(folder)])
+    snap = logs.snapshot()
+    assert _rows(snap) == _listing(claude, codex)
+    assert [f.tool for f in snap.files.values()] == ["codex"]
+
+
 def test_an_unreported_change_waits_for_the_next_listing(roots: tuple[Path, Path]) -> None:
     """A watch that misses a change: its figures catch up at the next listing of every root
     (every `LISTING_NS`, or at once when what changed is not known: the refresh command)."""
