@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from codeburn.providers import CURSOR, CURSOR_AGENT
+from codeburn.providers import CURSOR, CURSOR_AGENT, Call
 
 LOCAL_ESTIMATE_PROVIDERS = frozenset({CURSOR, CURSOR_AGENT})
 
@@ -38,6 +38,31 @@ class GroupSums:
     first_ms: int  # the first and last call time
     last_ms: int
     cursor_fee: float = 0.0  # exact events only: Cursor's token fee
+
+    @classmethod
+    def of(cls, call: Call, cursor_fee: float = 0.0) -> GroupSums:
+        """The sums of `call` alone."""
+        ms = call.timestamp_ms
+        return cls(
+            call.cost, 1, call.input_tokens, call.output_tokens, call.cache_read_tokens,
+            call.cache_write_tokens, 1 if call.not_charged else 0, ms, ms, cursor_fee,
+        )  # fmt: skip
+
+    def take(self, call: Call) -> None:
+        """Add `call` (its token fee apart: exact events only)."""
+        self.cost += call.cost
+        self.calls += 1
+        self.input_tokens += call.input_tokens
+        self.output_tokens += call.output_tokens
+        self.cache_read_tokens += call.cache_read_tokens
+        self.cache_write_tokens += call.cache_write_tokens
+        if call.not_charged:
+            self.not_charged += 1
+        ms = call.timestamp_ms
+        if ms < self.first_ms:
+            self.first_ms = ms
+        elif ms > self.last_ms:
+            self.last_ms = ms
 
 
 @dataclass(slots=True)

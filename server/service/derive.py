@@ -97,7 +97,8 @@ class _Grouper:
 
     def add_local(self, calls: Iterable[Call], coverage: CoverageIndex | None) -> None:
         """`add(call, True, LOCAL)` for each call an import does not cover: the loop over every
-        local call of a read (~64,000 at 100k messages), inlined for speed."""
+        local call of a read, which keeps the last call's group (below) instead of making each
+        call's key."""
         groups, day_of = self.groups, self.day_of
         covers = coverage.covers if coverage else None
         lo, hi, day = 0, 0, None
@@ -140,23 +141,9 @@ class _Grouper:
                 )
                 sums = groups.get(key)
                 if sums is None:
-                    sums = groups[key] = GroupSums(
-                        call.cost, 1, call.input_tokens, call.output_tokens, call.cache_read_tokens,
-                        call.cache_write_tokens, 1 if call.not_charged else 0, ms, ms,
-                    )  # fmt: skip
+                    sums = groups[key] = GroupSums.of(call)
                     continue
-            sums.cost += call.cost
-            sums.calls += 1
-            sums.input_tokens += call.input_tokens
-            sums.output_tokens += call.output_tokens
-            sums.cache_read_tokens += call.cache_read_tokens
-            sums.cache_write_tokens += call.cache_write_tokens
-            if call.not_charged:
-                sums.not_charged += 1
-            if ms < sums.first_ms:
-                sums.first_ms = ms
-            elif ms > sums.last_ms:
-                sums.last_ms = ms
+            sums.take(call)
 
     def add(self, call: Call, local: bool, kind: str) -> None:
         ms = call.timestamp_ms
@@ -177,31 +164,10 @@ class _Grouper:
         )
         sums = self.groups.get(key)
         if sums is None:
-            self.groups[key] = GroupSums(
-                call.cost,
-                1,
-                call.input_tokens,
-                call.output_tokens,
-                call.cache_read_tokens,
-                call.cache_write_tokens,
-                1 if call.not_charged else 0,
-                ms,
-                ms,
-                0.0 if local else call.cursor_fee,  # the exact events' token fee
-            )
+            # (the exact events' token fee)
+            self.groups[key] = GroupSums.of(call, 0.0 if local else call.cursor_fee)
         else:
-            sums.cost += call.cost
-            sums.calls += 1
-            sums.input_tokens += call.input_tokens
-            sums.output_tokens += call.output_tokens
-            sums.cache_read_tokens += call.cache_read_tokens
-            sums.cache_write_tokens += call.cache_write_tokens
-            if call.not_charged:
-                sums.not_charged += 1
-            if ms < sums.first_ms:
-                sums.first_ms = ms
-            elif ms > sums.last_ms:
-                sums.last_ms = ms
+            sums.take(call)
             if not local:
                 sums.cursor_fee += call.cursor_fee
 
