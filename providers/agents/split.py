@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterator
 from typing import Final, cast
 
 from codeburn.providers.agents.logs import LogFile
-from codeburn.providers.agents.state import KeptLog, LogChange, Part, ToolStore
-from codeburn.providers.agents.taking import SAVE_CHARS, save_changes
+from codeburn.providers.agents.state import KeptLog, Part, ToolStore
+from codeburn.providers.agents.taking import Changes
 from codeburn.providers.runtime import AsideParts
 
 SHIP_PARTS: Final = 8  # a second process sends a log's parts this many at a time
@@ -54,7 +54,7 @@ def shipped(
     (None, then tuples of parts, then an empty one), so that neither process holds a large
     log's records whole."""
     problems: list[str] = []
-    pending: list[LogChange] = []
+    changes = Changes(store)
     for key, file, old in files:
         entry = read_file(key, file, old, problems, low)
         parts: tuple[Part, ...] = ()
@@ -64,15 +64,13 @@ def shipped(
         if not (saves and entry is not None and entry.claude is not None and entry.stored is None):
             send((key, entry, parts))
             continue
-        pending.append(entry.shipped_change(key, parts))
-        if sum(len(p.text or "") for c in pending for p in c.parts) >= SAVE_CHARS:
-            save_changes(store, pending)
+        changes.add(entry.shipped_change(key, parts))
         entry.loaded = False
         send((key, entry, None))
         for start in range(0, len(parts), SHIP_PARTS):
             send(parts[start : start + SHIP_PARTS])
         send(())
-    save_changes(store, pending)
+    changes.save()
     send(problems)
 
 

@@ -27,11 +27,24 @@ from codeburn.providers.calls import CLAUDE_CODE
 SAVE_CHARS: Final = 8 * 1024 * 1024  # the records taken are saved this often (JSON characters)
 
 
-def save_changes(store: ToolStore | None, pending: list[LogChange]) -> None:
-    """Save the changes `pending` (then empty)."""
-    if pending and store is not None:
-        store.save_tool_logs(IDENTITY, pending)
-    pending.clear()
+class Changes:
+    """Changes to save, saved every `SAVE_CHARS` of records' text (and at `save`)."""
+
+    def __init__(self, store: ToolStore | None) -> None:
+        self.store = store
+        self.pending: list[LogChange] = []
+        self.chars = 0
+
+    def add(self, change: LogChange) -> None:
+        self.pending.append(change)
+        self.chars += sum(len(part.text or "") for part in change.parts)
+        if self.chars >= SAVE_CHARS:
+            self.save()
+
+    def save(self) -> None:
+        pending, self.pending, self.chars = self.pending, [], 0
+        if pending and self.store is not None:
+            self.store.save_tool_logs(IDENTITY, pending)
 
 
 class Taking:
@@ -40,14 +53,12 @@ class Taking:
     `ClaudeWeighing`, then lets go of them."""
 
     def __init__(self, store: ToolStore | None, snap: ToolSnapshot, since_ms: int | None) -> None:
-        self.store = store
         claude = [key for key, file in snap.files.items() if file.tool == CLAUDE_CODE]
         self.index = {key: i for i, key in enumerate(claude)}
         self.paths = [snap.files[key].name for key in claude]
         self.weighing = ClaudeWeighing(self.paths, since_ms)
         self.taken: set[str] = set()
-        self.pending: list[LogChange] = []
-        self.pending_chars = 0
+        self.changes = Changes(store)
         self.read_parts: list[Part] = []  # of the log being read in pieces
         self.read_first: ClaudeRequest | None = None  # its first request
         self.spoiled = False  # a log read in pieces could not be read to its end
@@ -62,7 +73,7 @@ class Taking:
         entry.loaded, entry.loaded_low = False, None
         self.taken.add(key)
         if change is not None:
-            self._pending(change)
+            self.changes.add(change)
 
     def take_sent(self, key: str, entry: KeptLog, parts: Iterable[Part]) -> None:
         """Take a log a second process read whole and saved, from the parts it sends, one
@@ -110,17 +121,10 @@ class Taking:
         parts, self.read_parts = tuple(self.read_parts), []
         entry.loaded, entry.loaded_low = False, None
         self.taken.add(key)
-        self._pending(entry.shipped_change(key, parts))
-
-    def _pending(self, change: LogChange) -> None:
-        self.pending.append(change)
-        self.pending_chars += sum(len(part.text or "") for part in change.parts)
-        if self.pending_chars >= SAVE_CHARS:
-            self.save()
+        self.changes.add(entry.shipped_change(key, parts))
 
     def save(self) -> None:
-        pending, self.pending, self.pending_chars = self.pending, [], 0
-        save_changes(self.store, pending)
+        self.changes.save()
 
     def whole(self, kept: dict[str, KeptLog]) -> bool:
         """Whether the logs weighed are the snapshot's: a sub-agent's file that could not be
