@@ -246,12 +246,19 @@ def claude_calls(files: Iterable[ClaudeFile], since_ms: int | None = None) -> Cl
     return weighing.result()
 
 
+# A weighed request's numbers, `_WIDTH` per slot of `ClaudeWeighing.numbers`: its chosen copy's
+# time and tokens, that copy's rank, and the rank of its first copy (the calls' order).
+_TIME, _INPUT, _OUTPUT, _READ, _WRITE_5M, _WRITE_1H, _CHOSEN_AT, _FIRST_AT = range(8)
+_WIDTH: Final = 8
+
+
 class ClaudeWeighing:
     """`claude_calls` with the files given one at a time, in any order: `index` is a file's
     place among `paths`, the order `claude_calls` weighs them in (a copy's rank is its file's
-    index, then its place in the file). Only the call of each request's chosen copy is held,
-    so a caller that lets go of a file's requests once it is added holds little more than the
-    calls (a command's first read of a large history)."""
+    index, then its place in the file). Of each request only its chosen copy's numbers, model
+    and session are held, in columns, and its call is made once every file is weighed: a
+    caller that lets go of a file's requests once it is added holds little more than that
+    (a command's first read of a large history)."""
 
     def __init__(self, paths: Iterable[str], since_ms: int | None = None) -> None:
         self.since_ms = since_ms
@@ -262,12 +269,11 @@ class ClaudeWeighing:
         # first request with a `cwd` is its earliest (session → time, file index, cwd).
         self.started: dict[str, tuple[int, int, str]] = {}
         self.starts: set[int] = set()  # the files whose start is weighed
-        # Per call key, a slot: the call of its chosen copy (its project set at the end), that
-        # copy's rank, and the rank of its first copy (the calls' order).
-        self.slots: dict[str, int] = {}
-        self.chosen: list[Call] = []
-        self.chosen_at = array("q")
-        self.first_at = array("q")
+        self.slots: dict[str, int] = {}  # call key → its slot in the columns below
+        self.keys: list[str] = []
+        self.models: list[str] = []
+        self.sessions: list[str] = []
+        self.numbers = array("q")  # `_WIDTH` numbers per slot
         self.heads: list[tuple[int, ClaudeFile]] = []  # what names a session, per file
 
     def add(self, index: int, file: ClaudeFile, start: int = 0) -> None:
@@ -276,15 +282,9 @@ class ClaudeWeighing:
         present, low = self.present, self.low
         parent = parent_session_of(file.path)
         if index not in self.starts:
-            for request in file.requests:
-                if request.cwd and (request.agent_id is None or request.agent_id not in present):
-                    session = parent or request.session or file.path
-                    first = self.started.get(session)
-                    if first is None or (request.timestamp_ms, index) < first[:2]:
-                        self.started[session] = (request.timestamp_ms, index, request.cwd)
-                    self.starts.add(index)
-                    break
-        slots, chosen, chosen_at, first_at = self.slots, self.chosen, self.chosen_at, self.first_at
+            self._note_start(index, file, parent)
+        slots, keys, models, sessions = self.slots, self.keys, self.models, self.sessions
+        numbers = self.numbers
         base = (index << _RANK_BITS) + start
         for position, request in enumerate(file.requests):
             if low is not None and request.timestamp_ms < low:
@@ -295,22 +295,38 @@ class ClaudeWeighing:
             key = f"{CLAUDE_CODE}:{request.key or f'{file.path}@{request.offset}'}"
             slot = slots.get(key)
             if slot is None:
-                slots[key] = len(chosen)
-                chosen.append(_call(key, request, parent or request.session or file.path, ""))
-                chosen_at.append(at)
-                first_at.append(at)
+                slots[key] = len(keys)
+                keys.append(key)
+                models.append(request.model)
+                sessions.append(parent or request.session or file.path)
+                numbers.extend(_numbers(request, at))
+                numbers.append(at)
                 continue
-            first_at[slot] = min(first_at[slot], at)
-            held = chosen[slot].output_tokens
+            i = slot * _WIDTH
+            numbers[i + _FIRST_AT] = min(numbers[i + _FIRST_AT], at)
+            held = numbers[i + _OUTPUT]
             if request.output_tokens > held or (
-                request.output_tokens == held and at < chosen_at[slot]
+                request.output_tokens == held and at < numbers[i + _CHOSEN_AT]
             ):
-                chosen[slot] = _call(key, request, parent or request.session or file.path, "")
-                chosen_at[slot] = at
+                models[slot] = request.model
+                sessions[slot] = parent or request.session or file.path
+                numbers[i : i + _FIRST_AT] = array("q", _numbers(request, at))
         if not start and file.requests and (file.summary or file.first_prompt):
             self.name(
                 index, ClaudeFile(file.path, file.requests[:1], file.summary, file.first_prompt)
             )
+
+    def _note_start(self, index: int, file: ClaudeFile, parent: str | None) -> None:
+        """Weigh where the session of the file at `index` started: its first request that
+        names a folder (a `progress` copy only when its sub-agent's own file is absent)."""
+        for request in file.requests:
+            if request.cwd and (request.agent_id is None or request.agent_id not in self.present):
+                session = parent or request.session or file.path
+                first = self.started.get(session)
+                if first is None or (request.timestamp_ms, index) < first[:2]:
+                    self.started[session] = (request.timestamp_ms, index, request.cwd)
+                self.starts.add(index)
+                return
 
     def name(self, index: int, head: ClaudeFile) -> None:
         """What names a session in the file at `index`: its first request, summary and first
@@ -320,19 +336,44 @@ class ClaudeWeighing:
     def result(self) -> ClaudeCalls:
         """The calls, in the order of their requests' first copies, and the sessions' titles."""
         projects = {s: path_project(cwd) for s, (_, _, cwd) in self.started.items()}
-        first_at, since_ms = self.first_at, self.since_ms
-        chosen, self.chosen = self.chosen, []
-        self.slots = {}  # (the weighing is over: its largest part goes before the calls do)
-        if any(first_at[i] > first_at[i + 1] for i in range(len(first_at) - 1)):
-            chosen = [
-                chosen[slot] for slot in sorted(range(len(first_at)), key=first_at.__getitem__)
-            ]
+        numbers, since_ms = self.numbers, self.since_ms
+        keys, models, sessions = self.keys, self.models, self.sessions
+        self.slots = {}  # (the weighing is over: its index goes before the calls are made)
+        self.keys, self.models, self.sessions, self.numbers = [], [], [], array("q")
+        firsts = numbers[_FIRST_AT::_WIDTH]
+        order: Iterable[int] = range(len(keys))
+        if any(firsts[i] > firsts[i + 1] for i in range(len(firsts) - 1)):
+            order = sorted(order, key=firsts.__getitem__)
+        del firsts
         calls = []
-        for call in chosen:
-            if since_ms is None or call.timestamp_ms >= since_ms:
-                # (made here: its session's folder is known once every file is weighed)
-                call.project = projects.get(call.session, UNKNOWN_PROJECT)
-                calls.append(call)
+        for slot in order:
+            i = slot * _WIDTH
+            timestamp_ms = numbers[i + _TIME]
+            if since_ms is not None and timestamp_ms < since_ms:
+                continue
+            model, session = models[slot], sessions[slot]
+            input_tokens, output_tokens = numbers[i + _INPUT], numbers[i + _OUTPUT]
+            read, write_5m, write_1h = numbers[i + _READ : i + _CHOSEN_AT]
+            cost, priced = claude_cost(model, input_tokens, output_tokens, write_5m, write_1h, read)
+            calls.append(
+                Call(
+                    keys[slot],
+                    CLAUDE_CODE,
+                    model or "unknown",
+                    # (its session's folder is known once every file is weighed)
+                    projects.get(session, UNKNOWN_PROJECT),
+                    session,
+                    timestamp_ms,
+                    input_tokens,
+                    output_tokens,
+                    read,
+                    write_5m + write_1h,
+                    cost,
+                    estimated=False,
+                    billed=False,
+                    priced=priced,
+                )
+            )
         titles: dict[str, str] = {}
         prompts: dict[str, str] = {}
         for _, head in sorted(self.heads, key=lambda item: item[0]):
@@ -340,6 +381,19 @@ class ClaudeWeighing:
         for session, prompt in prompts.items():
             titles.setdefault(session, prompt)
         return ClaudeCalls(calls, titles)
+
+
+def _numbers(request: ClaudeRequest, at: int) -> tuple[int, ...]:
+    """A chosen copy's numbers in a weighing's columns, up to its rank `at`."""
+    return (
+        request.timestamp_ms,
+        request.input_tokens,
+        request.output_tokens,
+        request.cache_read_tokens,
+        request.cache_write_5m,
+        request.cache_write_1h,
+        at,
+    )
 
 
 def make_call(key: str, request: ClaudeRequest, session: str, project: str) -> Call:

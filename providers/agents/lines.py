@@ -79,6 +79,10 @@ def parse_object(line: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+MAX_COUNT: Final = (1 << 53) - 1  # the largest integer every JSON reader holds exactly
+
+
 def count(value: object) -> int:
-    """A token count as the logs write it; anything that is not a non-negative int is 0."""
-    return value if type(value) is int and value >= 0 else 0
+    """A token count as the logs write it; anything that is not an int from 0 to `MAX_COUNT`
+    is 0 (no count is larger: a larger one is garbage, and it would not fit the columns)."""
+    return value if type(value) is int and 0 <= value <= MAX_COUNT else 0

@@ -200,3 +200,18 @@ def test_a_large_line_still_counts() -> None:
     line["message"]["content"] = [{"type": "text", "text": "x" * (8 * 1024 * 1024)}]
     data = json.dumps(line).encode() + b"\n"
     assert [r.output_tokens for r in decode_claude(data).requests] == [77]
+
+
+def test_a_count_beyond_json_integers_is_garbage_and_counts_zero() -> None:
+    huge = 1 << 64  # no real count; a count this size is a damaged line's
+    data = jsonl(
+        [
+            assistant("m1", "r1", T0, usage(inp=huge, out=9)),
+            assistant("m2", "r2", T1, usage(out=(1 << 53) - 1, read=huge)),
+        ]
+    )
+    calls = _calls({f"-home-dev-shop/{SESSION}.jsonl": data}).calls
+    assert [(c.input_tokens, c.output_tokens, c.cache_read_tokens) for c in calls] == [
+        (0, 9, 1000),
+        (10, (1 << 53) - 1, 0),
+    ]
