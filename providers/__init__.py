@@ -22,6 +22,7 @@ from codeburn.providers.calls import (
     UNMAPPED_PROJECT,
     USER_API_KEY,
     Call,
+    calls_since,
 )
 from codeburn.providers.conversations import LocalConversation, Turn
 from codeburn.providers.errors import CodeBurnError
@@ -133,6 +134,7 @@ __all__ = [
     "UsageRow",
     "base_model",
     "billed_amount",
+    "calls_since",
     "canonical",
     "chosen_user",
     "clean_text",

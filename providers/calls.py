@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple, overload
 
 CURSOR: Final = "cursor"
 CURSOR_AGENT: Final = "cursor-agent"
@@ -148,3 +149,128 @@ class Call:
             tuple(map(str, tools)),
             tuple(map(str, commands)),
         )
+
+
+class SessionRun(NamedTuple):
+    """What a session's calls say of it: its first call's project and provider, its models
+    (in the order they first appear) and the span of its calls."""
+
+    project: str
+    provider: str
+    models: tuple[str, ...]
+    first_ms: int
+    last_ms: int
+
+
+class CallRun(Sequence[Call]):
+    """Calls in order that are made as they are asked for (a large history's calls, held as
+    objects all at once, would be most of a command's memory): a read that goes through them
+    once, as deriving the days does, holds a few at a time. Equal to a list of equal calls.
+
+    A subclass gives `__len__`, `__iter__` and `_at`; `since` and `runs` answer from its own
+    columns where it can, and are property-tested equal to these."""
+
+    def _at(self, index: int) -> Call:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> Call: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Call]: ...
+
+    def __getitem__(self, index: int | slice) -> Call | list[Call]:
+        if isinstance(index, slice):
+            return [self._at(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._at(index)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def since(self, ms: int) -> list[Call]:
+        """The calls at or after `ms`, in order."""
+        return [c for c in self if c.timestamp_ms >= ms]
+
+    def runs(self) -> dict[str, SessionRun]:
+        """`session_runs` of these calls."""
+        return session_runs(self)
+
+
+class CallChain(CallRun):
+    """Sequences of calls one after another, made as they are asked for."""
+
+    def __init__(self, *parts: Sequence[Call]) -> None:
+        self.parts = parts
+
+    def __len__(self) -> int:
+        return sum(len(part) for part in self.parts)
+
+    def __iter__(self) -> Iterator[Call]:
+        for part in self.parts:
+            yield from part
+
+    def _at(self, index: int) -> Call:
+        for part in self.parts:
+            if index < len(part):
+                return part[index]
+            index -= len(part)
+        raise IndexError(index)
+
+    def since(self, ms: int) -> list[Call]:
+        return [c for part in self.parts for c in calls_since(part, ms)]
+
+    def runs(self) -> dict[str, SessionRun]:
+        runs: dict[str, SessionRun] = {}
+        for part in self.parts:
+            for session, run in runs_of(part).items():
+                held = runs.get(session)
+                runs[session] = run if held is None else _joined(held, run)
+        return runs
+
+
+def calls_since(calls: Sequence[Call], ms: int) -> list[Call]:
+    """The calls at or after `ms`, in order."""
+    if isinstance(calls, CallRun):
+        return calls.since(ms)
+    return [c for c in calls if c.timestamp_ms >= ms]
+
+
+def runs_of(calls: Sequence[Call]) -> dict[str, SessionRun]:
+    """`session_runs` of `calls`, from their own columns where they are a `CallRun`."""
+    return calls.runs() if isinstance(calls, CallRun) else session_runs(calls)
+
+
+def session_runs(calls: Iterable[Call]) -> dict[str, SessionRun]:
+    """Per session (in the order first seen), what its calls say of it (`SessionRun`)."""
+    runs: dict[str, tuple[Call, dict[str, None], int, int]] = {}
+    for call in calls:
+        run = runs.get(call.session)
+        ms = call.timestamp_ms
+        if run is None:
+            runs[call.session] = (call, {call.model: None}, ms, ms)
+        else:
+            run[1][call.model] = None
+            if ms < run[2] or ms > run[3]:
+                runs[call.session] = (run[0], run[1], min(ms, run[2]), max(ms, run[3]))
+    return {
+        session: SessionRun(first.project, first.provider, tuple(models), lo, hi)
+        for session, (first, models, lo, hi) in runs.items()
+    }
+
+
+def _joined(first: SessionRun, then: SessionRun) -> SessionRun:
+    """One session's run from the runs of two consecutive sequences of calls."""
+    models = tuple(dict.fromkeys(first.models + then.models))
+    return first._replace(
+        models=models,
+        first_ms=min(first.first_ms, then.first_ms),
+        last_ms=max(first.last_ms, then.last_ms),
+    )

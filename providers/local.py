@@ -10,7 +10,7 @@ what could not be read. What it keeps between runs — parsed agent files and fi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -24,7 +24,7 @@ from codeburn.providers.agent_side import (
     earliest,
 )
 from codeburn.providers.agents import ToolLogs, ToolRead, ToolSnapshot
-from codeburn.providers.calls import Call
+from codeburn.providers.calls import Call, CallChain, SessionRun, runs_of
 from codeburn.providers.conversations import ConversationMemo, LocalConversation
 from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
 from codeburn.providers.home import AgentRead, AgentSnapshot
@@ -68,7 +68,7 @@ class LocalRead:
     """One read of every local source. `no_data` is set (the reason's detail, maybe "") when
     there was nothing to read at all."""
 
-    calls: list[Call] = field(default_factory=list)
+    calls: Sequence[Call] = field(default_factory=list)  # the other tools' last: `CallChain`
     notes: list[str] = field(default_factory=list)
     unreadable: dict[str, int] = field(default_factory=dict)
     diagnostics: list[str] = field(default_factory=list)  # facts, not warnings (docs/cli.md)
@@ -183,25 +183,40 @@ def conversations_of(
     return (memo if memo is not None else ConversationMemo()).build(parts, turns, titles)
 
 
-def tool_conversations(read: ToolRead) -> dict[str, LocalConversation]:
-    """Other tools' sessions as conversations (title, project, models, span; no turns: exact
-    Cursor events are never theirs)."""
-    runs: dict[str, tuple[Call, dict[str, None], int, int]] = {}
-    for call in read.calls:
-        run = runs.get(call.session)
-        ms = call.timestamp_ms
-        if run is None:
-            runs[call.session] = (call, {call.model: None}, ms, ms)
-        else:
-            run[1][call.model] = None
-            if ms < run[2] or ms > run[3]:
-                runs[call.session] = (run[0], run[1], min(ms, run[2]), max(ms, run[3]))
+def tool_conversations(
+    runs: Mapping[str, SessionRun], read: ToolRead
+) -> dict[str, LocalConversation]:
+    """Other tools' sessions (`runs` of their calls) as conversations (title, project, models,
+    span; no turns: exact Cursor events are never theirs)."""
     return {
         sid: LocalConversation(
-            sid, first.project, first.provider, read.titles.get(sid), tuple(models), (), lo, hi
+            sid,
+            run.project,
+            run.provider,
+            read.titles.get(sid),
+            run.models,
+            (),
+            run.first_ms,
+            run.last_ms,
         )
-        for sid, (first, models, lo, hi) in runs.items()
+        for sid, run in runs.items()
     }
+
+
+def _with_tools(
+    cursor_calls: list[Call], conversations: dict[str, LocalConversation], tools: ToolRead
+) -> tuple[Sequence[Call], dict[str, LocalConversation], dict[str, str]]:
+    """A read's calls, conversations and named folders: Cursor's, then the other tools'
+    (whose calls are made as derivation goes through them: `CallRun`)."""
+    if not tools.calls:
+        return cursor_calls, conversations, named_paths(c.project for c in cursor_calls)
+    runs = runs_of(tools.calls)
+    slugs = [*(c.project for c in cursor_calls), *(r.project for r in runs.values())]
+    return (
+        CallChain(cursor_calls, tools.calls),
+        {**conversations, **tool_conversations(runs, tools)},
+        named_paths(slugs),
+    )
 
 
 class LocalReader:
@@ -341,12 +356,11 @@ class LocalReader:
             notes.insert(0, f"No Cursor database found at {self.db_path}; {only}")
         parts = self._parts.all(combined.parts)
         self._parts.done()
-        calls = since(parts, floor_ms)
-        calls += tools.calls
-        conversations = conversations_of(parts, result, agent, self._conversations)
-        if tools.calls:
-            conversations = {**conversations, **tool_conversations(tools)}
-        paths = named_paths(c.project for c in calls)
+        calls, conversations, paths = _with_tools(
+            since(parts, floor_ms),
+            conversations_of(parts, result, agent, self._conversations),
+            tools,
+        )
         return LocalRead(
             calls,
             notes,

@@ -6,7 +6,6 @@ from codeburn.providers.agents.claude_code import (
     ClaudeChunk,
     ClaudeFile,
     ClaudeRequest,
-    claude_calls,
     decode_claude,
 )
 from codeburn.providers.agents.codex import (
@@ -24,12 +23,14 @@ from codeburn.providers.agents.logs import (
 )
 from codeburn.providers.agents.reader import ToolLogs, ToolRead
 from codeburn.providers.agents.state import LogChange, Part, ToolStore
+from codeburn.providers.agents.weighing import ClaudeWeighing, WeighedCalls, claude_calls
 
 __all__ = [
     "ClaudeCalls",
     "ClaudeChunk",
     "ClaudeFile",
     "ClaudeRequest",
+    "ClaudeWeighing",
     "CodexChunk",
     "CodexState",
     "CodexUsage",
@@ -39,6 +40,7 @@ __all__ = [
     "ToolRead",
     "ToolSnapshot",
     "ToolStore",
+    "WeighedCalls",
     "claude_calls",
     "claude_roots",
     "codex_calls",

@@ -1,21 +1,20 @@
 """Claude Code's session logs → its API requests (the rules: docs/other-tools.md).
 
-`decode_claude` turns the bytes of one `.jsonl` file into named records; `claude_calls` decides,
-over every file's records, which copy of a request counts and whose session it is. Both are
-pure: what was read before, and where files lie on disk, is the reader's business.
+`decode_claude` turns the bytes of one `.jsonl` file into named records; `claude_calls`
+(`weighing.py`) decides, over every file's records, which copy of a request counts and whose
+session it is. Both are pure: what was read before, and where files lie on disk, is the reader's
+business.
 """
 
 from __future__ import annotations
 
 import re
-from array import array
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from codeburn.providers.agents.lines import MarkedLines, complete_end, count, parse_object
 from codeburn.providers.calls import CLAUDE_CODE, Call
-from codeburn.providers.ide import path_project
 from codeburn.providers.localtime import parse_iso_ms
 from codeburn.providers.pricing import claude_cost
 
@@ -23,7 +22,6 @@ SYNTHETIC: Final = "<synthetic>"  # Claude Code's own placeholder messages: no r
 TITLE_CHARS: Final = 80
 UNKNOWN_PROJECT: Final = "claude-code"  # a request whose lines name no folder
 COPIES_SPAN_MS: Final = 24 * 60 * 60 * 1000  # copies of one request lie well within a day
-_RANK_BITS: Final = 32  # a copy's rank: its file's index, then its place in the file
 _TAGS: Final = re.compile(r"<[^>]*>")
 _SPACES: Final = re.compile(r"\s+")
 # Lines that can matter: a request's usage, a session's summary, its first prompt. Every other
@@ -214,7 +212,7 @@ def parent_session_of(path: str) -> str | None:
 
 @dataclass(slots=True)
 class ClaudeCalls:
-    calls: list[Call]
+    calls: Sequence[Call]  # a list, or made as they are asked for (`WeighedCalls`)
     titles: dict[str, str]  # session → its title
 
 
@@ -230,170 +228,6 @@ def note_title(file: ClaudeFile, titles: dict[str, str], prompts: dict[str, str]
         titles[session] = file.summary
     if file.first_prompt and session not in prompts:
         prompts[session] = file.first_prompt
-
-
-def claude_calls(files: Iterable[ClaudeFile], since_ms: int | None = None) -> ClaudeCalls:
-    """One call per API request over every file: of a request's copies, the one with the
-    largest output; a `progress` copy only when its sub-agent's own file is absent.
-
-    `since_ms`: only the calls at or after it are made (a refresh wants the days not sealed
-    yet); the copies of one request lie seconds apart, so those of the day before still
-    compete, and a session's folder is still where it started."""
-    files = list(files)
-    weighing = ClaudeWeighing([f.path for f in files], since_ms)
-    for index, file in enumerate(files):
-        weighing.add(index, file)
-    return weighing.result()
-
-
-# A weighed request's numbers, `_WIDTH` per slot of `ClaudeWeighing.numbers`: its chosen copy's
-# time and tokens, that copy's rank, and the rank of its first copy (the calls' order).
-_TIME, _INPUT, _OUTPUT, _READ, _WRITE_5M, _WRITE_1H, _CHOSEN_AT, _FIRST_AT = range(8)
-_WIDTH: Final = 8
-
-
-class ClaudeWeighing:
-    """`claude_calls` with the files given one at a time, in any order: `index` is a file's
-    place among `paths`, the order `claude_calls` weighs them in (a copy's rank is its file's
-    index, then its place in the file). Of each request only its chosen copy's numbers, model
-    and session are held, in columns, and its call is made once every file is weighed: a
-    caller that lets go of a file's requests once it is added holds little more than that
-    (a command's first read of a large history)."""
-
-    def __init__(self, paths: Iterable[str], since_ms: int | None = None) -> None:
-        self.since_ms = since_ms
-        self.low = None if since_ms is None else since_ms - COPIES_SPAN_MS
-        self.present = {a for p in paths if (a := agent_id_of(p)) is not None}
-        # A session's folder is where it started: Claude Code's `cwd` follows the agent's
-        # `cd`s, and one session is one project row. A file is written in time order: its
-        # first request with a `cwd` is its earliest (session → time, file index, cwd).
-        self.started: dict[str, tuple[int, int, str]] = {}
-        self.starts: set[int] = set()  # the files whose start is weighed
-        self.slots: dict[str, int] = {}  # call key → its slot in the columns below
-        self.keys: list[str] = []
-        self.models: list[str] = []
-        self.sessions: list[str] = []
-        self.numbers = array("q")  # `_WIDTH` numbers per slot
-        self.heads: list[tuple[int, ClaudeFile]] = []  # what names a session, per file
-
-    def add(self, index: int, file: ClaudeFile, start: int = 0) -> None:
-        """Weigh the requests of the file at `index`; `start`: they are its requests from
-        that place on (a large file may be given in consecutive pieces, from 0)."""
-        present, low = self.present, self.low
-        parent = parent_session_of(file.path)
-        if index not in self.starts:
-            self._note_start(index, file, parent)
-        slots, keys, models, sessions = self.slots, self.keys, self.models, self.sessions
-        numbers = self.numbers
-        base = (index << _RANK_BITS) + start
-        for position, request in enumerate(file.requests):
-            if low is not None and request.timestamp_ms < low:
-                continue
-            if request.agent_id is not None and request.agent_id in present:
-                continue  # the sub-agent's own file holds it
-            at = base + position
-            key = f"{CLAUDE_CODE}:{request.key or f'{file.path}@{request.offset}'}"
-            slot = slots.get(key)
-            if slot is None:
-                slots[key] = len(keys)
-                keys.append(key)
-                models.append(request.model)
-                sessions.append(parent or request.session or file.path)
-                numbers.extend(_numbers(request, at))
-                numbers.append(at)
-                continue
-            i = slot * _WIDTH
-            numbers[i + _FIRST_AT] = min(numbers[i + _FIRST_AT], at)
-            held = numbers[i + _OUTPUT]
-            if request.output_tokens > held or (
-                request.output_tokens == held and at < numbers[i + _CHOSEN_AT]
-            ):
-                models[slot] = request.model
-                sessions[slot] = parent or request.session or file.path
-                numbers[i : i + _FIRST_AT] = array("q", _numbers(request, at))
-        if not start and file.requests and (file.summary or file.first_prompt):
-            self.name(
-                index, ClaudeFile(file.path, file.requests[:1], file.summary, file.first_prompt)
-            )
-
-    def _note_start(self, index: int, file: ClaudeFile, parent: str | None) -> None:
-        """Weigh where the session of the file at `index` started: its first request that
-        names a folder (a `progress` copy only when its sub-agent's own file is absent)."""
-        for request in file.requests:
-            if request.cwd and (request.agent_id is None or request.agent_id not in self.present):
-                session = parent or request.session or file.path
-                first = self.started.get(session)
-                if first is None or (request.timestamp_ms, index) < first[:2]:
-                    self.started[session] = (request.timestamp_ms, index, request.cwd)
-                self.starts.add(index)
-                return
-
-    def name(self, index: int, head: ClaudeFile) -> None:
-        """What names a session in the file at `index`: its first request, summary and first
-        prompt (a file given in pieces is named once read)."""
-        self.heads.append((index, head))
-
-    def result(self) -> ClaudeCalls:
-        """The calls, in the order of their requests' first copies, and the sessions' titles."""
-        projects = {s: path_project(cwd) for s, (_, _, cwd) in self.started.items()}
-        numbers, since_ms = self.numbers, self.since_ms
-        keys, models, sessions = self.keys, self.models, self.sessions
-        self.slots = {}  # (the weighing is over: its index goes before the calls are made)
-        self.keys, self.models, self.sessions, self.numbers = [], [], [], array("q")
-        firsts = numbers[_FIRST_AT::_WIDTH]
-        order: Iterable[int] = range(len(keys))
-        if any(firsts[i] > firsts[i + 1] for i in range(len(firsts) - 1)):
-            order = sorted(order, key=firsts.__getitem__)
-        del firsts
-        calls = []
-        for slot in order:
-            i = slot * _WIDTH
-            timestamp_ms = numbers[i + _TIME]
-            if since_ms is not None and timestamp_ms < since_ms:
-                continue
-            model, session = models[slot], sessions[slot]
-            input_tokens, output_tokens = numbers[i + _INPUT], numbers[i + _OUTPUT]
-            read, write_5m, write_1h = numbers[i + _READ : i + _CHOSEN_AT]
-            cost, priced = claude_cost(model, input_tokens, output_tokens, write_5m, write_1h, read)
-            calls.append(
-                Call(
-                    keys[slot],
-                    CLAUDE_CODE,
-                    model or "unknown",
-                    # (its session's folder is known once every file is weighed)
-                    projects.get(session, UNKNOWN_PROJECT),
-                    session,
-                    timestamp_ms,
-                    input_tokens,
-                    output_tokens,
-                    read,
-                    write_5m + write_1h,
-                    cost,
-                    estimated=False,
-                    billed=False,
-                    priced=priced,
-                )
-            )
-        titles: dict[str, str] = {}
-        prompts: dict[str, str] = {}
-        for _, head in sorted(self.heads, key=lambda item: item[0]):
-            note_title(head, titles, prompts)
-        for session, prompt in prompts.items():
-            titles.setdefault(session, prompt)
-        return ClaudeCalls(calls, titles)
-
-
-def _numbers(request: ClaudeRequest, at: int) -> tuple[int, ...]:
-    """A chosen copy's numbers in a weighing's columns, up to its rank `at`."""
-    return (
-        request.timestamp_ms,
-        request.input_tokens,
-        request.output_tokens,
-        request.cache_read_tokens,
-        request.cache_write_5m,
-        request.cache_write_1h,
-        at,
-    )
 
 
 def make_call(key: str, request: ClaudeRequest, session: str, project: str) -> Call:

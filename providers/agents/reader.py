@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -20,7 +20,6 @@ from codeburn.providers.agents.claude_code import (
     COPIES_SPAN_MS,
     ClaudeFile,
     ClaudeRequest,
-    claude_calls,
     decode_claude,
 )
 from codeburn.providers.agents.claude_memo import ClaudeCallsMemo
@@ -56,8 +55,9 @@ from codeburn.providers.agents.state import (
     decode_state,
 )
 from codeburn.providers.agents.taking import Taking
+from codeburn.providers.agents.weighing import claude_calls
 from codeburn.providers.agents.window import CallsWindow
-from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
+from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call, CallChain
 from codeburn.providers.plan import LONG_LIVED, Plan
 from codeburn.providers.runtime import AsideParts
 
@@ -70,7 +70,7 @@ LISTING_NS: Final = 60 * 1_000_000_000  # a watched reader lists every root this
 
 @dataclass(slots=True)
 class ToolRead:
-    calls: list[Call] = field(default_factory=list)
+    calls: Sequence[Call] = ()  # Claude Code's (maybe made as asked for), then Codex's
     titles: dict[str, str] = field(default_factory=dict)  # session → title
     diagnostics: list[str] = field(default_factory=list)
     found: set[str] = field(default_factory=set)  # tools whose root holds a file with usage
@@ -420,7 +420,7 @@ class ToolLogs:
                 made = self.claude_memo.calls(files, since_ms)
             else:
                 made = claude_calls(files, since_ms)
-        read.calls.extend(made.calls)
+        codex: list[Call] = []
         read.titles.update(made.titles)
         read.found = {e.tool for e in kept.values() if e.records}
         assumed = 0
@@ -432,11 +432,10 @@ class ToolLogs:
                 continue  # nothing of it in the period read
             if entry.calls is None:
                 entry.calls = codex_calls(entry.name, entry.codex, entry.usages)
-            read.calls.extend(
-                c for c in entry.calls if since_ms is None or c.timestamp_ms >= since_ms
-            )
+            codex.extend(c for c in entry.calls if since_ms is None or c.timestamp_ms >= since_ms)
             if entry.codex.title and entry.calls:
                 read.titles[codex_session(entry.name, entry.codex)] = entry.codex.title
+        read.calls = CallChain(made.calls, codex)
         for tool, label in ((CLAUDE_CODE, "Claude Code"), (CODEX, "Codex")):
             bad = [e for e in kept.values() if e.tool == tool and e.bad_lines]
             if bad:

@@ -10,7 +10,6 @@ from typing import Final
 from codeburn.providers.agents.claude_code import (
     ClaudeFile,
     ClaudeRequest,
-    ClaudeWeighing,
     agent_id_of,
 )
 from codeburn.providers.agents.logs import ToolSnapshot
@@ -22,6 +21,7 @@ from codeburn.providers.agents.state import (
     ToolStore,
     parts_of,
 )
+from codeburn.providers.agents.weighing import ClaudeWeighing
 from codeburn.providers.calls import CLAUDE_CODE
 
 SAVE_CHARS: Final = 8 * 1024 * 1024  # the records taken are saved this often (JSON characters)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -43,6 +43,7 @@ from codeburn.providers import (
     LocalConversation,
     LocalReader,
     Plan,
+    calls_since,
     canonical,
     gc_paused,
     local_day,
@@ -173,7 +174,7 @@ class UsageReader(SealedDays):
         *,
         cached_only: bool = False,
         held: dict[str, dict[str, int]] | None = None,
-    ) -> tuple[list[Call], LocalState, bool]:
+    ) -> tuple[Sequence[Call], LocalState, bool]:
         """Local calls at or after `floor_ms`, the read state, and whether they may be sealed.
 
         `cached_only` answers from the results cache even when it is stale (never parses), so a
@@ -218,7 +219,7 @@ class UsageReader(SealedDays):
             db_path=self.db_key,
             fingerprint=fingerprint,
             floor_ms=max(floor_ms, keep_from),
-            calls=[c for c in calls if c.timestamp_ms >= keep_from],
+            calls=calls_since(calls, keep_from),
             warnings=notes,
             unreadable=read.unreadable,
             diagnostics=read.diagnostics,
@@ -269,7 +270,7 @@ class UsageReader(SealedDays):
 
     def _last_good(
         self, cached: CachedResults | None, floor_ms: int, exc: CursorDbError
-    ) -> tuple[list[Call], LocalState, bool]:
+    ) -> tuple[Sequence[Call], LocalState, bool]:
         if isinstance(exc, DatabaseLockedError):
             state = LocalState("db-locked", "Cursor database busy, retrying")
         elif isinstance(exc, DatabaseUnrecognizedError):

@@ -10,6 +10,7 @@ import dataclasses
 import itertools
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,6 @@ from codeburn.providers.agents import ClaudeFile, ClaudeRequest, ToolLogs, claud
 from codeburn.providers.agents.claude_code import (
     COPIES_SPAN_MS,
     UNKNOWN_PROJECT,
-    ClaudeWeighing,
     agent_id_of,
     make_call,
     note_title,
@@ -30,7 +30,8 @@ from codeburn.providers.agents.claude_code import (
 from codeburn.providers.agents.claude_memo import ClaudeCallsMemo
 from codeburn.providers.agents.logs import take_snapshot
 from codeburn.providers.agents.state import IDENTITY
-from codeburn.providers.calls import Call
+from codeburn.providers.agents.weighing import ClaudeWeighing
+from codeburn.providers.calls import Call, CallChain, CallRun, calls_since, runs_of, session_runs
 from codeburn.providers.ide import path_project
 from codeburn.providers.plan import Plan
 from tests.agent_fixtures import assistant, jsonl, progress, summary, usage, user, write
@@ -86,7 +87,7 @@ def _reference(files: list[ClaudeFile], since_ms: int | None) -> tuple[list[Call
     return calls, titles
 
 
-def _rows(calls: list[Call]) -> list[tuple[Any, ...]]:
+def _rows(calls: Sequence[Call]) -> list[tuple[Any, ...]]:
     return [dataclasses.astuple(c) for c in calls]
 
 
@@ -156,6 +157,21 @@ def test_any_order_and_any_pieces_weigh_as_one_pass_in_order(
     assert _rows(plain.calls) == _rows(calls) and plain.titles == titles
     assert _rows(memo.calls) == _rows(calls) and memo.titles == titles
     assert _rows(pieced.calls) == _rows(calls) and pieced.titles == titles
+    _same_as_a_list(pieced.calls, calls)
+    _same_as_a_list(CallChain(memo.calls, plain.calls), [*calls, *calls])
+    _same_as_a_list(CallChain([], pieced.calls, calls[:2]), [*calls, *calls[:2]])
+
+
+def _same_as_a_list(made: Sequence[Call], calls: list[Call]) -> None:
+    """Calls made as they are asked for (`CallRun`) answer as the list of those calls does."""
+    assert isinstance(made, CallRun)
+    assert made == calls and len(made) == len(calls)
+    assert [made[i] for i in range(-len(made), len(made))] == calls + calls
+    assert made[1:3] == calls[1:3]
+    for ms in (0, 20 * HOUR, 40 * HOUR, 61 * HOUR):
+        assert calls_since(made, ms) == [c for c in calls if c.timestamp_ms >= ms]
+    assert runs_of(made) == session_runs(calls)
+    assert list(runs_of(made)) == list(session_runs(calls))  # (the sessions' order too)
 
 
 def _history(claude: Path) -> dict[str, Path]:
