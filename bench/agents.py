@@ -106,6 +106,7 @@ def _env(claude: Path, codex: Path, cache: Path) -> dict[str, str]:
         CODEBURN_CURSOR_HOME=str(cache.parent / "no-cursor-home"),
         CODEBURN_CURSOR_SYNC="0",
     )
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: compiled modules are cached
     return env
 
 
