@@ -413,7 +413,7 @@ class ToolLogs:
         # A command reads once: `claude_calls` whole, or as each log was taken (the memo's
         # bookkeeping is for the next refresh of a long-lived reader; equal answers, by test).
         if taking is not None:
-            made = taking.weighing.result()
+            made = taking.result()
         else:
             files = [e.claude_view() for e in kept.values() if e.claude is not None]
             if self.plan.long_lived:

@@ -8,9 +8,11 @@ from collections.abc import Callable, Iterable
 from typing import Final
 
 from codeburn.providers.agents.claude_code import (
+    ClaudeCalls,
     ClaudeFile,
     ClaudeRequest,
     agent_id_of,
+    parent_session_of,
 )
 from codeburn.providers.agents.logs import ToolSnapshot
 from codeburn.providers.agents.state import (
@@ -63,12 +65,16 @@ class Taking:
         self.read_first: ClaudeRequest | None = None  # its first request
         self.spoiled = False  # a log read in pieces could not be read to its end
         self.taken_part = False  # a log sent in pieces is being taken
+        self.untaken: list[tuple[int, KeptLog]] = []  # logs with no record in the days read
 
     def take(self, key: str, entry: KeptLog) -> None:
         if entry.claude is None or key in self.taken:
             return  # (Codex: its records are few; kept as a refresh keeps them)
         change = entry.change(key)
-        self.weighing.add(self.index[key], entry.claude_view())
+        if entry.loaded:
+            self.weighing.add(self.index[key], entry.claude_view())
+        else:  # (all its records lie before the days read: `result` weighs it if it matters)
+            self.untaken.append((self.index[key], entry))
         entry.claude.requests = []
         entry.loaded, entry.loaded_low = False, None
         self.taken.add(key)
@@ -125,6 +131,22 @@ class Taking:
 
     def save(self) -> None:
         self.changes.save()
+
+    def result(self) -> ClaudeCalls:
+        """The weighing's calls. A log none of whose records lie in the days read (its records
+        not even decoded) can only say where a session started and name it, by its first
+        request that names a folder: it is weighed when that session has a request weighed,
+        and no other matters (equal to weighing every log, by test)."""
+        weighing = self.weighing
+        sessions = set(weighing.sessions)
+        for index, entry in self.untaken:
+            first, claude = entry.first, entry.claude
+            if first is None or claude is None:
+                continue  # (its view holds no request: nothing to weigh, nothing to name)
+            if (parent_session_of(claude.path) or first.session or claude.path) in sessions:
+                weighing.add(index, entry.claude_view())
+        self.untaken = []
+        return weighing.result()
 
     def whole(self, kept: dict[str, KeptLog]) -> bool:
         """Whether the logs weighed are the snapshot's: a sub-agent's file that could not be

@@ -1,6 +1,6 @@
 """Which copy of a Claude Code request counts, and whose session it is: `claude_calls` over
 every file's records, or `ClaudeWeighing` with the files given one at a time (the rules:
-docs/other-tools.md#claude-code)."""
+docs/other-tools.md)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from codeburn.providers.agents.claude_code import (
     agent_id_of,
     note_title,
     parent_session_of,
+    titles_of_calls,
 )
 from codeburn.providers.calls import CLAUDE_CODE, Call, CallRun, SessionRun
 from codeburn.providers.ide import path_project
@@ -175,7 +176,7 @@ class ClaudeWeighing:
             note_title(head, titles, prompts)
         for session, prompt in prompts.items():
             titles.setdefault(session, prompt)
-        return ClaudeCalls(calls, titles)
+        return ClaudeCalls(calls, titles_of_calls(titles, spans))
 
 
 class WeighedCalls(CallRun):

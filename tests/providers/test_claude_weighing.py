@@ -84,7 +84,8 @@ def _reference(files: list[ClaudeFile], since_ms: int | None) -> tuple[list[Call
         for key, (request, session) in chosen.items()
         if since_ms is None or request.timestamp_ms >= since_ms
     ]
-    return calls, titles
+    # Only the sessions that have calls are named.
+    return calls, {s: t for s, t in titles.items() if s in {c.session for c in calls}}
 
 
 def _rows(calls: Sequence[Call]) -> list[tuple[Any, ...]]:
@@ -278,3 +279,52 @@ def test_a_commands_read_after_appends_equals_a_servers(tmp_path: Path) -> None:
     for name in plans:
         assert again[name][:3] == again["server"][:3], name
         assert again[name][:3] != firsts[name][:3], name  # (the append moved the figures)
+
+
+def test_a_later_commands_read_names_sessions_from_logs_it_does_not_decode(
+    tmp_path: Path,
+) -> None:
+    """A read of the last days decodes only the logs with records in them; a log all of whose
+    records are older still says where a session with a call in those days started, and names
+    it (its sub-agent's file below), and one whose session has no call there names nothing."""
+    claude = tmp_path / "claude"
+    folder = claude / "projects" / "-home-dev-shop"
+    old, new = "2026-03-01T10:00:00.000Z", "2026-03-05T10:00:00.000Z"
+    a, c = "5d1c8a4e-0000-4000-8000-00000000000a", "5d1c8a4e-0000-4000-8000-00000000000c"
+    write(
+        folder / f"{a}.jsonl",
+        [summary("Old start"), assistant("a1", "r1", old, usage(), session=a)],
+    )
+    write(
+        folder / a / "subagents" / "agent-b1.jsonl",
+        [assistant("b1", "r2", new, usage(), session=a, cwd="/home/dev/shop/sub")],
+    )
+    write(
+        folder / f"{c}.jsonl", [summary("Unused"), assistant("c1", "r3", old, usage(), session=c)]
+    )
+    # Session `d` started in its sub-agent's older file, whose lines name another session: a
+    # sub-agent's file is its parent folder's session's, whatever its lines say.
+    d = "5d1c8a4e-0000-4000-8000-00000000000d"
+    write(folder / f"{d}.jsonl", [assistant("d1", "r4", new, usage(), session=d)])
+    write(
+        folder / d / "subagents" / "agent-e1.jsonl",
+        [assistant("e1", "r5", old, usage(), session="elsewhere", cwd="/home/dev/first")],
+    )
+    codex = tmp_path / "codex"
+    codex.mkdir()
+    plans = _plans(tmp_path)
+    for logs in plans.values():
+        _read(logs, claude, codex, None)  # (the store then holds every log)
+    since = 1772668800000  # 2026-03-05: the logs of 03-01 lie before the day before
+    later = {
+        name: _read(ToolLogs(r.store, r.plan, chunk_bytes=r.chunk_bytes), claude, codex, since)
+        for name, r in plans.items()
+    }
+    calls, titles = later["server"][:2]
+    assert titles == {a: "Old start"}
+    assert sorted((row[4], row[3]) for row in calls) == [
+        (a, path_project("/home/dev/shop")),  # (where `a` started, not its sub-agent's folder)
+        (d, path_project("/home/dev/first")),
+    ]
+    for name, read in later.items():
+        assert read[:3] == later["server"][:3], name
