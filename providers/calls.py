@@ -181,12 +181,8 @@ class CallRun(Sequence[Call]):
 
     def __getitem__(self, index: int | slice) -> Call | list[Call]:
         if isinstance(index, slice):
-            return [self._at(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        return self._at(index)
+            return [self._at(i) for i in range(len(self))[index]]
+        return self._at(range(len(self))[index])  # IndexError and negative indexes as for a list
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):

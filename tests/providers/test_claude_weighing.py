@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -168,7 +169,10 @@ def _same_as_a_list(made: Sequence[Call], calls: list[Call]) -> None:
     assert isinstance(made, CallRun)
     assert made == calls and len(made) == len(calls)
     assert [made[i] for i in range(-len(made), len(made))] == calls + calls
-    assert made[1:3] == calls[1:3]
+    assert made[1:3] == calls[1:3] and made[::-2] == calls[::-2]
+    for outside in (len(calls), -len(calls) - 1):
+        with pytest.raises(IndexError):
+            made[outside]
     for ms in (0, 20 * HOUR, 40 * HOUR, 61 * HOUR):
         assert calls_since(made, ms) == [c for c in calls if c.timestamp_ms >= ms]
     assert runs_of(made) == session_runs(calls)
