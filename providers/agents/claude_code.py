@@ -9,7 +9,7 @@ business.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -214,12 +214,6 @@ def parent_session_of(path: str) -> str | None:
 class ClaudeCalls:
     calls: Sequence[Call]  # a list, or made as they are asked for (`WeighedCalls`)
     titles: dict[str, str]  # session → its title
-
-
-def titles_of_calls(titles: dict[str, str], sessions: Container[str]) -> dict[str, str]:
-    """The titles of the sessions that have calls in a read (no other is ever shown, and a
-    read need not name a session none of whose requests it counts)."""
-    return {session: title for session, title in titles.items() if session in sessions}
 
 
 def note_title(file: ClaudeFile, titles: dict[str, str], prompts: dict[str, str]) -> None:

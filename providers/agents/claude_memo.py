@@ -24,7 +24,6 @@ from codeburn.providers.agents.claude_code import (
     make_call,
     note_title,
     parent_session_of,
-    titles_of_calls,
 )
 from codeburn.providers.calls import Call
 from codeburn.providers.ide import path_project
@@ -196,8 +195,7 @@ class ClaudeCallsMemo:
         every = [made[key] for key in order]
         since_ms = answer.since_ms
         calls = every if since_ms is None else [c for c in every if c.timestamp_ms >= since_ms]
-        sessions = {c.session for c in calls}
-        answer.result = ClaudeCalls(calls, titles_of_calls(answer.titles, sessions))
+        answer.result = ClaudeCalls(calls, dict(answer.titles))
         return answer.result
 
 

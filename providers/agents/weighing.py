@@ -17,7 +17,6 @@ from codeburn.providers.agents.claude_code import (
     agent_id_of,
     note_title,
     parent_session_of,
-    titles_of_calls,
 )
 from codeburn.providers.calls import CLAUDE_CODE, Call, CallRun, SessionRun
 from codeburn.providers.ide import path_project
@@ -176,7 +175,7 @@ class ClaudeWeighing:
             note_title(head, titles, prompts)
         for session, prompt in prompts.items():
             titles.setdefault(session, prompt)
-        return ClaudeCalls(calls, titles_of_calls(titles, spans))
+        return ClaudeCalls(calls, titles)
 
 
 class WeighedCalls(CallRun):

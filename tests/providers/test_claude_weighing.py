@@ -85,8 +85,7 @@ def _reference(files: list[ClaudeFile], since_ms: int | None) -> tuple[list[Call
         for key, (request, session) in chosen.items()
         if since_ms is None or request.timestamp_ms >= since_ms
     ]
-    # Only the sessions that have calls are named.
-    return calls, {s: t for s, t in titles.items() if s in {c.session for c in calls}}
+    return calls, titles
 
 
 def _rows(calls: Sequence[Call]) -> list[tuple[Any, ...]]:
@@ -208,7 +207,11 @@ def _read(logs: ToolLogs, claude: Path, codex: Path, since_ms: int | None) -> li
     rows = logs.store.load_tool_logs(IDENTITY)
     parts = logs.store.tool_log_parts(sorted(rows), None)
     records = {k: [r for p in parts.get(k, []) for r in json.loads(p.text or "[]")] for k in rows}
-    return [_rows(got.calls), got.titles, sorted(got.diagnostics), sorted(rows.items()), records]
+    # The titles of the sessions it counts a call of: no other is shown, and a command need not
+    # name a session all of whose logs lie before the days it reads (`Taking.result`).
+    sessions = {c.session for c in got.calls}
+    titles = {s: t for s, t in got.titles.items() if s in sessions}
+    return [_rows(got.calls), titles, sorted(got.diagnostics), sorted(rows.items()), records]
 
 
 def _plans(tmp_path: Path) -> dict[str, ToolLogs]:
@@ -290,7 +293,7 @@ def test_a_later_commands_read_names_sessions_from_logs_it_does_not_decode(
 ) -> None:
     """A read of the last days decodes only the logs with records in them; a log all of whose
     records are older still says where a session with a call in those days started, and names
-    it (its sub-agent's file below), and one whose session has no call there names nothing."""
+    it (its sub-agent's file below); one whose session has no call there is not shown."""
     claude = tmp_path / "claude"
     folder = claude / "projects" / "-home-dev-shop"
     old, new = "2026-03-01T10:00:00.000Z", "2026-03-05T10:00:00.000Z"
