@@ -291,6 +291,14 @@ class LocalReader:
         6-month floor (docs/other-tools.md); the read's state is kept for the next read."""
         return self.tools.calls_between(self._tool_snapshot(), first_ms, end_ms)
 
+    def prepare_tools(self, since_ms: int) -> None:
+        """Read the other tools' logs from `since_ms` now, the answer unused: a long-lived
+        reader whose next reads start there (the days before were just sealed) then answers
+        its first refresh after an append by weighing the new requests alone
+        (`ClaudeCallsMemo`), instead of every request since `since_ms`."""
+        if self.plan.long_lived and self._tool_snapshot().files:
+            self._read_tools(since_ms)
+
     def _read_tools(self, since_ms: int, progress: Progress | None = None) -> ToolRead:
         """Claude Code's and Codex's logs: only what is new since the last read; the state is
         saved by the command's writer (or behind the language server's status)."""

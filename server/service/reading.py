@@ -435,6 +435,8 @@ class UsageReader(SealedDays):
         if sealable and store_ok and parse_from < now_day:
             zone = timezone_name()
             self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths, again)
+            if self.plan.long_lived:  # the next reads start today
+                self._local.prepare_tools(local_midnight_ms(now_day))
         return local
 
     def invalidate(self, first: date, last: date) -> None:

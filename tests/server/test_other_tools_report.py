@@ -322,3 +322,23 @@ def test_a_long_lived_service_after_appends_and_rewrites_equals_a_fresh_one(
     check()  # rewritten
     today_only.write_bytes(today_only.read_bytes()[:10])
     check()  # truncated: a torn line, nothing
+
+
+def test_a_long_lived_services_first_refresh_after_an_append_weighs_only_what_is_new(
+    three_tools: Path, tmp_path: Path
+) -> None:
+    """A status that seals the days before today makes the other tools' read from today ready
+    at once (`LocalReader.prepare_tools`): the first status after an append then weighs the new
+    requests alone, rather than every request of the days it reads, and equals a fresh one."""
+    service = UsageService(three_tools, cache_dir=tmp_path / "kept-cache")
+    budget = Budget()
+    service.status(budget=budget, sync=False)
+    memo = service._local.tools.claude_memo
+    made = memo.full_makes
+    path = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / SLUG / f"{SESSION}.jsonl"
+    with path.open("ab") as fh:
+        fh.write(jsonl([assistant("m9", "r9", iso_utc(at(today(), 0, 1)), usage(), cwd=FOLDER)]))
+    after = service.status(budget=budget, sync=False)
+    assert memo.full_makes == made  # (the answer from today was made by the first status)
+    fresh = UsageService(three_tools, cache_dir=tmp_path / "fresh-cache")
+    assert _figures(after) == _figures(fresh.status(budget=budget, sync=False))
