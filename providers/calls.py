@@ -247,20 +247,36 @@ def runs_of(calls: Sequence[Call]) -> dict[str, SessionRun]:
 
 def session_runs(calls: Iterable[Call]) -> dict[str, SessionRun]:
     """Per session (in the order first seen), what its calls say of it (`SessionRun`)."""
-    runs: dict[str, tuple[Call, dict[str, None], int, int]] = {}
-    for call in calls:
-        run = runs.get(call.session)
-        ms = call.timestamp_ms
+    runs = SessionRuns()
+    for c in calls:
+        runs.add(c.session, c.project, c.provider, c.model, c.timestamp_ms)
+    return runs.runs()
+
+
+class SessionRuns:
+    """`SessionRun`s made as calls are met, in order: a session's first call gives its project
+    and provider."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, tuple[str, str, dict[str, None], list[int]]] = {}
+
+    def add(self, session: str, project: str, provider: str, model: str, ms: int) -> None:
+        run = self._runs.get(session)
         if run is None:
-            runs[call.session] = (call, {call.model: None}, ms, ms)
-        else:
-            run[1][call.model] = None
-            if ms < run[2] or ms > run[3]:
-                runs[call.session] = (run[0], run[1], min(ms, run[2]), max(ms, run[3]))
-    return {
-        session: SessionRun(first.project, first.provider, tuple(models), lo, hi)
-        for session, (first, models, lo, hi) in runs.items()
-    }
+            self._runs[session] = (project, provider, {model: None}, [ms, ms])
+            return
+        run[2][model] = None
+        span = run[3]
+        if ms < span[0]:
+            span[0] = ms
+        elif ms > span[1]:
+            span[1] = ms
+
+    def runs(self) -> dict[str, SessionRun]:
+        return {
+            session: SessionRun(project, provider, tuple(models), span[0], span[1])
+            for session, (project, provider, models, span) in self._runs.items()
+        }
 
 
 def _joined(first: SessionRun, then: SessionRun) -> SessionRun:

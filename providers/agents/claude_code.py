@@ -210,6 +210,17 @@ def parent_session_of(path: str) -> str | None:
     return None
 
 
+def session_of(request: ClaudeRequest, path: str, parent: str | None) -> str:
+    """Whose session a request of the file at `path` is: the parent's for a sub-agent's folder
+    (`parent`, from `parent_session_of`), else its line's `sessionId`, else the file's."""
+    return parent or request.session or path
+
+
+def call_model(model: str) -> str:
+    """A call's model: the line's, else "unknown"."""
+    return model or "unknown"
+
+
 @dataclass(slots=True)
 class ClaudeCalls:
     calls: Sequence[Call]  # a list, or made as they are asked for (`WeighedCalls`)
@@ -230,8 +241,14 @@ def note_title(file: ClaudeFile, titles: dict[str, str], prompts: dict[str, str]
         prompts[session] = file.first_prompt
 
 
+def call_key(key: str) -> str:
+    """A call's key: its request's (`message.id` + `requestId`, else where its line lies), in
+    Claude Code's namespace."""
+    return f"{CLAUDE_CODE}:{key}"
+
+
 def make_call(key: str, request: ClaudeRequest, session: str, project: str) -> Call:
-    return _call(f"{CLAUDE_CODE}:{key}", request, session, project)
+    return _call(call_key(key), request, session, project)
 
 
 def _call(call_key: str, request: ClaudeRequest, session: str, project: str) -> Call:
@@ -246,7 +263,7 @@ def _call(call_key: str, request: ClaudeRequest, session: str, project: str) -> 
     return Call(
         call_key,
         CLAUDE_CODE,
-        request.model or "unknown",
+        call_model(request.model),
         project,
         session,
         request.timestamp_ms,

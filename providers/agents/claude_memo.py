@@ -24,6 +24,7 @@ from codeburn.providers.agents.claude_code import (
     make_call,
     note_title,
     parent_session_of,
+    session_of,
 )
 from codeburn.providers.calls import Call
 from codeburn.providers.ide import path_project
@@ -97,7 +98,7 @@ class ClaudeCallsMemo:
             found = False
             for request in file.requests:
                 if request.cwd and (request.agent_id is None or request.agent_id not in present):
-                    session = parent or request.session or file.path
+                    session = session_of(request, file.path, parent)
                     first = started.get(session)
                     if first is None or request.timestamp_ms < first[0]:
                         started[session] = (request.timestamp_ms, request.cwd)
@@ -158,7 +159,7 @@ class ClaudeCallsMemo:
                 continue
             if request.agent_id is not None and request.agent_id in present:
                 continue
-            session = parent or request.session or file.path
+            session = session_of(request, file.path, parent)
             key = request.key or f"{file.path}@{request.offset}"
             at = (index, start + offset)
             held = chosen.get(key)

@@ -13,6 +13,7 @@ from codeburn.providers.agents.claude_code import (
     ClaudeRequest,
     agent_id_of,
     parent_session_of,
+    session_of,
 )
 from codeburn.providers.agents.logs import ToolSnapshot
 from codeburn.providers.agents.state import (
@@ -143,7 +144,7 @@ class Taking:
             first, claude = entry.first, entry.claude
             if first is None or claude is None:
                 continue  # (its view holds no request: nothing to weigh, nothing to name)
-            if (parent_session_of(claude.path) or first.session or claude.path) in sessions:
+            if session_of(first, claude.path, parent_session_of(claude.path)) in sessions:
                 weighing.add(index, entry.claude_view())
         self.untaken = []
         return weighing.result()

@@ -15,10 +15,13 @@ from codeburn.providers.agents.claude_code import (
     ClaudeFile,
     ClaudeRequest,
     agent_id_of,
+    call_key,
+    call_model,
     note_title,
     parent_session_of,
+    session_of,
 )
-from codeburn.providers.calls import CLAUDE_CODE, Call, CallRun, SessionRun
+from codeburn.providers.calls import CLAUDE_CODE, Call, CallRun, SessionRun, SessionRuns
 from codeburn.providers.ide import path_project
 from codeburn.providers.pricing import claude_cost
 
@@ -27,7 +30,6 @@ _RANK_BITS: Final = 32  # a copy's rank: its file's index, then its place in the
 # time and tokens, that copy's rank, and the rank of its first copy (the calls' order).
 _TIME, _INPUT, _OUTPUT, _READ, _WRITE_5M, _WRITE_1H, _CHOSEN_AT, _FIRST_AT = range(8)
 _WIDTH: Final = 8
-_KEY_PREFIX: Final = f"{CLAUDE_CODE}:"
 
 
 def claude_calls(files: Iterable[ClaudeFile], since_ms: int | None = None) -> ClaudeCalls:
@@ -91,7 +93,7 @@ class ClaudeWeighing:
                 slots[key] = len(keys)
                 keys.append(key)
                 models.append(request.model)
-                sessions.append(parent or request.session or file.path)
+                sessions.append(session_of(request, file.path, parent))
                 numbers.extend(_numbers(request, at))
                 numbers.append(at)
                 continue
@@ -102,7 +104,7 @@ class ClaudeWeighing:
                 request.output_tokens == held and at < numbers[i + _CHOSEN_AT]
             ):
                 models[slot] = request.model
-                sessions[slot] = parent or request.session or file.path
+                sessions[slot] = session_of(request, file.path, parent)
                 numbers[i : i + _FIRST_AT] = array("q", _numbers(request, at))
         if not start and file.requests and (file.summary or file.first_prompt):
             self.name(
@@ -114,7 +116,7 @@ class ClaudeWeighing:
         names a folder (a `progress` copy only when its sub-agent's own file is absent)."""
         for request in file.requests:
             if request.cwd and (request.agent_id is None or request.agent_id not in self.present):
-                session = parent or request.session or file.path
+                session = session_of(request, file.path, parent)
                 first = self.started.get(session)
                 if first is None or (request.timestamp_ms, index) < first[:2]:
                     self.started[session] = (request.timestamp_ms, index, request.cwd)
@@ -138,7 +140,7 @@ class ClaudeWeighing:
         del firsts
         order, costs, priced = array("q"), array("d"), bytearray()
         sessions = self.sessions
-        spans: dict[str, tuple[dict[str, None], int, int]] = {}  # what `runs` tells, per session
+        runs = SessionRuns()
         for slot in slots:
             i = slot * _WIDTH
             ms = numbers[i + _TIME]
@@ -152,21 +154,10 @@ class ClaudeWeighing:
             order.append(slot)
             costs.append(cost)
             priced.append(known)
-            span = spans.get(session)
-            if span is None:
-                spans[session] = ({model or "unknown": None}, ms, ms)
-            else:
-                span[0][model or "unknown"] = None
-                if ms < span[1] or ms > span[2]:
-                    spans[session] = (span[0], min(ms, span[1]), max(ms, span[2]))
-        runs = {
-            session: SessionRun(
-                projects.get(session, UNKNOWN_PROJECT), CLAUDE_CODE, tuple(found), lo, hi
-            )
-            for session, (found, lo, hi) in spans.items()
-        }
+            project = projects.get(session, UNKNOWN_PROJECT)
+            runs.add(session, project, CLAUDE_CODE, call_model(model), ms)
         calls = WeighedCalls(
-            self.keys, models, sessions, projects, numbers, order, costs, priced, runs
+            self.keys, models, sessions, projects, numbers, order, costs, priced, runs.runs()
         )
         self.keys, self.models, self.sessions, self.numbers = [], [], [], array("q")
         titles: dict[str, str] = {}
@@ -204,35 +195,15 @@ class WeighedCalls(CallRun):
         return len(self.order)
 
     def __iter__(self) -> Iterator[Call]:
-        # `_at` inlined for speed (derivation goes through every call); property-tested equal.
-        keys, models, sessions, numbers = self.keys, self.models, self.sessions, self.numbers
-        project_of, costs, priced = self.projects.get, self.costs, self.priced
-        for at, slot in enumerate(self.order):
-            i, session = slot * _WIDTH, sessions[slot]
-            yield Call(
-                _KEY_PREFIX + keys[slot],
-                CLAUDE_CODE,
-                models[slot] or "unknown",
-                project_of(session, UNKNOWN_PROJECT),
-                session,
-                numbers[i],
-                numbers[i + 1],
-                numbers[i + 2],
-                numbers[i + 3],
-                numbers[i + 4] + numbers[i + 5],
-                costs[at],
-                False,
-                False,
-                priced[at] == 1,
-            )
+        return map(self._at, range(len(self.order)))
 
     def _at(self, index: int) -> Call:
         slot = self.order[index]
         numbers, i, session = self.numbers, slot * _WIDTH, self.sessions[slot]
         return Call(
-            _KEY_PREFIX + self.keys[slot],
+            call_key(self.keys[slot]),
             CLAUDE_CODE,
-            self.models[slot] or "unknown",
+            call_model(self.models[slot]),
             self.projects.get(session, UNKNOWN_PROJECT),
             session,
             numbers[i + _TIME],

@@ -435,8 +435,7 @@ class UsageReader(SealedDays):
         if sealable and store_ok and parse_from < now_day:
             zone = timezone_name()
             self._seal(zone, parse_from, now_day - ONE_DAY, derived, snapshot, local.paths, again)
-            if self.plan.long_lived:  # the next reads start today
-                self._local.prepare_tools(local_midnight_ms(now_day))
+            self._local.prepare_tools(local_midnight_ms(now_day))  # the next reads start today
         return local
 
     def invalidate(self, first: date, last: date) -> None:
