@@ -25,7 +25,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("server", "providers", "cache", "sync")
-LAZY = {"agent": "providers/agent/__init__.py", "ide": "providers/ide/__init__.py"}
+LAZY = {
+    "agent": "providers/agent/__init__.py",
+    "agents": "providers/agents/__init__.py",
+    "ide": "providers/ide/__init__.py",
+}
 PROBES = {
     "cli": "import codeburn.server.cli.main, codeburn.server.service, codeburn.cache",
     "lsp": (

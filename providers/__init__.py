@@ -4,7 +4,7 @@
 # which import them on first use (codeburn.providers.lazy).
 
 from codeburn.providers.agent_side import earliest
-from codeburn.providers.agents import tool_log_folders
+from codeburn.providers.agents.logs import tool_log_folders
 from codeburn.providers.background_writes import (
     enable_write_behind,
     flush_write_behind,

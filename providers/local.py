@@ -15,15 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-# The database and graph readers on first use: a status answered from our caches reads neither.
+# The database and graph readers on first use: a status answered from our caches reads neither,
+# and the other tools' decoders once their logs exist.
 import codeburn.providers.agent as agent_formats
+import codeburn.providers.agents as tool_logs
 import codeburn.providers.ide as ide_db
 from codeburn.providers.agent_side import (
     AgentSide,
     QueuedFirstSeen,
     earliest,
 )
-from codeburn.providers.agents import ToolLogs, ToolRead, ToolSnapshot
+from codeburn.providers.agents import ToolRead, ToolSnapshot, take_snapshot
 from codeburn.providers.calls import Call, CallChain, SessionRun, runs_of
 from codeburn.providers.conversations import ConversationMemo, LocalConversation
 from codeburn.providers.gauges import MAX_GAUGE_TOKENS, skipped_gauge_note
@@ -40,6 +42,7 @@ from codeburn.providers.plan import LONG_LIVED, Plan
 from codeburn.providers.sqlite_ro import DatabaseMissingError
 
 if TYPE_CHECKING:
+    from codeburn.providers.agents import ToolLogs
     from codeburn.providers.ide import CursorReader, ReadResult
 
 AGENT_ONLY: Final = "showing agent transcripts and Cursor Agent CLI sessions only"
@@ -248,7 +251,7 @@ class LocalReader:
         self._seen_saved: dict[str, int] | None = None
         self._parts = PartMemo()
         self._conversations = ConversationMemo()
-        self.tools = ToolLogs(store, plan)
+        self._tools: ToolLogs | None = None  # (see `tools`)
         # The other tools' files as this refresh found them: one listing serves the read of
         # the days before the month, the fingerprint and the read (see `refreshed`).
         self._tool_snap: ToolSnapshot | None = None
@@ -257,10 +260,23 @@ class LocalReader:
         """The Cursor home's files and their identities (cheap: no file is read)."""
         return self.agent.snapshot()
 
+    @property
+    def tools(self) -> ToolLogs:
+        """The reader of the other tools' logs, made when first needed."""
+        if self._tools is None:
+            self._tools = tool_logs.ToolLogs(self.store, self.plan)
+        return self._tools
+
     def _tool_snapshot(self) -> ToolSnapshot:
         snap = self._tool_snap
         if snap is None:
-            snap = self._tool_snap = self.tools.snapshot()
+            # A command's listing is the reader's own (it keeps none between commands).
+            tools = self._tools
+            if tools is None and not self.plan.long_lived:
+                snap = take_snapshot()
+            else:
+                snap = self.tools.snapshot()
+            self._tool_snap = snap
         return snap
 
     def sources_fingerprint(self, snapshot: AgentSnapshot) -> str:
@@ -289,7 +305,10 @@ class LocalReader:
     def tool_calls(self, first_ms: int, end_ms: int) -> list[Call]:
         """Other tools' calls in [first_ms, end_ms): their logs are read whole, with no
         6-month floor (docs/other-tools.md); the read's state is kept for the next read."""
-        return self.tools.calls_between(self._tool_snapshot(), first_ms, end_ms)
+        snap = self._tool_snapshot()
+        if not snap.files and self._tools is None:
+            return []  # (as in `_read_tools`)
+        return self.tools.calls_between(snap, first_ms, end_ms)
 
     def prepare_tools(self, since_ms: int) -> None:
         """Read the other tools' logs from `since_ms` now, the answer unused: a long-lived
@@ -303,12 +322,16 @@ class LocalReader:
         """Claude Code's and Codex's logs: only what is new since the last read; the state is
         saved by the command's writer (or behind the language server's status)."""
         snap, self._tool_snap = self._tool_snapshot(), None
+        if not snap.files and self._tools is None:
+            # No log, and none read before: what a read would find (what the store keeps of
+            # logs now gone is dropped by the next read that finds a log).
+            return ToolRead(diagnostics=list(snap.problems))
         tools = self.tools
         read = tools.read(snap, since_ms, progress)
         if tools.changed:
             self.plan.save("tool logs", tools.save_later(lazy=not self.plan.long_lived))
         if not self.plan.long_lived:
-            self.tools = ToolLogs(self.store, self.plan)
+            self._tools = None
         return read
 
     def read(

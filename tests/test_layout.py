@@ -149,7 +149,12 @@ def test_a_package_declares_its_surface_once(package: str) -> None:
 
 
 def test_a_lazy_surface_is_the_one_the_type_checker_sees() -> None:
-    assert {"codeburn.providers.agent", "codeburn.providers.ide", "codeburn.sync"} == LAZY
+    assert {
+        "codeburn.providers.agent",
+        "codeburn.providers.agents",
+        "codeburn.providers.ide",
+        "codeburn.sync",
+    } == LAZY
     for package in LAZY:
         module = importlib.import_module(package)
         where = surface_imports(INITS[package].read_text())
@@ -195,5 +200,6 @@ def test_the_command_line_starts_without_the_readers_of_cursors_files() -> None:
         "codeburn.providers.ide.reader",
         "codeburn.providers.ide.layout3.reader",
         "codeburn.providers.ide.layout3.blob_scan",
+        "codeburn.providers.agents.reader",  # (a command with no such logs never imports it)
     }
     assert "codeburn.providers.local" in loaded and not readers & loaded

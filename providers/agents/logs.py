@@ -7,12 +7,12 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from codeburn.providers.calls import CLAUDE_CODE, CODEX
+from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
 
 CLAUDE_ENV: Final = "CLAUDE_CONFIG_DIR"
 CODEX_ENV: Final = "CODEX_HOME"
@@ -43,6 +43,16 @@ def tool_log_folders() -> list[Path]:
         root / "sessions",
         root / "archived_sessions",
     ]
+
+
+@dataclass(slots=True)
+class ToolRead:
+    """What a read of the logs found (`ToolLogs.read`; no logs: nothing)."""
+
+    calls: Sequence[Call] = ()  # Claude Code's (maybe made as asked for), then Codex's
+    titles: dict[str, str] = field(default_factory=dict)  # session → title
+    diagnostics: list[str] = field(default_factory=list)
+    found: set[str] = field(default_factory=set)  # tools whose root holds a file with usage
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final, cast
 
 from codeburn.providers.agents.claude_code import (
@@ -33,6 +32,7 @@ from codeburn.providers.agents.codex import (
 from codeburn.providers.agents.logs import (
     Listings,
     LogFile,
+    ToolRead,
     ToolSnapshot,
     claude_roots,
     codex_root,
@@ -66,14 +66,6 @@ HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read
 _SNIFF: Final = 4096
 PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
 LISTING_NS: Final = 60 * 1_000_000_000  # a watched reader lists every root this often
-
-
-@dataclass(slots=True)
-class ToolRead:
-    calls: Sequence[Call] = ()  # Claude Code's (maybe made as asked for), then Codex's
-    titles: dict[str, str] = field(default_factory=dict)  # session → title
-    diagnostics: list[str] = field(default_factory=list)
-    found: set[str] = field(default_factory=set)  # tools whose root holds a file with usage
 
 
 class ToolLogs:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +88,33 @@ def _report(capsys: pytest.CaptureFixture[str], db: Path | None, *extra: str) ->
     args += ["--cursor-db", str(db)] if db is not None else []
     assert main([*args, *extra]) == 0
     return json.loads(capsys.readouterr().out)
+
+
+DECODERS = ("codeburn.providers.agents.claude_code", "codeburn.providers.agents.codex")
+
+
+def _decoders_a_report_imports(db: Path) -> list[str]:
+    """The other tools' decoders in `sys.modules` after a report in a fresh process."""
+    probe = (
+        "import sys\n"
+        "from codeburn.server.cli.main import main\n"
+        f"assert main(['report', '--format', 'json', '--cursor-db', {str(db)!r}]) == 0\n"
+        f"print(' '.join(m for m in {DECODERS!r} if m in sys.modules), file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    return done.stderr.split()
+
+
+def test_a_command_imports_the_other_tools_decoders_only_when_their_logs_exist(
+    three_tools: Path,
+) -> None:
+    # A warm status or a Cursor-only report imports neither decoder (its start-up time).
+    assert _decoders_a_report_imports(three_tools) == list(DECODERS)
+    for root in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        shutil.rmtree(os.environ[root])
+    assert _decoders_a_report_imports(three_tools) == []
 
 
 def test_one_project_row_for_a_folder_used_from_three_tools(
