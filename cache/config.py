@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from codeburn.cache.dirs import config_dir
 from codeburn.cache.files import locked, read_json, write_json_atomic
@@ -18,8 +17,7 @@ def config_path() -> Path:
     return config_dir() / CONFIG_FILE
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
+class Budget(NamedTuple):
     daily: float | None = None
     monthly: float | None = None
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Final, overload
+from typing import Any, Final, NamedTuple, overload
 
 from codeburn.providers import EventDetail, UsageRow, iso_utc
 
@@ -17,8 +16,7 @@ CELLS_JSON: Final = "json"
 _ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
+class StoredEvent(NamedTuple):
     """A stored row; `exported_at_ms` (when its export was made) decides which rendering wins.
 
     `detail` is what the same event's JSON usage event added (conversation, kind, charge, fee);

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import timedelta
 from typing import Final
 
@@ -62,7 +61,7 @@ def keeps_detail(old: StoredEvent | None, new: StoredEvent) -> StoredEvent:
     """An export's rendering `new` of a stored event keeps what its JSON usage event added."""
     if old is None or old.detail is None or new.detail is not None:
         return new
-    return replace(new, detail=old.detail)
+    return new._replace(detail=old.detail)
 
 
 def with_json(stored: StoredEvent, incoming: StoredEvent) -> StoredEvent:
@@ -70,12 +69,12 @@ def with_json(stored: StoredEvent, incoming: StoredEvent) -> StoredEvent:
     export's cells stay (they are what Cursor's export says), the detail is the JSON's."""
     if stored.cells != CELLS_CSV:
         return incoming
-    return replace(incoming, row=stored.row, cells=CELLS_CSV)
+    return incoming._replace(row=stored.row, cells=CELLS_CSV)
 
 
 def enriched(stored: StoredEvent, detail: EventDetail) -> StoredEvent:
     """A stored event the sync may not replace (a manual row) with its JSON event's detail."""
-    return stored if stored.detail == detail else replace(stored, detail=detail)
+    return stored if stored.detail == detail else stored._replace(detail=detail)
 
 
 def content_key(event: StoredEvent) -> str:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from codeburn.cache.imports.events import PackedEvents, StoredEvent, iso_or_none
 from codeburn.providers import (
@@ -50,8 +49,7 @@ class CoverageError(CodeBurnError, ValueError):
     """A bad --from/--to, or rows outside them: the import is refused and nothing is stored."""
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+class Range(NamedTuple):
     """Coverage: inside it the stored events stand for local Cursor estimates (ends included)."""
 
     start_ms: int
@@ -68,8 +66,7 @@ class Range:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ImportSnapshot:
+class ImportSnapshot(NamedTuple):
     """What the store held when read (empty and `exists=False` when there is no store)."""
 
     exists: bool
@@ -85,8 +82,7 @@ class ImportSnapshot:
         return any(normalise_model(model)[0] == GROKBOT for model in models)
 
 
-@dataclass(frozen=True, slots=True)
-class ImportSummary:
+class ImportSummary(NamedTuple):
     """The result of an import or a sync; `to_json()` is docs/import.md#summary."""
 
     changed: bool
@@ -135,8 +131,7 @@ class ImportSummary:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class RemoveResult:
+class RemoveResult(NamedTuple):
     existed: bool
     ranges: tuple[Range, ...]
     first_day: date | None  # local days the removed data covered, for the daily cache

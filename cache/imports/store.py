@@ -10,7 +10,6 @@ or 1 store is migrated on first read (its file kept as `cursor-usage.v2.migrated
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -110,7 +109,7 @@ def _healed(snap: ImportSnapshot, store: Path, now: int) -> ImportSnapshot:
     written = fingerprint(store)
     limit = now if written is None else min(now, written[0] // 1_000_000)
     ranges, _ = heal(snap.ranges, {}, limit)
-    return dataclasses.replace(snap, ranges=ranges)
+    return snap._replace(ranges=ranges)
 
 
 def events_as_calls(snapshot: ImportSnapshot) -> list[Call]:

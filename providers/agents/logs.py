@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call
 
@@ -55,8 +55,7 @@ class ToolRead:
     found: set[str] = field(default_factory=set)  # tools whose root holds a file with usage
 
 
-@dataclass(frozen=True, slots=True)
-class LogFile:
+class LogFile(NamedTuple):
     tool: str
     path: str
     name: str  # Claude Code: '/'-separated under `projects/` (root-numbered); Codex: the path

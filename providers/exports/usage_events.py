@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Final, Literal
+from dataclasses import replace
+from typing import Any, Final, Literal, NamedTuple
 
 from codeburn.providers.exports.team import is_email
 from codeburn.providers.exports.usage_csv import UsageRow, billed_amount, identity
@@ -47,8 +47,7 @@ class EventShapeError(ValueError):
     """A JSON usage event we cannot read (the answer is then of unknown shape)."""
 
 
-@dataclass(frozen=True, slots=True)
-class EventDetail:
+class EventDetail(NamedTuple):
     """What only the JSON usage events carry; "" / None when the event did not say."""
 
     kind: str = ""
@@ -75,8 +74,7 @@ class EventDetail:
         return self.cursor_fee_cents / 100
 
 
-@dataclass(frozen=True, slots=True)
-class UsageEvent:
+class UsageEvent(NamedTuple):
     """One JSON event as the export row it stands for and its detail."""
 
     row: UsageRow

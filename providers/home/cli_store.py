@@ -13,9 +13,8 @@ import os
 import re
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 # The agent formats on first use: a status only lists files.
 import codeburn.providers.agent as agent_formats
@@ -45,8 +44,7 @@ META_KEY: Final = "0"
 WHOLE_STORE_BYTES: Final = 16 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class CliSession:
+class CliSession(NamedTuple):
     """What one store.db says about its conversation (`graph` None when it could not be read)."""
 
     conversation_id: str

@@ -12,7 +12,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 # The agent formats on first use: a status only lists files.
 import codeburn.providers.agent as agent_formats
@@ -49,8 +49,7 @@ def _ident(path: Path, *, wal: bool = False) -> Ident | None:
     return ident
 
 
-@dataclass(frozen=True, slots=True)
-class AgentSnapshot:
+class AgentSnapshot(NamedTuple):
     """The files found under one Cursor home, each with its identity."""
 
     home: Path
@@ -91,8 +90,7 @@ def take_snapshot(home: Path) -> AgentSnapshot:
     return AgentSnapshot(home, transcripts, stores, idents, taken_ns)
 
 
-@dataclass(frozen=True, slots=True)
-class TranscriptRead:
+class TranscriptRead(NamedTuple):
     file: TranscriptFile
     turns: tuple[GraphTurn, ...]
     mtime_ms: int  # the file's modification time at this read

@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 # The agent formats on first use: a status only lists files.
 import codeburn.providers.agent as agent_formats
@@ -30,8 +29,7 @@ _NAME: Final = attrgetter("name")
 SETTLED_NS: Final = 2_000_000_000
 
 
-@dataclass(frozen=True, slots=True)
-class TranscriptFile:
+class TranscriptFile(NamedTuple):
     """One transcript on disk: whose it is and where it was found."""
 
     conversation_id: str

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class LongContext:
+class LongContext(NamedTuple):
     """A long-context tier, USD per token: in one request, the tokens of a kind beyond
     `threshold` of that kind are priced at these rates (docs/pricing.md)."""
 
@@ -27,8 +25,7 @@ class LongContext:
     cache_write_1h: float
 
 
-@dataclass(frozen=True, slots=True)
-class Rates:
+class Rates(NamedTuple):
     """USD per token."""
 
     input: float
@@ -292,7 +289,7 @@ def _with_tier(model: str, rates: Rates | None) -> Rates | None:
         return None
     base = _DATE_SUFFIX.sub("", _candidates(_canonical(model.strip().lower()))[-1])
     tier = _long_context(base)
-    return rates if tier is None else replace(rates, long_context=tier)
+    return rates if tier is None else rates._replace(long_context=tier)
 
 
 def rates_for(model: str) -> Rates | None:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from codeburn.server.service.formatting import format_money
 
@@ -43,8 +42,7 @@ is still wide open (a late burst can multiply it); from about 61 % of the cycle 
 moves it by about half."""
 
 
-@dataclass(frozen=True, slots=True)
-class DayFigures:
+class DayFigures(NamedTuple):
     """One local day's figures of what the status bar counts."""
 
     cost: float = 0.0
@@ -52,8 +50,7 @@ class DayFigures:
     calls: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Cycle:
+class Cycle(NamedTuple):
     """A billing cycle in local days, both ends inclusive."""
 
     start: date
@@ -65,8 +62,7 @@ class Cycle:
         return (self.end - self.start).days + 1
 
 
-@dataclass(frozen=True, slots=True)
-class Projection:
+class Projection(NamedTuple):
     spent: float
     projected: float
     low: float

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Final
+from typing import Final, NamedTuple
 
 from codeburn.providers import CodeBurnError, six_month_floor
 from codeburn.server.service.cycle import current_cycle
@@ -33,8 +32,7 @@ class PeriodError(CodeBurnError, ValueError):
     """A period or date the user gave cannot be used; the message says how to fix it."""
 
 
-@dataclass(frozen=True, slots=True)
-class Period:
+class Period(NamedTuple):
     label: str
     start: date
     end: date
