@@ -10,7 +10,6 @@ builds (spread between a conversation's start and last update) nor a file's firs
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 from codeburn.providers.calls import CURSOR, CURSOR_AGENT, Call
@@ -28,8 +27,7 @@ class Turn(NamedTuple):
     model: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class LocalConversation:
+class LocalConversation(NamedTuple):
     """One local conversation (IDE composer, Cursor Agent CLI session, transcript)."""
 
     id: str

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from operator import attrgetter
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from codeburn.providers.agent import protobuf as pb
 from codeburn.providers.agent.blob_parts import (
@@ -70,8 +70,7 @@ class GraphTurn:
 _turn_fields: Final = attrgetter(*(f.name for f in dataclass_fields(GraphTurn)))
 
 
-@dataclass(frozen=True, slots=True)
-class Graph:
+class Graph(NamedTuple):
     """A decoded conversation."""
 
     turns: tuple[GraphTurn, ...]
@@ -242,8 +241,7 @@ def _turn_blob(walk: _Walk, user: UserPart | None, step_keys: list[str]) -> _Tur
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class RootFields:
+class RootFields(NamedTuple):
     """The fields of a root that the walk needs."""
 
     prompt_keys: list[str]  # field 1, as blob ids (`blob_key`)

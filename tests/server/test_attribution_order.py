@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -206,7 +205,7 @@ def test_a_day_derived_now_is_never_stale(tmp_path: Path, monkeypatch: pytest.Mo
         [e.row for e in parsed], "0123456789abcdef", at(day, 0), at(day, 23), details=details
     )
     snapshot = load_store()
-    mine, other = {"c-y": local}, {"c-other": replace(local, id="c-other")}
+    mine, other = {"c-y": local}, {"c-other": local._replace(id="c-other")}
     derived = {}
     for name, known in (("mine", mine), ("none", {}), ("other", other)):
         derived[name] = derive_days(day, day, [], snapshot, known)

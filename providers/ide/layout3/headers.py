@@ -12,7 +12,7 @@ import json
 import sqlite3
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeGuard
+from typing import Any, Final, NamedTuple, TypeGuard
 
 from codeburn.providers.gauges import first_gauge
 from codeburn.providers.ide import sql as scan
@@ -117,8 +117,7 @@ class ComposerRows:
     same: bool = False  # this pass returned the last one's result
 
 
-@dataclass(frozen=True, slots=True)
-class _LastPass:
+class _LastPass(NamedTuple):
     headers: list[tuple[Any, ...]]
     items: list[Any]
     heads: dict[str, tuple[tuple[str, Any], ...]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from codeburn.providers.agent import Graph, GraphUnreadable
 from codeburn.providers.calls import Call
@@ -28,8 +28,7 @@ FIRST_GRAPH_VERSION: Final = 17
 ROOT_KEY_PREFIX: Final = "cursor:root:"
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     """What a pass made of one conversation without bubbles, and from what: the next pass
     replays it while the composer (the same object: its sources did not change) and its meta
     are the same, and no blob it missed can arrive (so a refresh need not look at each)."""

@@ -4,9 +4,8 @@ model, times, parent and title (`conversation_metas`, from the composers `header
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from codeburn.providers.ide.layout3.headers import Composer
 from codeburn.providers.ide.paths import workspace_storage_dir
@@ -17,8 +16,7 @@ _NO_FOLDER: Final = re.compile(r"^(empty-window|\d{13})$")
 _WORKSPACE_ID: Final = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")  # a folder name, never a path
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationMeta:
+class ConversationMeta(NamedTuple):
     """What the database says about one conversation, besides its messages."""
 
     project: str | None
