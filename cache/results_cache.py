@@ -111,9 +111,12 @@ class CachedResults:
             "calls": [c.to_row() for c in self.calls],
         }
 
-    def dumps(self) -> str:
-        """`dump` as JSON text (each call and conversation encoded once for all the writes
-        that hold it)."""
+    def dumps(self, *, again: bool = True) -> str:
+        """`dump` as JSON text. `again`: its writer writes mostly the same calls again (a
+        long-lived service, at each refresh): each call and conversation is encoded once for
+        all the writes that hold it; else the file is encoded whole, once (the same text)."""
+        if not again:
+            return json.dumps(self.dump(), separators=(",", ":"))
         conversations = _CONVERSATION_TEXTS.joined(self._conversation_items())
         head = json_with(self._head(), "conversations", f"[{conversations}]")
         return f"{head[:-1]},{json.dumps('calls')}:[{_CALL_TEXTS.joined(self.calls)}]}}"
@@ -183,12 +186,13 @@ def load_results(cache_dir: Path, db_path: str) -> CachedResults | None:
     return cached if cached is not None and cached.db_path == db_path else None
 
 
-def save_results(cache_dir: Path, results: CachedResults) -> None:
+def save_results(cache_dir: Path, results: CachedResults, *, again: bool = True) -> None:
+    """`again`: the caller writes this file again (see `CachedResults.dumps`)."""
     path = results_path(cache_dir)
     with locked(path):
         # No fsync: the calls of one read, read again when the file is lost or torn (a
         # long-lived service writes it at every refresh, where an fsync is a real cost).
-        if not write_cache_text(path, results.dumps(), durable=False):
+        if not write_cache_text(path, results.dumps(again=again), durable=False):
             return
         _results.remember(path, results)
 

@@ -39,8 +39,7 @@ class ToolStore(Protocol):
     def save_tool_logs(self, identity: str, changes: Iterable[LogChange]) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class LogChange:
+class LogChange(NamedTuple):
     """One log's change to the kept state. `meta`: its row (None: the log is gone); `parts`:
     records to add; `base`: the row the change was made from (None: its records are replaced
     by `parts`). A store whose row is no longer `base` forgets the log instead."""

@@ -227,10 +227,10 @@ class UsageReader(SealedDays):
             conversations=self._turns_since(read.conversations, keep_from - 60_000),
             paths=read.paths,
         )
-        cache_dir = self.cache_dir
+        cache_dir, again = self.cache_dir, self.plan.long_lived
 
         def save() -> None:
-            save_results(cache_dir, results)
+            save_results(cache_dir, results, again=again)
 
         self.plan.save(f"results {cache_dir}", save)
         if self.plan.long_lived:

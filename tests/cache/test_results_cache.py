@@ -10,6 +10,7 @@ import pytest
 from codeburn.cache.files import write_json_atomic
 from codeburn.cache.results_cache import CachedResults, load_results, results_path, save_results
 from codeburn.providers.calls import Call
+from codeburn.providers.conversations import LocalConversation
 
 
 def _results(marker: str, calls: int = 3) -> CachedResults:
@@ -64,6 +65,21 @@ def test_a_save_of_mostly_the_same_calls_writes_every_change(tmp_path: Path) -> 
     assert raw["fingerprint"] == "fp-two" and raw["warnings"] == ["note two"]
     assert [Call.from_row(row) for row in raw["calls"]] == calls
     assert [row[7] for row in raw["calls"]] == [20, 99, 20, 2]
+
+
+def test_a_file_written_once_is_the_text_of_one_written_again(tmp_path: Path) -> None:
+    # A command encodes the file whole; a long-lived service item by item, keeping each text.
+    first = _results("one", calls=40)
+    conversations = {
+        f"c{i}": LocalConversation(f"c{i}", "p", "cursor", f"title {i}", ("gpt-5",))
+        for i in range(30)
+    }
+    again = CachedResults("/db/a", "fp", 7, first.calls, ["n"], {"r": 1}, ["d"], conversations)
+    once = again.dumps(again=False)
+    assert once == again.dumps() == again.dumps()  # (the second from the kept texts)
+    assert json.loads(once) == again.dump()
+    save_results(tmp_path, again, again=False)
+    assert results_path(tmp_path).read_text() == once
 
 
 @pytest.mark.parametrize(
