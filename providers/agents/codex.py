@@ -137,18 +137,22 @@ def _usage_of(
     info = payload.get("info")
     if not isinstance(info, dict):
         return None
-    total, last = _totals(info.get("total_token_usage")), _totals(info.get("last_token_usage"))
+    # `last_token_usage` is read only where the running totals cannot say (most events are
+    # told by their totals, and every other one is a repeat).
+    total = _totals(info.get("total_token_usage"))
     if total is not None:
         previous, state.totals = state.totals, total
         if total == previous:
             return None
         delta = total if previous is None else total.minus(previous)
         if min(delta) < 0:  # the running totals started again: this event's own usage
+            last = _totals(info.get("last_token_usage"))
             delta = last if last is not None else total
-    elif last is not None:
-        delta = last
     else:
-        return None
+        last = _totals(info.get("last_token_usage"))
+        if last is None:
+            return None
+        delta = last
     if not any(delta):
         return None
     stamp = obj.get("timestamp")
