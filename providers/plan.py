@@ -56,6 +56,12 @@ class Plan:
         if not (later(work) or write_behind(name, work)):
             work()
 
+    def behind(self, name: str, work: Callable[[], object]) -> None:
+        """Work no answer waits for: behind a long-lived server's answer (on the thread that
+        writes its cache files, `name` in its log), else now."""
+        if not write_behind(name, work):
+            work()
+
     def after_answer(self, work: Callable[[], object]) -> bool:
         """`work` queued for when a command's answer is out (True); False: the caller does it
         now (a long-lived server, whose next read may need it at once)."""

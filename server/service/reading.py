@@ -314,7 +314,7 @@ class UsageReader(SealedDays):
             finally:
                 self._local.refreshed()
         if self.plan.long_lived:  # a long-lived service: its resident memory is not the peak's
-            release_free_memory()
+            self.plan.behind("free memory", release_free_memory)
         return collected
 
     def _collect(
