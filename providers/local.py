@@ -271,8 +271,7 @@ class LocalReader:
         snap = self._tool_snap
         if snap is None:
             # A command's listing is the reader's own (it keeps none between commands).
-            tools = self._tools
-            if tools is None and not self.plan.long_lived:
+            if self._tools is None and not self.plan.long_lived:
                 snap = take_snapshot()
             else:
                 snap = self.tools.snapshot()

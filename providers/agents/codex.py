@@ -137,8 +137,8 @@ def _usage_of(
     info = payload.get("info")
     if not isinstance(info, dict):
         return None
-    # `last_token_usage` is read only where the running totals cannot say (most events are
-    # told by their totals, and every other one is a repeat).
+    # `last_token_usage` is read only where the running totals cannot say: they tell most
+    # events, and every other event is a repeat.
     total = _totals(info.get("total_token_usage"))
     if total is not None:
         previous, state.totals = state.totals, total

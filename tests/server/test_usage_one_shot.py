@@ -108,8 +108,7 @@ def test_a_long_lived_service_gives_freed_memory_back_after_each_collect(
 def test_a_server_gives_memory_back_behind_its_answer(
     tmp_path: Path, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The language server's first refresh after its first status trimmed ~13 ms (1.75 GB of
-    # other tools' logs): on the thread that writes its cache files, no answer waits for it.
+    # No answer waits for the trim: it runs on the thread that writes the cache files.
     released: list[int] = []
     monkeypatch.setattr(reading, "release_free_memory", lambda: released.append(1) or True)
     enable_write_behind(quiet_s=60.0)
