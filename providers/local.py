@@ -305,9 +305,14 @@ class LocalReader:
         """Other tools' calls in [first_ms, end_ms): their logs are read whole, with no
         6-month floor (docs/other-tools.md); the read's state is kept for the next read."""
         snap = self._tool_snapshot()
-        if not snap.files and self._tools is None:
-            return []  # (as in `_read_tools`)
+        if self._nothing_to_read(snap):
+            return []
         return self.tools.calls_between(snap, first_ms, end_ms)
+
+    def _nothing_to_read(self, snap: ToolSnapshot) -> bool:
+        """No log, and none read before: a read would find no call (what the store keeps of
+        logs now gone is dropped by the next read that finds a log)."""
+        return not snap.files and self._tools is None
 
     def prepare_tools(self, since_ms: int) -> None:
         """Read the other tools' logs from `since_ms` now, the answer unused: a long-lived
@@ -321,9 +326,7 @@ class LocalReader:
         """Claude Code's and Codex's logs: only what is new since the last read; the state is
         saved by the command's writer (or behind the language server's status)."""
         snap, self._tool_snap = self._tool_snapshot(), None
-        if not snap.files and self._tools is None:
-            # No log, and none read before: what a read would find (what the store keeps of
-            # logs now gone is dropped by the next read that finds a log).
+        if self._nothing_to_read(snap):
             return ToolRead(diagnostics=list(snap.problems))
         tools = self.tools
         read = tools.read(snap, since_ms, progress)
