@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -297,6 +298,9 @@ def test_kept_folder_listings_see_every_new_gone_or_renamed_log(tmp_path: Path) 
         folder / "22222222-0000-4000-8000-000000000000.jsonl",
         [assistant("m7", "r7", T.format(7), usage())],
     )
+    # (changed now on the clock the listing reads, which the suite may move off midnight)
+    now = time.time_ns()
+    os.utime(folder, ns=(now, now))
     assert same_as_fresh() == {str(path), str(other)}
     assert listings.get(str(folder), folder.stat()) is None  # just changed: not kept
     settle()
