@@ -274,7 +274,7 @@ class LocalReader:
             if self._tools is None and not self.plan.long_lived:
                 snap = take_snapshot()
             else:
-                snap = self.tools.snapshot()
+                snap = self.tools.listing.snapshot()
             self._tool_snap = snap
         return snap
 
@@ -295,11 +295,11 @@ class LocalReader:
 
     def watch_tool_logs(self, on: bool) -> None:
         """Whether an editor's file watch reports every change to the other tools' logs
-        (`ToolLogs.watch`); `tool_logs_changed` takes its reports."""
-        self.tools.watch(on)
+        (`LogListing.watch`); `tool_logs_changed` takes its reports."""
+        self.tools.listing.watch(on)
 
     def tool_logs_changed(self, paths: Iterable[str] | None) -> None:
-        self.tools.files_changed(paths)
+        self.tools.listing.files_changed(paths)
 
     def tool_calls(self, first_ms: int, end_ms: int) -> list[Call]:
         """Other tools' calls in [first_ms, end_ms): their logs are read whole, with no

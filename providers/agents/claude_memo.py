@@ -5,12 +5,14 @@
 `since_ms` when every file is the one it saw, at most grown by new requests at its end, and
 nothing a new request could change beyond its own call did change: the set of files (a
 sub-agent's own file decides which copies count), a file's title lines, a session's starting
-folder. Anything else is made again whole by `claude_calls`' rules.
+folder. Anything else is made again whole by `claude_calls`' rules. A caller that knows which
+files changed since its last call says so (`touched`): the others are not looked at again.
 """
 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -57,11 +59,18 @@ class _Answer:
     chosen: dict[str, tuple[ClaudeRequest, str, Position]] = field(default_factory=dict)
     first_at: dict[str, Position] = field(default_factory=dict)  # where a key first counts
     made: dict[str, Call] = field(default_factory=dict)
-    order: list[str] | None = None  # the keys by `first_at` (None: to be sorted again)
-    new: list[str] = field(default_factory=list)  # keys not in `order` yet
+    # The keys whose call lies in the period (at or after `since_ms`) by `first_at`, and
+    # their calls: the answer's calls. `resort`: to be made again from every key (a key
+    # moved to an earlier copy, or none sorted yet).
+    period: list[str] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    resort: bool = True
+    added: int = 0  # keys new since the last result
     changed: set[str] = field(default_factory=set)  # keys whose call is to be made again
     titles: dict[str, str] = field(default_factory=dict)
     result: ClaudeCalls | None = None
+    # the places of the files that may differ from those it saw (None: any)
+    touched: set[int] | None = field(default_factory=set)
 
 
 class ClaudeCallsMemo:
@@ -71,7 +80,20 @@ class ClaudeCallsMemo:
         self._answers: dict[int | None, _Answer] = {}
         self.full_makes = 0  # answers made whole (tests and benches read it)
 
-    def calls(self, files: list[ClaudeFile], since_ms: int | None) -> ClaudeCalls:
+    def calls(
+        self,
+        files: list[ClaudeFile],
+        since_ms: int | None,
+        touched: Iterable[int] | None = None,
+    ) -> ClaudeCalls:
+        """`claude_calls(files, since_ms)`. `touched`: the places of the files that may differ
+        from the last call's `files` (None: any)."""
+        touched = None if touched is None else list(touched)
+        for kept in self._answers.values():
+            if touched is None:
+                kept.touched = None
+            elif kept.touched is not None:
+                kept.touched.update(touched)
         answer = self._answers.get(since_ms)
         if answer is not None and self._grow(answer, files):
             return self._result(answer)
@@ -125,7 +147,9 @@ class ClaudeCallsMemo:
         if len(files) != len(answer.files):
             return False
         grown: list[int] = []
-        for index, (file, seen) in enumerate(zip(files, answer.files, strict=True)):
+        looked = range(len(files)) if answer.touched is None else sorted(answer.touched)
+        for index in looked:
+            file, seen = files[index], answer.files[index]
             if file.path != seen.path or len(file.requests) < seen.count:
                 return False
             if seen.count and (
@@ -144,6 +168,7 @@ class ClaudeCallsMemo:
             answer.files[index] = _seen(file, seen.started)
         if grown:
             answer.result = None
+        answer.touched = set()
         return True
 
     @staticmethod
@@ -165,10 +190,10 @@ class ClaudeCallsMemo:
             held = chosen.get(key)
             if held is None:
                 first_at[key] = at
-                answer.new.append(key)
+                answer.added += 1
             elif at < first_at[key]:  # an earlier copy: the key moves in the order
                 first_at[key] = at
-                answer.order = None
+                answer.resort = True
             if (
                 held is None
                 or request.output_tokens > held[0].output_tokens
@@ -181,22 +206,43 @@ class ClaudeCallsMemo:
     def _result(answer: _Answer) -> ClaudeCalls:
         if answer.result is not None:
             return answer.result
-        made, projects, chosen = answer.made, answer.projects, answer.chosen
+        made, projects, chosen, since_ms = (
+            answer.made,
+            answer.projects,
+            answer.chosen,
+            answer.since_ms,
+        )
+        whole = answer.resort or answer.added > INSERTS
+        period, calls, place = answer.period, answer.calls, answer.first_at.__getitem__
         for key in answer.changed:  # a new key, or another copy chosen
             request, session, _ = chosen[key]
-            made[key] = make_call(key, request, session, projects.get(session, UNKNOWN_PROJECT))
+            call = make_call(key, request, session, projects.get(session, UNKNOWN_PROJECT))
+            was = made.get(key)
+            made[key] = call
+            if whole:
+                continue
+            was_in = was is not None and (since_ms is None or was.timestamp_ms >= since_ms)
+            is_in = since_ms is None or call.timestamp_ms >= since_ms
+            if was_in or is_in:  # (its place in the period: keys are in `first_at` order)
+                at = bisect.bisect_left(period, place(key), key=place)
+                if was_in and is_in:
+                    calls[at] = call
+                elif was_in:
+                    del period[at], calls[at]
+                else:
+                    period.insert(at, key)
+                    calls.insert(at, call)
         answer.changed.clear()
-        order, first_at = answer.order, answer.first_at
-        if order is None or len(answer.new) > INSERTS:
-            order = sorted(chosen, key=first_at.__getitem__)
-        else:
-            for key in answer.new:
-                bisect.insort(order, key, key=first_at.__getitem__)
-        answer.order, answer.new = order, []
-        every = [made[key] for key in order]
-        since_ms = answer.since_ms
-        calls = every if since_ms is None else [c for c in every if c.timestamp_ms >= since_ms]
-        answer.result = ClaudeCalls(calls, dict(answer.titles))
+        answer.added = 0
+        if whole:
+            answer.period = period = [
+                key
+                for key in sorted(chosen, key=place)
+                if since_ms is None or made[key].timestamp_ms >= since_ms
+            ]
+            answer.calls = [made[key] for key in period]
+            answer.resort = False
+        answer.result = ClaudeCalls(list(answer.calls), dict(answer.titles))
         return answer.result
 
 

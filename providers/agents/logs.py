@@ -4,6 +4,7 @@ snapshot of their files' identities (size, mtime, inode), listed without reading
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import stat
 import time
@@ -62,6 +63,9 @@ class LogFile(NamedTuple):
     ident: Ident
 
 
+_serials = itertools.count(1)
+
+
 @dataclass(slots=True)
 class ToolSnapshot:
     """The log files found under every root, each with its identity."""
@@ -70,6 +74,10 @@ class ToolSnapshot:
     problems: list[str] = field(default_factory=list)  # folders that could not be listed
     taken_ns: int = 0
     _sum: int | None = None  # of `_file_hash` over the files (the fingerprint)
+    serial: int = field(default_factory=lambda: next(_serials))
+    # The snapshot this one was made from (its `serial`) and the keys whose files may differ
+    # from that one's: the same keys in the same order otherwise. None: not known.
+    base: tuple[int, frozenset[str]] | None = None
 
     @property
     def fingerprint(self) -> str:
@@ -88,7 +96,8 @@ class ToolSnapshot:
         """This snapshot after the files at `paths` changed (written, created, removed: as an
         editor's file watch reports them), each looked at again, none other: equal to a new
         listing while nothing else changed, the files in a listing's order."""
-        files, added, total = dict(self.files), False, self._sum
+        files, added, gone, total = dict(self.files), False, False, self._sum
+        looked: set[str] = set()
         for path in paths:
             found = _log_of(path, claude, codex)
             if found is None:
@@ -101,8 +110,10 @@ class ToolSnapshot:
                 if held is None or held.path != path:
                     continue
                 del files[key]
+                gone = True
             elif held is not None:
                 files[key] = LogFile(held.tool, held.path, held.name, ident)
+                looked.add(key)
             else:
                 files[key] = LogFile(tool, path, name, ident)
                 added = True
@@ -111,7 +122,16 @@ class ToolSnapshot:
                 total += _file_hash(key, ident) if ident is not None else 0
         if added:  # (a listing walks each root's folders in name order)
             files = dict(sorted(files.items(), key=lambda kv: _listing_order(kv[1], claude, codex)))
-        return ToolSnapshot(files, list(self.problems), taken_ns, total)
+        base = None if added or gone else (self.serial, frozenset(looked))
+        return ToolSnapshot(files, list(self.problems), taken_ns, total, base=base)
+
+    def based_on(self, old: ToolSnapshot) -> ToolSnapshot:
+        """This listing, with `old` as its base when both list the same files in the same
+        order (the keys whose identities differ noted)."""
+        if len(self.files) == len(old.files) and list(self.files) == list(old.files):
+            was = old.files
+            self.base = (old.serial, frozenset(k for k, f in self.files.items() if was[k] != f))
+        return self
 
 
 Entry = tuple[str, str, bool, bool]  # a folder's entry: name, path, is a folder, is a link

@@ -1,6 +1,6 @@
 """Claude Code's and Codex's logs on this machine, read incrementally (docs/other-tools.md).
 
-`ToolLogs.snapshot` finds the files (cheap: no file is read); `ToolLogs.read` reads each file
+`LogListing.snapshot` finds the files (cheap: no file is read); `ToolLogs.read` reads each file
 once, then only its new bytes: per file it keeps the identity, the offset read to and what the
 bytes up to there said. A truncated or rewritten file (smaller, another inode, other first
 bytes) is read again from the start. What it keeps goes through a `ToolStore` (our cache
@@ -10,9 +10,7 @@ folder's file, `cache.LocalFiles`): this module never touches a file of ours.
 from __future__ import annotations
 
 import hashlib
-import threading
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final, cast
 
 from codeburn.providers.agents.claude_code import (
@@ -30,13 +28,9 @@ from codeburn.providers.agents.codex import (
     decode_codex,
 )
 from codeburn.providers.agents.logs import (
-    Listings,
     LogFile,
     ToolRead,
     ToolSnapshot,
-    claude_roots,
-    codex_root,
-    take_snapshot,
 )
 from codeburn.providers.agents.split import (
     Changed,
@@ -54,7 +48,9 @@ from codeburn.providers.agents.state import (
     ToolStore,
     decode_state,
 )
+from codeburn.providers.agents.synced import SyncedState
 from codeburn.providers.agents.taking import Taking
+from codeburn.providers.agents.watch import LogListing
 from codeburn.providers.agents.weighing import claude_calls
 from codeburn.providers.agents.window import CallsWindow
 from codeburn.providers.calls import CLAUDE_CODE, CODEX, Call, CallChain
@@ -65,7 +61,6 @@ CHUNK_BYTES: Final = 16 * 1024 * 1024  # new bytes read at a time (a line may sp
 HEAD_BYTES: Final = 4096  # a file whose first bytes changed was rewritten: read it again
 _SNIFF: Final = 4096
 PROGRESS_BYTES: Final = 32 * 1024 * 1024  # less than this to read: no progress shown
-LISTING_NS: Final = 60 * 1_000_000_000  # a watched reader lists every root this often
 
 
 class ToolLogs:
@@ -90,56 +85,9 @@ class ToolLogs:
         self.window_hits = 0  # its answers kept (tests read it)
         self.changed = False
         self._gone: set[str] = set()  # logs gone since the last save
-        self._listings = Listings() if plan.long_lived else None  # (see `take_snapshot`)
-        # Told of every change by a file watch (`watch`): the last snapshot, when it was a
-        # whole listing, and the paths reported changed since.
-        self._watched = False
-        self._last: ToolSnapshot | None = None
-        self._listed_ns = 0
-        self._reported: set[str] = set()
-        self._lock = threading.Lock()
-
-    def watch(self, on: bool) -> None:
-        """Whether a file watch reports every change to the logs (`files_changed`): a snapshot
-        then looks again at the files reported only, and lists every root once `LISTING_NS`
-        has passed since the last listing (a watch may miss a change: its figures catch up).
-        The next snapshot lists every root (what changed before the watch is not known)."""
-        with self._lock:
-            self._watched = on
-            self._reported.clear()
-            self._listed_ns = 0
-
-    def files_changed(self, paths: Iterable[str] | None) -> None:
-        """Paths a file watch reports written, created or removed. A path that is no
-        `*.jsonl` (a folder created, renamed or removed with its logs in it: a watch reports
-        the folder alone) or None (not known: a refresh the user asks for) makes the next
-        snapshot list every root."""
-        with self._lock:
-            if paths is None:
-                self._listed_ns = 0
-                return
-            for path in paths:
-                if path.endswith(".jsonl"):
-                    self._reported.add(path)
-                else:
-                    self._listed_ns = 0
-
-    def snapshot(self) -> ToolSnapshot:
-        now = time.time_ns()
-        with self._lock:
-            reported, self._reported = self._reported, set()
-            watched = self._watched and now - self._listed_ns < LISTING_NS
-            last = self._last if watched else None
-        if last is None:
-            snap = take_snapshot(listings=self._listings)
-            with self._lock:
-                self._listed_ns = snap.taken_ns
-        elif reported:
-            snap = last.with_changes(reported, claude_roots(), codex_root(), now)
-        else:
-            snap = last
-        self._last = snap
-        return snap
+        # The files as this reader sees them between refreshes (told of changes by a watch).
+        self.listing = LogListing(plan.long_lived)
+        self._synced = SyncedState()  # what changed since each reader of the state looked
 
     def read(
         self,
@@ -168,8 +116,9 @@ class ToolLogs:
         folder, the same calls (see `CallsWindow.holds`); else read again."""
         problems = list(snap.problems)
         kept = self._update(snap, first_ms, problems, None)
+        touched = self._synced.take_touched("window")
         window = self._window
-        if window is not None and window.holds(kept, first_ms, end_ms):
+        if window is not None and window.holds(kept, first_ms, end_ms, touched):
             self.window_hits += 1
             return window.calls
         calls = [c for c in self._result(kept, problems, first_ms).calls if c.timestamp_ms < end_ms]
@@ -189,6 +138,9 @@ class ToolLogs:
         kept = self._load()
         # The records a read since `since_ms` needs: `claude_calls` weighs copies that far back.
         low = None if since_ms is None else since_ms - COPIES_SPAN_MS
+        keys = self._synced.keys_since(snap, low) if taking is None else None
+        if keys is not None:
+            return self._update_keys(kept, snap, keys, problems, low, progress)
         gone = set(kept) - set(snap.files)
         for key in gone:
             kept.pop(key)
@@ -198,19 +150,7 @@ class ToolLogs:
             for key, file in snap.files.items()
             if (old := kept.get(key)) is None or old.ident != file.ident
         ]
-        total = sum(new_bytes(item) for item in changed)
-        if total < PROGRESS_BYTES:
-            progress = None
-        done = 0
-        for read, key, new in self._read_changed(changed, total, problems, low, taking):
-            if new is not None:
-                kept[key] = new
-                self.changed = True
-                if taking is not None:
-                    taking.take(key, new)
-            done += read
-            if progress is not None:
-                progress(min(done, total), total)
+        self._read_into(kept, changed, problems, low, progress, taking)
         if gone:
             self.changed = True
         taken = taking.taken if taking is not None else set()
@@ -231,6 +171,61 @@ class ToolLogs:
                 if key not in taken:
                     taking.take(key, entry)
             taking.save()
+            self._synced.forget()  # (its logs' records were taken, not kept)
+        else:
+            self._synced.brought_to(kept, snap, low)
+        return kept
+
+    def _read_into(
+        self,
+        kept: dict[str, KeptLog],
+        changed: list[Changed],
+        problems: list[str],
+        low: int | None,
+        progress: Callable[[int, int], None] | None,
+        taking: Taking | None = None,
+    ) -> None:
+        """Read the `changed` files' new bytes into `kept` (an unreadable file's old entry, if
+        any, stays)."""
+        total = sum(new_bytes(item) for item in changed)
+        if total < PROGRESS_BYTES:
+            progress = None
+        done = 0
+        for read, key, new in self._read_changed(changed, total, problems, low, taking):
+            if new is not None:
+                kept[key] = new
+                self.changed = True
+                if taking is not None:
+                    taking.take(key, new)
+            done += read
+            if progress is not None:
+                progress(min(done, total), total)
+
+    def _update_keys(
+        self,
+        kept: dict[str, KeptLog],
+        snap: ToolSnapshot,
+        keys: frozenset[str],
+        problems: list[str],
+        low: int | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> dict[str, KeptLog]:
+        """`_update` where only the files at `keys` may differ from the state's, the snapshot
+        listing the same files in the same order as the one the state was brought to (see
+        `SyncedState`)."""
+        files = snap.files
+        changed: list[Changed] = []
+        for key in self._synced.in_order(keys):
+            old, file = kept.get(key), files[key]
+            if old is None or old.ident != file.ident:
+                changed.append((key, file, old))
+        before = len(kept)
+        self._read_into(kept, changed, problems, low, progress)
+        if len(kept) != before:  # a log read for the first time: in the snapshot's order
+            kept = self._kept = {key: kept[key] for key in files if key in kept}
+            self._synced.brought_to(kept, snap, self._synced.held_low)
+        else:
+            self._synced.brought_keys(kept, snap, keys, [key for key, _, _ in changed])
         return kept
 
     def _read_changed(
@@ -406,21 +401,19 @@ class ToolLogs:
         # bookkeeping is for the next refresh of a long-lived reader; equal answers, by test).
         if taking is not None:
             made = taking.result()
+        elif self.plan.long_lived:
+            files, places = self._synced.claude_views(kept)
+            made = self.claude_memo.calls(files, since_ms, places)
         else:
-            files = [e.claude_view() for e in kept.values() if e.claude is not None]
-            if self.plan.long_lived:
-                made = self.claude_memo.calls(files, since_ms)
-            else:
-                made = claude_calls(files, since_ms)
+            made = claude_calls([e.claude_view() for e in kept.values() if e.claude], since_ms)
         codex: list[Call] = []
         read.titles.update(made.titles)
-        read.found = {e.tool for e in kept.values() if e.records}
-        assumed = 0
-        for entry in kept.values():
-            if entry.codex is None or not entry.records:
-                continue
-            assumed += entry.assumed
-            if since_ms is not None and entry.last_ms < since_ms:
+        counts = self._synced.counts(kept)
+        read.found = counts.found
+        for key in counts.codex:
+            entry = kept[key]
+            assert entry.codex is not None
+            if not entry.records or (since_ms is not None and entry.last_ms < since_ms):
                 continue  # nothing of it in the period read
             if entry.calls is None:
                 entry.calls = codex_calls(entry.name, entry.codex, entry.usages)
@@ -429,16 +422,15 @@ class ToolLogs:
                 read.titles[codex_session(entry.name, entry.codex)] = entry.codex.title
         read.calls = CallChain(made.calls, codex)
         for tool, label in ((CLAUDE_CODE, "Claude Code"), (CODEX, "Codex")):
-            bad = [e for e in kept.values() if e.tool == tool and e.bad_lines]
-            if bad:
-                lines = sum(e.bad_lines for e in bad)
+            if tool in counts.bad:
+                lines, logs = counts.bad[tool]
                 read.diagnostics.append(
                     f"skipped {lines} {label} log lines that are not JSON or have no usable "
-                    f"time (in {len(bad)} files)"
+                    f"time (in {logs} files)"
                 )
-        if assumed:
+        if counts.assumed:
             read.diagnostics.append(
-                f"{assumed} Codex requests name no model; priced as {FALLBACK_MODEL}"
+                f"{counts.assumed} Codex requests name no model; priced as {FALLBACK_MODEL}"
             )
         return read
 

@@ -3,6 +3,7 @@ while appends cannot change them (`ToolLogs.calls_between`, docs/other-tools.md)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from codeburn.providers.agents.state import KeptLog
@@ -28,15 +29,26 @@ class CallsWindow:
         }
         return CallsWindow(first_ms, end_ms, calls, {c.key for c in calls}, files)
 
-    def holds(self, kept: dict[str, KeptLog], first_ms: int, end_ms: int) -> bool:
+    def holds(
+        self,
+        kept: dict[str, KeptLog],
+        first_ms: int,
+        end_ms: int,
+        touched: Iterable[str] | None = None,
+    ) -> bool:
         """Whether the calls are still those of `kept`: the same files, each the one read
         before or grown by records at or after `end_ms` that are no copies of a request
         counted here, of a Claude Code log whose first request named its folder already
-        (its session's folder stays) or of a rollout whose session and folder stay."""
+        (its session's folder stays) or of a rollout whose session and folder stay.
+        `touched`: the keys of the logs that may have changed since the last call (None:
+        any)."""
         if (first_ms, end_ms) != (self.first_ms, self.end_ms) or len(kept) != len(self.files):
             return False
-        for key, entry in kept.items():
+        for key in kept if touched is None else touched:
+            entry = kept.get(key)
             was = self.files.get(key)
+            if entry is None:
+                return False
             if was is None or was[0] is not entry:
                 return False
             if entry.records == was[1]:

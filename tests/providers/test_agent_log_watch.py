@@ -1,4 +1,4 @@
-"""A reader told of every change to the other tools' logs by a file watch (`ToolLogs.watch`):
+"""A reader told of every change to the other tools' logs by a file watch (`LogListing.watch`):
 its snapshot looks again at the files reported only, and equals a new listing of every root
 (the same files, identities and order) while nothing unreported changed (docs/lsp.md#file-watch).
 """
@@ -47,8 +47,8 @@ def roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
 def test_reported_changes_give_a_new_listing(roots: tuple[Path, Path]) -> None:
     claude, codex = roots
     logs = ToolLogs()
-    logs.watch(True)
-    first = logs.snapshot()
+    logs.listing.watch(True)
+    first = logs.listing.snapshot()
     assert _rows(first) == _listing(claude, codex)
     assert first.fingerprint == take_snapshot([claude], codex).fingerprint
     folder = claude / "projects" / "-home-dev-shop"
@@ -64,27 +64,29 @@ def test_reported_changes_give_a_new_listing(roots: tuple[Path, Path]) -> None:
     rollout = codex / "archived_sessions" / "rollout-2026-03-01T09-00-00-0199f400.jsonl"
     write(rollout, [session_meta("0199f400-233e-74b0-80d8-b9ef1b9fabd7", "/x", T.format(1))])
     other = write(claude / "projects" / "notes.txt", [])  # (no log: left out)
-    logs.files_changed(map(str, (appended, created, removed, rollout, other, Path("/elsewhere"))))
-    snap = logs.snapshot()
+    logs.listing.files_changed(
+        map(str, (appended, created, removed, rollout, other, Path("/elsewhere")))
+    )
+    snap = logs.listing.snapshot()
     assert _rows(snap) == _listing(claude, codex)
     assert len(snap.files) == 5
     # (moved by the files reported only, to a new listing's)
     assert snap.fingerprint == take_snapshot([claude], codex).fingerprint != first.fingerprint
-    assert logs.snapshot() is snap  # nothing reported since: the same snapshot
+    assert logs.listing.snapshot() is snap  # nothing reported since: the same snapshot
 
 
 def test_a_reported_folder_lists_every_root(roots: tuple[Path, Path]) -> None:
     """A folder removed with its logs: the watch reports the folder alone."""
     claude, codex = roots
     logs = ToolLogs()
-    logs.watch(True)
-    logs.snapshot()
+    logs.listing.watch(True)
+    logs.listing.snapshot()
     folder = claude / "projects" / "-home-dev-shop"
     for path in folder.iterdir():
         path.unlink()
     folder.rmdir()
-    logs.files_changed([str(folder)])
-    snap = logs.snapshot()
+    logs.listing.files_changed([str(folder)])
+    snap = logs.listing.snapshot()
     assert _rows(snap) == _listing(claude, codex)
     assert [f.tool for f in snap.files.values()] == ["codex"]
 
@@ -94,22 +96,22 @@ def test_an_unreported_change_waits_for_the_next_listing(roots: tuple[Path, Path
     (every `LISTING_NS`, or at once when what changed is not known: the refresh command)."""
     claude, codex = roots
     logs = ToolLogs()
-    logs.watch(True)
-    before = _rows(logs.snapshot())
+    logs.listing.watch(True)
+    before = _rows(logs.listing.snapshot())
     path = claude / "projects" / "-home-dev-shop" / f"0-{SESSION}.jsonl"
     with path.open("ab") as fh:
         fh.write(_line(9))
     os.utime(path, ns=(1, 1))  # (a different identity whatever the clock's grain)
-    assert _rows(logs.snapshot()) == before
-    logs.files_changed(None)
-    assert _rows(logs.snapshot()) == _listing(claude, codex) != before
+    assert _rows(logs.listing.snapshot()) == before
+    logs.listing.files_changed(None)
+    assert _rows(logs.listing.snapshot()) == _listing(claude, codex) != before
 
 
 def test_an_unwatched_reader_lists_every_root_each_time(roots: tuple[Path, Path]) -> None:
     claude, codex = roots
     logs = ToolLogs()
-    logs.snapshot()
+    logs.listing.snapshot()
     path = claude / "projects" / "-home-dev-shop" / f"0-{SESSION}.jsonl"
     with path.open("ab") as fh:
         fh.write(_line(9))
-    assert _rows(logs.snapshot()) == _listing(claude, codex)
+    assert _rows(logs.listing.snapshot()) == _listing(claude, codex)

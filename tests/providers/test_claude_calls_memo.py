@@ -5,8 +5,13 @@ whole, in the same order (docs/other-tools.md)."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codeburn.cache.tool_logs import ToolLogsDb
 from codeburn.providers.agents import ClaudeFile, ToolLogs, claude_calls, decode_claude
@@ -202,3 +207,86 @@ def test_the_days_before_the_month_are_kept_while_appends_cannot_change_them(
     check(kept=False)  # a new log
     s1.write_bytes(jsonl([assistant("m1", "r1", D.format(2), usage(out=10), session=S1)]))
     check(kept=False)  # a rewritten log
+
+
+# -- a watched reader (`LogListing.watch`): told which logs changed, it looks at those alone -------
+
+_SESSIONS = (S1, S2)
+_Op = tuple[str, int, int, int, int]  # what, file, request, minute, output
+
+
+def _op_line(op: _Op) -> dict[str, Any]:
+    _, file, request, minute, out = op
+    session = _SESSIONS[file % 2]
+    return assistant(
+        f"m{request}", f"r{request}", T.format(minute), usage(out=out), session=session
+    )
+
+
+@st.composite
+def _ops(draw: st.DrawFn) -> list[_Op]:
+    what = st.sampled_from(
+        ["append"] * 6 + ["summary", "rewrite", "new", "remove", "codex", "none"]
+    )
+    op = st.tuples(
+        what,
+        st.integers(0, 2),
+        st.integers(0, 8),  # few request ids: copies of one request across files
+        st.integers(0, 59),  # either side of SINCE (minute 20)
+        st.integers(0, 40),
+    )
+    return draw(st.lists(op, min_size=1, max_size=12))
+
+
+def _apply(op: _Op, claude: Path, codex: Path) -> list[Path]:
+    """Make the change `op` names; returns the paths a file watch would report."""
+    what, file, *_ = op
+    folder = claude / "projects" / "-home-dev-shop"
+    paths = [
+        folder / f"{S1}.jsonl",
+        folder / f"{S2}.jsonl",
+        folder / S1 / "subagents" / "agent-a1.jsonl",
+    ]
+    path = paths[file]
+    rollout = codex / "sessions/2026/03/02" / f"rollout-2026-03-02T10-00-00-{ROLLOUT}.jsonl"
+    if what == "append" or (what == "new" and not path.exists()):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _append(path, [_op_line(op)])
+    elif what == "summary" and path.exists():
+        _append(path, [summary(f"Title {op[2]}")])
+    elif what == "rewrite" and path.exists():
+        lines = path.read_bytes().splitlines(keepends=True)
+        path.write_bytes(b"".join(lines[: len(lines) // 2]) + jsonl([_op_line(op)]))
+    elif what == "remove" and path.exists():
+        path.unlink()
+    elif what == "codex":
+        if not rollout.exists():
+            write(rollout, [session_meta(ROLLOUT, "/home/dev/api", T.format(0)),
+                            turn_context("gpt-5-codex", T.format(0))])  # fmt: skip
+        _append(rollout, [token_count(T.format(op[3]), (100 * (op[4] + 1), 20, op[4] + 1, 0))])
+        return [rollout]
+    return [path]
+
+
+@settings(max_examples=60, deadline=None)
+@given(_ops())
+def test_a_watched_reader_told_of_each_change_answers_as_a_fresh_read(ops: list[_Op]) -> None:
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as env:
+        claude, codex = Path(tmp) / "claude", Path(tmp) / "codex"
+        env.setenv("CLAUDE_CONFIG_DIR", str(claude))
+        env.setenv("CODEX_HOME", str(codex))
+        _apply(("append", 0, 0, 5, 3), claude, codex)
+        watched = ToolLogs()
+        watched.listing.watch(True)
+        first, end = parse_iso_ms(T.format(0)), SINCE
+        for op in [("none", 0, 0, 0, 0), *ops]:
+            watched.listing.files_changed(map(str, _apply(op, claude, codex)))
+            snap = watched.listing.snapshot()
+            before = watched.calls_between(snap, first, end)
+            plain = ToolLogs().read(take_snapshot([claude], codex), first).calls
+            assert before == [c for c in plain if c.timestamp_ms < end]
+            for since_ms in (SINCE, None):
+                got = watched.read(snap, since_ms)
+                fresh = ToolLogs().read(take_snapshot([claude], codex), since_ms)
+                assert got.calls == fresh.calls  # the same calls, in the same order
+                assert (got.titles, got.diagnostics) == (fresh.titles, fresh.diagnostics)

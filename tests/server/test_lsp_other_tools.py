@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from codeburn.providers.agents.reader import LISTING_NS
+from codeburn.providers.agents.watch import LISTING_NS
 from codeburn.providers.localtime import iso_utc, now_ms
 from tests.agent_fixtures import SESSION, assistant, jsonl, usage, write
 from tests.server.conftest import TICK_S, ServerEnv, lsp_session
