@@ -141,7 +141,9 @@ def _append(claude: Path) -> Path:
                     "type": "assistant",
                     "sessionId": first.get("sessionId"),
                     "cwd": first.get("cwd"),
-                    "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+                    "timestamp": time.strftime(
+                        "%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(now_ms() // 1000)
+                    ),
                     "requestId": f"req_bench_{i}_{time.time_ns()}",
                     "message": {
                         "id": f"msg_bench_{i}",

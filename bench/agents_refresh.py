@@ -13,6 +13,10 @@ service's (fresh caches) on the same files. `--profile`: a cProfile of the refre
 append (top 25 by cumulative time). `--watch`: as with an editor's file watch
 (docs/lsp.md#file-watch), each append is reported to the service, which then looks at that
 log only, not at every log.
+
+A status's work after an append grows with today's calls: run it with the clock late in the
+day (`CODEBURN_NOW=<today>T20:00:00Z`, the history written and appended on that clock); it
+says how far into its day the clock is.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ from codeburn.providers.background_writes import (
     enable_write_behind,
     flush_write_behind,
 )
-from codeburn.providers.samples.cursor3 import Cursor3Spec, generate_cursor3_profile
+from codeburn.providers.localtime import CLOCK_ENV, local_midnight_ms, now_ms, today
+from codeburn.providers.samples.cursor3 import Cursor3Info, Cursor3Spec, generate_cursor3_profile
 from codeburn.server.service.usage import UsageService
 
 
@@ -65,6 +70,21 @@ def _print_equal(last: dict[str, Any], cold: dict[str, Any]) -> None:
         )
 
 
+def _history(root: Path, claude_mb: int, codex_mb: int) -> Cursor3Info:
+    """The logs under `root` (and a Cursor 3.x profile), this process's environment set to
+    read them."""
+    claude, codex = root / "claude", root / "codex"
+    written = _write(claude, codex, claude_mb, codex_mb)
+    env = _env(claude, codex, root / "cache")
+    info = generate_cursor3_profile(root / "cursor", root / "cursor-home", Cursor3Spec())
+    env.update(CODEBURN_CURSOR_DB=str(info.db_path), CODEBURN_CURSOR_HOME=str(info.home))
+    os.environ.update(env)
+    print(f"history: {written / 1e6:.0f} MB, Cursor 3.x profile beside")
+    hours = (now_ms() - local_midnight_ms(today())) / 3_600_000
+    print(f"the clock is {hours:.1f} h into its day ({CLOCK_ENV} moves it)")
+    return info
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--claude-mb", type=int, default=100)
@@ -75,13 +95,8 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="codeburn-agents-refresh-") as tmp:
         root = Path(tmp)
-        claude, codex = root / "claude", root / "codex"
-        written = _write(claude, codex, args.claude_mb, args.codex_mb)
-        env = _env(claude, codex, root / "cache")
-        info = generate_cursor3_profile(root / "cursor", root / "cursor-home", Cursor3Spec())
-        env.update(CODEBURN_CURSOR_DB=str(info.db_path), CODEBURN_CURSOR_HOME=str(info.home))
-        os.environ.update(env)
-        print(f"history: {written / 1e6:.0f} MB, Cursor 3.x profile beside")
+        claude = root / "claude"
+        info = _history(root, args.claude_mb, args.codex_mb)
         enable_write_behind()
         service = UsageService(info.db_path, cache_dir=root / "cache")
         if args.watch:
