@@ -29,6 +29,9 @@ FILE: Final = "tool-logs.v1.sqlite"
 OLD_FILES: Final = ("tool-logs.json",)  # the state's JSON file before this one: removed
 BUSY_TIMEOUT_S: Final = 5.0
 _BATCH: Final = 500  # keys per query (well under SQLite's bound on parameters)
+# A log appended to at every save (a server's refreshes while a session runs) gets a part per
+# save: more than this many at its end of one UTC day are joined into one.
+JOIN_PARTS: Final = 16
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS identity (id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS logs (key TEXT PRIMARY KEY, meta TEXT NOT NULL);
@@ -165,6 +168,28 @@ def _apply(db: sqlite3.Connection, change: LogChange) -> None:
         return
     db.executemany("INSERT INTO parts VALUES (?, ?, ?, ?)", ((key, *part) for part in change.parts))
     db.execute("INSERT OR REPLACE INTO logs VALUES (?, ?)", (key, change.meta))
+    if change.base is not None and change.parts:
+        _join_last_day(db, key)
+
+
+def _join_last_day(db: sqlite3.Connection, key: str) -> None:
+    """Join the log's last parts when more than `JOIN_PARTS` of them in a row hold records of
+    the same UTC day: one part, the same records in the same order (a read then decodes one
+    text, not one per save)."""
+    from codeburn.providers.agents import PART_MS  # noqa: PLC0415  (cache → providers)
+
+    rows = db.execute(
+        "SELECT rowid, records, last_ms, text FROM parts WHERE key = ? ORDER BY rowid DESC LIMIT ?",
+        (key, JOIN_PARTS + 1),
+    ).fetchall()
+    day = rows[0][2] // PART_MS
+    if len(rows) <= JOIN_PARTS or any(r[2] // PART_MS != day for r in rows):
+        return
+    rows.reverse()
+    text = "[" + ",".join(r[3][1:-1] for r in rows if r[3] != "[]") + "]"
+    records, last_ms = sum(r[1] for r in rows), max(r[2] for r in rows)
+    db.executemany("DELETE FROM parts WHERE rowid = ?", ((r[0],) for r in rows))
+    db.execute("INSERT INTO parts VALUES (?, ?, ?, ?)", (key, records, last_ms, text))
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:

@@ -4,13 +4,14 @@ damaged, foreign or locked file costs time, never a figure or a traceback."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import stat
 from pathlib import Path
 
 import pytest
 
-from codeburn.cache.tool_logs import ToolLogsDb
+from codeburn.cache.tool_logs import JOIN_PARTS, ToolLogsDb
 from codeburn.providers.agents import LogChange, Part
 
 ID = "4:rules"
@@ -96,3 +97,25 @@ def test_the_json_state_of_earlier_versions_is_removed(tmp_path: Path) -> None:
     (tmp_path / "tool-logs.json").write_text("{}")
     ToolLogsDb(tmp_path).save_tool_logs(ID, [LogChange("a", "{}")])
     assert not (tmp_path / "tool-logs.json").exists()
+
+
+def test_a_log_appended_at_every_save_keeps_a_few_parts_a_day(tmp_path: Path) -> None:
+    """A server saves a part per refresh while a session runs: more than `JOIN_PARTS` of one
+    UTC day at a log's end are joined, the same records in the same order; days stay apart."""
+    db = ToolLogsDb(tmp_path)
+    day = 24 * 60 * 60 * 1000
+    times = [day - 50 + i for i in range(40)] + [day + i for i in range(60)]  # two UTC days
+    meta = '{"n": 0}'
+    db.save_tool_logs(ID, [LogChange("a", meta, ())])
+    for n, at in enumerate(times, 1):
+        new = f'{{"n": {n}}}'
+        db.save_tool_logs(ID, [LogChange("a", new, (Part(1, at, f"[[{n}]]"),), base=meta)])
+        meta = new
+    parts = db.tool_log_parts(["a"], None)["a"]
+    assert len(parts) <= 2 * (JOIN_PARTS + 1) < len(times) // 2  # (not a part per save)
+    assert [r[0] for p in parts for r in json.loads(p.text or "")] == list(range(1, 101))
+    days = [{int(r[0] > 40) for r in json.loads(p.text or "")} for p in parts]
+    assert all(len(d) == 1 for d in days)  # (records 1-40 lie in the first day)
+    assert [sum(p.records for p in parts if p.last_ms < day), parts[-1].last_ms] == [40, day + 59]
+    left_out = db.tool_log_parts(["a"], day)["a"]  # the first day's parts: no text
+    assert {p.text is None for p in left_out if p.last_ms < day} == {True}
