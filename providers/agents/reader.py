@@ -86,7 +86,7 @@ class ToolLogs:
         self.changed = False
         self._gone: set[str] = set()  # logs gone since the last save
         # The files as this reader sees them between refreshes (told of changes by a watch).
-        self.listing = LogListing(plan.long_lived)
+        self.listing = LogListing(plan)
         self._synced = SyncedState()  # what changed since each reader of the state looked
 
     def read(

@@ -12,6 +12,13 @@ import pytest
 
 from codeburn.providers.agents import ToolLogs
 from codeburn.providers.agents.logs import ToolSnapshot, take_snapshot
+from codeburn.providers.agents.watch import LogListing
+from codeburn.providers.background_writes import (
+    disable_write_behind,
+    enable_write_behind,
+    flush_write_behind,
+)
+from codeburn.providers.plan import Plan
 from tests.agent_fixtures import SESSION, assistant, jsonl, session_meta, usage, write
 
 T = "2026-03-02T10:00:{:02d}.000Z"
@@ -115,3 +122,51 @@ def test_an_unwatched_reader_lists_every_root_each_time(roots: tuple[Path, Path]
     with path.open("ab") as fh:
         fh.write(_line(9))
     assert _rows(logs.listing.snapshot()) == _listing(claude, codex)
+
+
+def test_the_minute_listing_is_made_behind_an_answer(roots: tuple[Path, Path]) -> None:
+    """Once a minute a watched reader lists every root again, behind its answer: that answer
+    comes from the last snapshot, and the next starts from the listing (what the watch missed
+    shows then), made from the one before where the files are the same."""
+    claude, codex = roots
+    enable_write_behind(quiet_s=60)  # (nothing written until flushed)
+    try:
+        listing = LogListing(Plan(), every_ns=0)  # (every snapshot: a minute later)
+        listing.watch(True)
+        first = listing.snapshot()  # listed at once: the watch just began
+        path = claude / "projects" / "-home-dev-shop" / f"0-{SESSION}.jsonl"
+        with path.open("ab") as fh:
+            fh.write(_line(9))
+        os.utime(path, ns=(1, 1))  # (missed by the watch)
+        second = listing.snapshot()
+        assert _rows(second) == _rows(first)
+        flush_write_behind()
+        third = listing.snapshot()
+        assert _rows(third) == _listing(claude, codex) != _rows(first)
+        assert third.base == (second.serial, frozenset({str(path.resolve())}))
+    finally:
+        disable_write_behind()
+
+
+def test_a_minute_listing_asked_for_before_a_whole_listing_is_dropped(
+    roots: tuple[Path, Path],
+) -> None:
+    """A listing made behind an answer may land after a listing of every root made since (the
+    refresh command's): it is dropped, never taken for newer than that one."""
+    claude, _ = roots
+    enable_write_behind(quiet_s=60)
+    try:
+        listing = LogListing(Plan(), every_ns=0)
+        listing.watch(True)
+        listing.snapshot()
+        listing.snapshot()  # a minute later: a listing asked for behind the answer
+        listing.files_changed(None)  # the refresh command
+        whole = listing.snapshot()
+        path = claude / "projects" / "-home-dev-shop" / f"0-{SESSION}.jsonl"
+        with path.open("ab") as fh:
+            fh.write(_line(9))
+        os.utime(path, ns=(1, 1))  # (missed by the watch)
+        flush_write_behind()  # the listing asked for before lands now
+        assert _rows(listing.snapshot()) == _rows(whole)
+    finally:
+        disable_write_behind()
