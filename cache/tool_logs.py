@@ -174,22 +174,22 @@ def _apply(db: sqlite3.Connection, change: LogChange) -> None:
 
 def _join_last_day(db: sqlite3.Connection, key: str) -> None:
     """Join the log's last parts when more than `JOIN_PARTS` of them in a row hold records of
-    the same UTC day: one part, the same records in the same order (a read then decodes one
-    text, not one per save)."""
-    from codeburn.providers.agents import PART_MS  # noqa: PLC0415  (cache → providers)
+    one UTC day (`providers.agents.joined_parts`): a read then decodes one text, not one per
+    save."""
+    from codeburn.providers.agents import Part, joined_parts  # noqa: PLC0415  (cache → providers)
 
     rows = db.execute(
         "SELECT rowid, records, last_ms, text FROM parts WHERE key = ? ORDER BY rowid DESC LIMIT ?",
         (key, JOIN_PARTS + 1),
     ).fetchall()
-    day = rows[0][2] // PART_MS
-    if len(rows) <= JOIN_PARTS or any(r[2] // PART_MS != day for r in rows):
+    if len(rows) <= JOIN_PARTS:
         return
     rows.reverse()
-    text = "[" + ",".join(r[3][1:-1] for r in rows if r[3] != "[]") + "]"
-    records, last_ms = sum(r[1] for r in rows), max(r[2] for r in rows)
-    db.executemany("DELETE FROM parts WHERE rowid = ?", ((r[0],) for r in rows))
-    db.execute("INSERT INTO parts VALUES (?, ?, ?, ?)", (key, records, last_ms, text))
+    joined = joined_parts([Part(*row[1:]) for row in rows])
+    if joined is None:
+        return
+    db.executemany("DELETE FROM parts WHERE rowid = ?", ((row[0],) for row in rows))
+    db.execute("INSERT INTO parts VALUES (?, ?, ?, ?)", (key, *joined))
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:

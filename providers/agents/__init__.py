@@ -28,13 +28,12 @@ if TYPE_CHECKING:
         tool_log_folders,
     )
     from codeburn.providers.agents.reader import ToolLogs
-    from codeburn.providers.agents.state import PART_MS, LogChange, Part, ToolStore
+    from codeburn.providers.agents.state import LogChange, Part, ToolStore, joined_parts
     from codeburn.providers.agents.weighing import ClaudeWeighing, WeighedCalls, claude_calls
 else:  # imported on first use (codeburn.providers.lazy): a command with no such logs
     __getattr__ = lazy_surface(__name__)  # imports the listing alone, never the decoders
 
 __all__ = [
-    "PART_MS",
     "ClaudeCalls",
     "ClaudeChunk",
     "ClaudeFile",
@@ -56,6 +55,7 @@ __all__ = [
     "codex_root",
     "decode_claude",
     "decode_codex",
+    "joined_parts",
     "take_snapshot",
     "tool_log_folders",
 ]

@@ -206,12 +206,8 @@ class ClaudeCallsMemo:
     def _result(answer: _Answer) -> ClaudeCalls:
         if answer.result is not None:
             return answer.result
-        made, projects, chosen, since_ms = (
-            answer.made,
-            answer.projects,
-            answer.chosen,
-            answer.since_ms,
-        )
+        made, projects, chosen = answer.made, answer.projects, answer.chosen
+        since_ms = answer.since_ms
         whole = answer.resort or answer.added > INSERTS
         period, calls, place = answer.period, answer.calls, answer.first_at.__getitem__
         for key in answer.changed:  # a new key, or another copy chosen

@@ -405,7 +405,8 @@ class ToolLogs:
             files, places = self._synced.claude_views(kept)
             made = self.claude_memo.calls(files, since_ms, places)
         else:
-            made = claude_calls([e.claude_view() for e in kept.values() if e.claude], since_ms)
+            files = [e.claude_view() for e in kept.values() if e.claude is not None]
+            made = claude_calls(files, since_ms)
         codex: list[Call] = []
         read.titles.update(made.titles)
         counts = self._synced.counts(kept)

@@ -190,6 +190,17 @@ class KeptLog:
         self.records += len(requests) + len(usages)
 
 
+def joined_parts(parts: Sequence[Part]) -> Part | None:
+    """Consecutive parts of one log as one part, the same records in the same order; None
+    when their records do not all lie in one UTC day (a part holds one day's)."""
+    if len({p.last_ms // PART_MS for p in parts}) != 1:
+        return None
+    texts = [p.text[1:-1] for p in parts if p.text and p.text != "[]"]
+    return Part(
+        sum(p.records for p in parts), max(p.last_ms for p in parts), f"[{','.join(texts)}]"
+    )
+
+
 def parts_of(records: list[ClaudeRequest] | list[CodexUsage]) -> tuple[Part, ...]:
     """Consecutive records (in file order) as parts, a new one at each UTC day of their times
     (one day's rows made at a time: a large log's records are many)."""

@@ -47,8 +47,8 @@ class LogListing:
         """Whether a file watch reports every change to the logs (`files_changed`): a snapshot
         then looks again at the files reported only, and every root is listed again behind an
         answer once `LISTING_NS` has passed since the last listing (a watch may miss a change:
-        its figures catch up at the next snapshot).
-        The next snapshot lists every root (what changed before the watch is not known)."""
+        its figures catch up at the next snapshot). The next snapshot lists every root (what
+        changed before the watch is not known)."""
         with self._lock:
             self._watched = on
             self._reported.clear()
