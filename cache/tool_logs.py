@@ -176,15 +176,24 @@ def _join_last_day(db: sqlite3.Connection, key: str) -> None:
     """Join the log's last parts when more than `JOIN_PARTS` of them in a row hold records of
     one UTC day (`providers.agents.joined_parts`): a read then decodes one text, not one per
     save."""
-    from codeburn.providers.agents import Part, joined_parts  # noqa: PLC0415  (cache → providers)
+    from codeburn.providers.agents import (  # noqa: PLC0415  (cache → providers)
+        Part,
+        joined_parts,
+        one_part_day,
+    )
 
-    rows = db.execute(
-        "SELECT rowid, records, last_ms, text FROM parts WHERE key = ? ORDER BY rowid DESC LIMIT ?",
+    # Which parts first, their texts only to join them: a log's earlier parts can be large.
+    last = db.execute(
+        "SELECT rowid, last_ms FROM parts WHERE key = ? ORDER BY rowid DESC LIMIT ?",
         (key, JOIN_PARTS + 1),
     ).fetchall()
-    if len(rows) <= JOIN_PARTS:
+    if len(last) <= JOIN_PARTS or not one_part_day(ms for _, ms in last):
         return
-    rows.reverse()
+    rows = db.execute(
+        "SELECT rowid, records, last_ms, text FROM parts WHERE key = ? AND rowid >= ?"
+        " ORDER BY rowid",
+        (key, last[-1][0]),
+    ).fetchall()
     joined = joined_parts([Part(*row[1:]) for row in rows])
     if joined is None:
         return

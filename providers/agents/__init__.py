@@ -28,7 +28,13 @@ if TYPE_CHECKING:
         tool_log_folders,
     )
     from codeburn.providers.agents.reader import ToolLogs
-    from codeburn.providers.agents.state import LogChange, Part, ToolStore, joined_parts
+    from codeburn.providers.agents.state import (
+        LogChange,
+        Part,
+        ToolStore,
+        joined_parts,
+        one_part_day,
+    )
     from codeburn.providers.agents.weighing import ClaudeWeighing, WeighedCalls, claude_calls
 else:  # imported on first use (codeburn.providers.lazy): a command with no such logs
     __getattr__ = lazy_surface(__name__)  # imports the listing alone, never the decoders
@@ -56,6 +62,7 @@ __all__ = [
     "decode_claude",
     "decode_codex",
     "joined_parts",
+    "one_part_day",
     "take_snapshot",
     "tool_log_folders",
 ]

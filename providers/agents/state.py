@@ -190,10 +190,16 @@ class KeptLog:
         self.records += len(requests) + len(usages)
 
 
+def one_part_day(last_ms: Iterable[int]) -> bool:
+    """Whether parts whose latest records are at `last_ms` all hold one UTC day's records (a
+    part holds one day's), so that they may be joined."""
+    return len({ms // PART_MS for ms in last_ms}) == 1
+
+
 def joined_parts(parts: Sequence[Part]) -> Part | None:
     """Consecutive parts of one log as one part, the same records in the same order; None
-    when their records do not all lie in one UTC day (a part holds one day's)."""
-    if len({p.last_ms // PART_MS for p in parts}) != 1:
+    when their records do not all lie in one UTC day (`one_part_day`)."""
+    if not one_part_day(p.last_ms for p in parts):
         return None
     texts = [p.text[1:-1] for p in parts if p.text and p.text != "[]"]
     return Part(
