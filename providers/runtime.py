@@ -103,7 +103,10 @@ class _Deferred:
 
     first: list[Callable[[], object]] = field(default_factory=list)
     then: list[Callable[[], object]] = field(default_factory=list)
-    writers: list[int] = field(default_factory=list)
+    # Each forked writer and its work, held until the writer is waited for: freeing what the
+    # work holds while the writer runs would have this process write to every page of it,
+    # which the writer shares (each then copied), and reuse those pages (copied again).
+    writers: list[tuple[int, Callable[[], object]]] = field(default_factory=list)
 
 
 _after: list[_Deferred | None] = []  # the works `writes_at_end` blocks hold (None: `now`)
@@ -149,7 +152,7 @@ def _finish(block: _Deferred) -> None:
     for work in (*block.first, *block.then):
         with contextlib.suppress(Exception):  # (each on its own: a cache file not written)
             work()
-    for pid in block.writers:  # joined: nothing the command started outlives it
+    for pid, _ in block.writers:  # joined: nothing the command started outlives it
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
 
@@ -186,7 +189,7 @@ def detached(work: Callable[[], object], *, may_fork: bool | None = None) -> boo
         if pid is None:
             block.then.append(work)
         else:
-            block.writers.append(pid)
+            block.writers.append((pid, work))
         return True
     return _fork_detached(work) if forks else False
 
