@@ -16,10 +16,11 @@ from codeburn.providers import RULES, Call, LocalConversation
 # 2: Cursor 3.x conversations (issue 8); 3: real-file rules (issue 16); 4: `diagnostics` apart
 # from `warnings` (issue 18: a v3 file holds skipped-row notes among its warnings), and the local
 # conversations (ids, titles, turns) that exact events are attributed to (issue 17); 5: JSONL
-# transcript lines end at `\n` only (see `home.memo.MEMO_VERSION`)
+# transcript lines end at `\n` only (see `home.memo.MEMO_VERSION`); 6: its stamp on a line of
+# its own, before the rest
 # The layout; the parse rules that wrote it are the rules identity inside
 # (docs/caches.md#rules-identity).
-VERSION: Final = 5
+VERSION: Final = 6
 FILE: Final = f"cursor-results.v{VERSION}.json"
 _CALL_TEXTS: Final = EncodedItems(Call.to_row)
 
@@ -112,14 +113,18 @@ class CachedResults:
         }
 
     def dumps(self, *, again: bool = True) -> str:
-        """`dump` as JSON text. `again`: its writer writes mostly the same calls again (a
-        long-lived service, at each refresh): each call and conversation is encoded once for
-        all the writes that hold it; else the file is encoded whole, once (the same text)."""
+        """`dump` as the file's text (`results_text`). `again`: its writer writes mostly the
+        same calls again (a long-lived service, at each refresh): each call and conversation
+        is encoded once for all the writes that hold it; else the file is encoded whole, once
+        (the same text)."""
         if not again:
-            return json.dumps(self.dump(), separators=(",", ":"))
+            return results_text(self.dump())
+        head = self._head()
+        stamp = {key: head.pop(key) for key in STAMP}
         conversations = _CONVERSATION_TEXTS.joined(self._conversation_items())
-        head = json_with(self._head(), "conversations", f"[{conversations}]")
-        return f"{head[:-1]},{json.dumps('calls')}:[{_CALL_TEXTS.joined(self.calls)}]}}"
+        rest = json_with(head, "conversations", f"[{conversations}]")
+        calls = f"{json.dumps('calls')}:[{_CALL_TEXTS.joined(self.calls)}]"
+        return f"{json.dumps(stamp, separators=(',', ':'))}\n{rest[:-1]},{calls}}}"
 
     def _conversation_items(self) -> list[Any]:
         if isinstance(self.conversations, StoredConversations):
@@ -163,6 +168,20 @@ class CachedResults:
             return None
 
 
+# What a reader learns from the file's first line alone: whose results, of which identity.
+STAMP: Final = ("version", "rules", "dbPath", "fingerprint", "floorMs")
+_STAMP_BYTES: Final = 64 * 1024  # a longer first line is no stamp (the file is parsed whole)
+
+
+def results_text(raw: Mapping[str, Any]) -> str:
+    """The file's text for `CachedResults.dump`'s object: its `STAMP` members as JSON on the
+    first line, the rest as JSON on the second (a reader of results of another identity
+    learns it from the first line, without parsing the calls)."""
+    stamp = {key: raw[key] for key in STAMP if key in raw}
+    rest = {key: value for key, value in raw.items() if key not in STAMP}
+    return f"{json.dumps(stamp, separators=(',', ':'))}\n{json.dumps(rest, separators=(',', ':'))}"
+
+
 def results_path(cache_dir: Path) -> Path:
     return cache_dir / FILE
 
@@ -170,19 +189,50 @@ def results_path(cache_dir: Path) -> Path:
 _results: FileMemo[CachedResults] = FileMemo()  # mostly what this process wrote itself
 
 
+def results_object(raw: bytes) -> dict[str, Any]:
+    """The object `results_text` wrote (ValueError when `raw` is no such text)."""
+    stamp, _, rest = raw.partition(b"\n")
+    head, body = json.loads(stamp), json.loads(rest)
+    if not isinstance(head, dict) or not isinstance(body, dict):
+        raise ValueError("not a results file")
+    return {**head, **body}
+
+
 def _parse(raw: bytes) -> CachedResults | None:
     try:
-        return CachedResults.load(json.loads(raw))
+        return CachedResults.load(results_object(raw))
     except (ValueError, RecursionError):
         return None
 
 
-def load_results(cache_dir: Path, db_path: str) -> CachedResults | None:
-    """The cached results of this database (any fingerprint: the caller decides).
+def _stamp_of(path: Path) -> dict[str, Any] | None:
+    """The file's first line as JSON; None when there is none to read."""
+    try:
+        with open(path, "rb") as file:
+            line = file.readline(_STAMP_BYTES)
+        stamp = json.loads(line)
+    except (OSError, ValueError, RecursionError):
+        return None
+    return stamp if isinstance(stamp, dict) else None
+
+
+def load_results(
+    cache_dir: Path, db_path: str, fingerprint: str | None = None
+) -> CachedResults | None:
+    """The cached results of this database; with `fingerprint`, only results of it (a file
+    of another is None, its calls not parsed); without, any (the caller decides).
 
     Callers must not modify what they get: it may be shared with the next caller.
     """
-    cached = _results.read(results_path(cache_dir), _parse)
+    path = results_path(cache_dir)
+    if fingerprint is not None:
+        stamp = _stamp_of(path)
+        if stamp is not None and (stamp.get("dbPath"), stamp.get("fingerprint")) != (
+            db_path,
+            fingerprint,
+        ):
+            return None
+    cached = _results.read(path, _parse)
     return cached if cached is not None and cached.db_path == db_path else None
 
 

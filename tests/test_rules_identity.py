@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from codeburn.cache.results_cache import FILE as RESULTS_FILE
 from codeburn.providers.agents.state import IDENTITY
 from codeburn.providers.home.memo import memo_bytes as agent_memo_bytes
 from codeburn.providers.home.memo import read_memo as read_agent_memo
@@ -215,7 +216,7 @@ def test_every_derived_file_carries_the_rules_identity(tmp_path: Path) -> None:
     assert IDENTITY.endswith(RULES)
     assert set(derived) >= {
         "daily.v5.json",
-        "cursor-results.v5.json",
+        RESULTS_FILE,
         "cursor-agent-files.v4.json",
         "cursor-agent-memo.json",
     }

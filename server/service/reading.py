@@ -188,18 +188,22 @@ class UsageReader(SealedDays):
         # This service's own last results first: the file may still be queued to be written
         # behind the answer (`Plan.save`), and they are what a failed read keeps showing
         # (`_last_good`).
+        # A file of another fingerprint is parsed only when its figures are shown after all.
         made = self._made
-        cached = made if made is not None else load_results(self.cache_dir, self.db_key)
+        cached = made or load_results(self.cache_dir, self.db_key, fingerprint)
         if cached and cached.fingerprint == fingerprint and cached.floor_ms <= floor_ms:
             return (*self._from_cache(cached, floor_ms), True)
         if cached_only:
+            cached = cached or load_results(self.cache_dir, self.db_key)
             if cached is None:
                 raise NoCachedFigures
             return (*self._from_cache(cached, floor_ms), False)
         try:
             read = self._local.read(floor_ms, snapshot, self.progress, held=held)
         except (DatabaseLockedError, DatabaseUnrecognizedError, CursorDbError) as exc:
-            return self._last_good(cached, floor_ms, exc)
+            return self._last_good(
+                cached or load_results(self.cache_dir, self.db_key), floor_ms, exc
+            )
         if read.no_data is not None:
             return [], self._no_data(read.no_data), True
         calls, notes = read.calls, read.notes

@@ -17,7 +17,7 @@ from codeburn.cache import leftovers
 from codeburn.cache.config import Budget, budget_from_config
 from codeburn.cache.daily_cache import daily_path
 from codeburn.cache.files import locked, private_dir, write_json_atomic
-from codeburn.cache.results_cache import results_path
+from codeburn.cache.results_cache import results_object, results_path
 from codeburn.providers import sqlite_ro
 from codeburn.providers.localtime import iso_utc, now_ms
 from codeburn.providers.samples.profile_writer import ProfileWriter
@@ -72,7 +72,7 @@ def test_damaged_cache_files_are_rebuilt_silently(tmp_path: Path, env: Path, dam
     again = _status(db)
     assert again["today"] == good["today"] and again["month"] == good["month"]
     assert results_path(env).is_file()  # rebuilt in place of the folder
-    assert json.loads(results_path(env).read_text())
+    assert results_object(results_path(env).read_bytes())
 
 
 @pytest.mark.parametrize(

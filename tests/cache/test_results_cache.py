@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from codeburn.cache.files import write_json_atomic
-from codeburn.cache.results_cache import CachedResults, load_results, results_path, save_results
+from codeburn.cache.files import write_bytes_atomic
+from codeburn.cache.results_cache import (
+    CachedResults,
+    load_results,
+    results_path,
+    results_text,
+    save_results,
+)
 from codeburn.providers.calls import Call
 from codeburn.providers.conversations import LocalConversation
 
@@ -31,7 +37,7 @@ def test_a_load_after_our_own_save_needs_no_parse(tmp_path: Path) -> None:
 def test_a_file_another_process_wrote_is_read_again(tmp_path: Path) -> None:
     save_results(tmp_path, _results("one"))
     other = _results("two", calls=5)
-    write_json_atomic(results_path(tmp_path), other.dump())  # a new file: a new inode
+    write_bytes_atomic(results_path(tmp_path), other.dumps().encode())  # a new file: a new inode
     loaded = load_results(tmp_path, "/db/a")
     assert loaded is not None and loaded is not other
     assert (loaded.fingerprint, loaded.calls, loaded.warnings) == (
@@ -42,11 +48,28 @@ def test_a_file_another_process_wrote_is_read_again(tmp_path: Path) -> None:
     assert load_results(tmp_path, "/db/a") is loaded  # and remembered
 
 
+def test_results_of_another_fingerprint_are_known_by_the_first_line(tmp_path: Path) -> None:
+    saved = _results("one", calls=5)
+    # Another process's file whose calls could not even be parsed: asked for another
+    # fingerprint, it is None from its first line alone.
+    stamp = results_text(saved.dump()).split("\n")[0]
+    write_bytes_atomic(results_path(tmp_path), f"{stamp}\n{{not json".encode())
+    assert load_results(tmp_path, "/db/a", "fp-other") is None
+    assert load_results(tmp_path, "/db/a", "fp-one") is None  # (its rest is damaged)
+    write_bytes_atomic(results_path(tmp_path), saved.dumps().encode())
+    assert load_results(tmp_path, "/db/a", "fp-other") is None
+    assert load_results(tmp_path, "/db/other", "fp-one") is None
+    loaded = load_results(tmp_path, "/db/a", "fp-one")
+    assert loaded is not None and loaded.calls == saved.calls
+    assert load_results(tmp_path, "/db/a") is loaded  # any fingerprint: the same
+
+
 def test_corrupt_missing_and_old_files_are_misses(tmp_path: Path) -> None:
     assert load_results(tmp_path, "/db/a") is None
     results_path(tmp_path).write_text("{not json")
     assert load_results(tmp_path, "/db/a") is None
-    write_json_atomic(results_path(tmp_path), {**_results("x").dump(), "version": 0})
+    old = results_text({**_results("x").dump(), "version": 0})
+    write_bytes_atomic(results_path(tmp_path), old.encode())
     assert load_results(tmp_path, "/db/a") is None
     save_results(tmp_path, _results("three"))
     loaded = load_results(tmp_path, "/db/a")
@@ -61,7 +84,8 @@ def test_a_save_of_mostly_the_same_calls_writes_every_change(tmp_path: Path) -> 
     added = Call("kone3", "cursor-agent", "gpt-5", "q", "t", 1_003, 1, 2, cost=0.25)
     calls = [first.calls[0], changed, first.calls[2], added]
     save_results(tmp_path, CachedResults("/db/a", "fp-two", 7, calls, ["note two"]))
-    raw = json.loads(results_path(tmp_path).read_text())
+    stamp, rest = results_path(tmp_path).read_text().split("\n")
+    raw = {**json.loads(stamp), **json.loads(rest)}
     assert raw["fingerprint"] == "fp-two" and raw["warnings"] == ["note two"]
     assert [Call.from_row(row) for row in raw["calls"]] == calls
     assert [row[7] for row in raw["calls"]] == [20, 99, 20, 2]
@@ -77,7 +101,7 @@ def test_a_file_written_once_is_the_text_of_one_written_again(tmp_path: Path) ->
     again = CachedResults("/db/a", "fp", 7, first.calls, ["n"], {"r": 1}, ["d"], conversations)
     once = again.dumps(again=False)
     assert once == again.dumps() == again.dumps()  # (the second from the kept texts)
-    assert json.loads(once) == again.dump()
+    assert once == results_text(again.dump())
     save_results(tmp_path, again, again=False)
     assert results_path(tmp_path).read_text() == once
 
@@ -101,7 +125,7 @@ def test_a_call_row_of_the_wrong_types_is_a_miss(tmp_path: Path, place: int, val
     raw["calls"][1][place] = value
     with pytest.raises(TypeError):
         Call.from_row(raw["calls"][1])
-    write_json_atomic(results_path(tmp_path), raw)
+    write_bytes_atomic(results_path(tmp_path), results_text(raw).encode())
     assert load_results(tmp_path, "/db/a") is None
 
 

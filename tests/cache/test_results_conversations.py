@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from codeburn.cache.results_cache import CachedResults, StoredConversations
+from codeburn.cache.results_cache import CachedResults, StoredConversations, results_object
 from codeburn.providers.conversations import LocalConversation
 
 CONV = LocalConversation(
@@ -17,7 +16,7 @@ CONV = LocalConversation(
 
 def _doc(conversations: Any) -> dict[str, Any]:
     cached = CachedResults("/db", "fp", 0, [], [], {}, conversations={"c1": CONV})
-    doc: dict[str, Any] = json.loads(cached.dumps())
+    doc: dict[str, Any] = results_object(cached.dumps().encode())
     doc["conversations"] = conversations if conversations is not None else doc["conversations"]
     return doc
 
@@ -26,7 +25,7 @@ def test_conversations_round_trip_and_write_back() -> None:
     loaded = CachedResults.load(_doc(None))
     assert loaded is not None and isinstance(loaded.conversations, StoredConversations)
     assert dict(loaded.conversations) == {"c1": CONV} and "c2" not in loaded.conversations
-    assert json.loads(loaded.dumps())["conversations"] == [CONV.to_row()]
+    assert results_object(loaded.dumps().encode())["conversations"] == [CONV.to_row()]
 
 
 @pytest.mark.parametrize(

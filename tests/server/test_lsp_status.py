@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from codeburn.cache.results_cache import results_object
 from tests.server.conftest import (
     TICK_S,
     ServerEnv,
@@ -234,5 +235,5 @@ async def test_the_results_cache_of_the_last_refresh_is_written_by_exit(
         assert refreshed["today"]["calls"] >= 1
     files = list(server_env.cache.glob("cursor-results.v*.json"))
     assert len(files) == 1
-    keys = [row[0] for row in json.loads(files[0].read_text())["calls"]]
+    keys = [row[0] for row in results_object(files[0].read_bytes())["calls"]]
     assert any("late-conversation" in str(key) for key in keys)
