@@ -331,7 +331,12 @@ class LocalReader:
         tools = self.tools
         read = tools.read(snap, since_ms, progress)
         if tools.changed:
-            self.plan.save("tool logs", tools.save_later(lazy=not self.plan.long_lived))
+            # Many records to encode (a first read): beside the rest of the command, by a
+            # writer it waits for at its end.
+            many = tools.unsaved_records() >= self.plan.split_rows
+            save = tools.save_later(lazy=not self.plan.long_lived)
+            if not (many and self.plan.detach(save)):
+                self.plan.save("tool logs", save)
         if not self.plan.long_lived:
             self._tools = None
         return read

@@ -28,7 +28,8 @@ class Plan:
     forks: bool | None = None
     # How much work is worth a second process, where the plan forks (below it, forking and
     # sending the result back cost more than they save): bubbles (their older part read
-    # aside), agent rows (their stream walked aside), new bytes of the other tools' logs.
+    # aside) and the other tools' records to save (their state written aside), agent rows
+    # (their stream walked aside), new bytes of the other tools' logs.
     # Tests choose less to split a small machine.
     split_rows: int = 20_000
     walk_rows: int = 20_000

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
@@ -142,3 +143,50 @@ def test_every_plan_reads_the_same(
     assert all('"id": "claude-code"' in r and '"id": "codex"' in r for _, r in first)
     for name, reports in seen.items():
         assert reports == first, name
+
+
+DETACHED: list[bool] = []  # what a command's plan answered when asked to detach work
+
+
+class _Detaching(Plan):
+    """A command's plan, noting what it was asked to do in another process."""
+
+    def detach(self, work: Any) -> bool:
+        answer = super().detach(work)
+        DETACHED.append(answer)
+        return answer
+
+
+def _tool_state(machine: Path, work: Path, plan: Plan, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The other tools' log state a command leaves after a cold read."""
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(machine, work)
+    monkeypatch.setenv("CODEBURN_CURSOR_HOME", str(work / "no-home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(work / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(work / "codex"))
+    service = UsageService(work / "no-cursor" / "state.vscdb", cache_dir=work / "cache", plan=plan)
+    with writes_at_end():
+        service.report(named_period("30days", today()), sync=False)
+    db = sqlite3.connect(work / "cache" / "tool-logs.v1.sqlite")
+    try:
+        rows = db.execute("SELECT key, meta FROM logs ORDER BY key").fetchall()
+        parts = db.execute("SELECT key, records, text FROM parts ORDER BY key, rowid").fetchall()
+    finally:
+        db.close()
+    return rows, parts
+
+
+def test_a_first_reads_log_state_is_written_beside_the_command_and_equal(
+    machine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many records to save (a first read): a writer forked for them, waited for before the
+    command's end; the state it leaves is the one a command writing it in process leaves."""
+    if not can_fork():
+        pytest.skip("no fork here")
+    DETACHED.clear()
+    work = tmp_path / "work"
+    forked = _tool_state(machine, work, _Detaching(long_lived=False, split_rows=1), monkeypatch)
+    assert DETACHED == [True]  # (no Cursor database: no memo of it to write)
+    in_process = _tool_state(machine, work, Plan(long_lived=False, forks=False), monkeypatch)
+    assert forked[0] and forked[1]  # every log's row and records, written by the end
+    assert forked == in_process

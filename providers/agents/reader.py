@@ -450,6 +450,14 @@ class ToolLogs:
         self.changed = False
         return _changes(gone, list((self._kept or {}).items()))
 
+    def unsaved_records(self) -> int:
+        """How many records the next save adds to the store (a first read: every one)."""
+        return sum(
+            e.records - (e.stored_records if e.stored is not None else 0)
+            for e in (self._kept or {}).values()
+            if e.dirty
+        )
+
     def save_later(self, *, lazy: bool = False) -> Callable[[], None]:
         """`save`, written when called (behind the answer). Its changes are made now, unless
         `lazy`: then as they are written, one log's text at a time (for a caller that reads
