@@ -332,8 +332,9 @@ class LocalReader:
         read = tools.read(snap, since_ms, progress)
         if tools.changed:
             # Many records to encode (a first read): beside the rest of the command, by a
-            # writer it waits for at its end.
-            many = tools.unsaved_records() >= self.plan.split_rows
+            # writer it waits for at its end (counted only where the plan may fork: a server's
+            # refresh does not walk every log for it).
+            many = self.plan.may_fork() and tools.unsaved_records() >= self.plan.split_rows
             save = tools.save_later(lazy=not self.plan.long_lived)
             if not (many and self.plan.detach(save)):
                 self.plan.save("tool logs", save)

@@ -452,11 +452,7 @@ class ToolLogs:
 
     def unsaved_records(self) -> int:
         """How many records the next save adds to the store (a first read: every one)."""
-        return sum(
-            e.records - (e.stored_records if e.stored is not None else 0)
-            for e in (self._kept or {}).values()
-            if e.dirty
-        )
+        return sum(e.unsaved for e in (self._kept or {}).values() if e.dirty)
 
     def save_later(self, *, lazy: bool = False) -> Callable[[], None]:
         """`save`, written when called (behind the answer). Its changes are made now, unless

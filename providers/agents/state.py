@@ -111,6 +111,11 @@ class KeptLog:
         self.loaded_low = low if taken < held else None
         return True
 
+    @property
+    def unsaved(self) -> int:
+        """How many of its records the store does not hold (all, when it holds no row)."""
+        return self.records - (self.stored_records if self.stored is not None else 0)
+
     def change(self, key: str) -> LogChange | None:
         """What the store must learn of it (None: nothing); the store is then taken to hold it."""
         if not self.dirty:
@@ -119,8 +124,7 @@ class KeptLog:
         meta = json.dumps(entry_row(self))
         if meta == self.stored and self.records == self.stored_records:
             return None
-        new = self.records - (self.stored_records if self.stored is not None else 0)
-        parts = self._parts(new)
+        parts = self._parts(self.unsaved)
         change = LogChange(key, meta, parts, self.stored)
         self.stored, self.stored_records = meta, self.records
         return change
