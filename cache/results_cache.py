@@ -124,7 +124,7 @@ class CachedResults:
         conversations = _CONVERSATION_TEXTS.joined(self._conversation_items())
         rest = json_with(head, "conversations", f"[{conversations}]")
         calls = f"{json.dumps('calls')}:[{_CALL_TEXTS.joined(self.calls)}]"
-        return f"{json.dumps(stamp, separators=(',', ':'))}\n{rest[:-1]},{calls}}}"
+        return _file_text(stamp, f"{rest[:-1]},{calls}}}")
 
     def _conversation_items(self) -> list[Any]:
         if isinstance(self.conversations, StoredConversations):
@@ -179,7 +179,12 @@ def results_text(raw: Mapping[str, Any]) -> str:
     learns it from the first line, without parsing the calls)."""
     stamp = {key: raw[key] for key in STAMP if key in raw}
     rest = {key: value for key, value in raw.items() if key not in STAMP}
-    return f"{json.dumps(stamp, separators=(',', ':'))}\n{json.dumps(rest, separators=(',', ':'))}"
+    return _file_text(stamp, json.dumps(rest, separators=(",", ":")))
+
+
+def _file_text(stamp: dict[str, Any], rest: str) -> str:
+    """The stamp's line, then the rest (JSON text already)."""
+    return f"{json.dumps(stamp, separators=(',', ':'))}\n{rest}"
 
 
 def results_path(cache_dir: Path) -> Path:
