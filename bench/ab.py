@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/ab.py --base HEAD                      # bubbles 100k, 9 rounds
     .venv/bin/python bench/ab.py --base 3c71222 --layout cursor3 --size 50000 --rounds 15
+    .venv/bin/python bench/ab.py --base bb07475 --layout cursor3 --size 50000 --after-bump
 
 Each round runs the bench's floor, a cold report of the base (a `git worktree` of it) and one
 of this tree, in an order that alternates from round to round, each with its files in the page
@@ -15,11 +16,16 @@ Why: `run.py` measures one tree; between two of its runs the host moves the rati
 round, the host's hour is the same for both. `instructions.py` says whether a change does less
 work; this says whether it is faster, which work moved to the other core can be without
 doing less.
+
+`--after-bump` times instead the report of a start after a cache version bump: each tree's
+cache folder holds only the memo files its own first report wrote (`keep_only_memo`), as
+`run.py`'s "after a version bump" target has it (Cursor 3.x profiles).
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import tempfile
@@ -37,6 +43,7 @@ from measure import (  # noqa: E402
     child_task,
     env_for,
     into_page_cache,
+    keep_only_memo,
     run_process,
     site_for,
 )
@@ -70,10 +77,11 @@ def _cold(profile: Profile, site: Path, cache: Path, config: Path) -> float:
 
 
 def measure(
-    profile: Profile, sites: dict[str, Path], rounds: int, tmp: Path
+    profile: Profile, sites: dict[str, Path], rounds: int, tmp: Path, *, after_bump: bool = False
 ) -> dict[str, list[float]]:
-    """Seconds of each round: `floor` and one list per site."""
-    for name, site in sites.items():  # untimed: compiled modules cached
+    """Seconds of each round: `floor` and one list per site (`after_bump`: see the module's
+    docstring)."""
+    for name, site in sites.items():  # untimed: compiled modules cached (and memos written)
         _cold(profile, site, tmp / f"warm-{name}", tmp / "config")
     times: dict[str, list[float]] = {"floor": [], **{name: [] for name in sites}}
     names = list(sites)
@@ -83,19 +91,39 @@ def measure(
         for name in order:
             time.sleep(WRITER_WAIT_S)
             cache = tmp / f"cache-{name}-{i}"
+            if after_bump:
+                keep_only_memo(tmp / f"warm-{name}", cache)
             times[name].append(_cold(profile, sites[name], cache, tmp / "config"))
     return times
+
+
+def paired_change(
+    times: dict[str, list[float]], resamples: int = 2000
+) -> tuple[float, float, float]:
+    """The median over rounds of this tree's time ÷ the base's in the same round, less 1, and
+    a 90 % bootstrap interval of it (rounds drawn with replacement, a fixed seed): the host's
+    speed moves between rounds, less within one."""
+    changes = [t / b - 1 for t, b in zip(times["tree"], times["base"], strict=True)]
+    draw = random.Random(1)
+    medians = sorted(
+        statistics.median(draw.choices(changes, k=len(changes))) for _ in range(resamples)
+    )
+    low, high = medians[int(0.05 * resamples)], medians[int(0.95 * resamples) - 1]
+    return statistics.median(changes), low, high
 
 
 def summary(times: dict[str, list[float]]) -> list[str]:
     floor = statistics.median(times["floor"])
     base, tree = statistics.median(times["base"]), statistics.median(times["tree"])
     wins = sum(t < b for t, b in zip(times["tree"], times["base"], strict=True))
+    change, low, high = paired_change(times)
     return [
         f"floor {floor:.3f} s",
         f"base  {base:.3f} s  cold/floor {base / floor:.2f}",
         f"tree  {tree:.3f} s  cold/floor {tree / floor:.2f}"
         f"  ({100 * (tree - base) / base:+.1f} %, faster in {wins} of {len(times['tree'])} rounds)",
+        f"round by round: {100 * change:+.1f} % (90 % interval {100 * low:+.1f} to"
+        f" {100 * high:+.1f} %)",
     ]
 
 
@@ -106,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=100_000, help="messages of the profile")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument(
+        "--after-bump", action="store_true", help="a start after a cache version bump (3.x)"
+    )
     args = parser.parse_args(argv)
     profile = ensure_profile(args.size, args.seed, layout=args.layout)
     # (the last report's cache writer may still be writing when the folder goes)
@@ -116,9 +147,10 @@ def main(argv: list[str] | None = None) -> int:
                 "base": site_for(tree, tmp / "base-site"),
                 "tree": site_for(REPO, tmp / "site"),
             }
-            times = measure(profile, sites, args.rounds, tmp)
+            times = measure(profile, sites, args.rounds, tmp, after_bump=args.after_bump)
         time.sleep(WRITER_WAIT_S)
-    print(f"{args.layout} {args.size:,}: {args.rounds} rounds, {args.base} against this tree")
+    what = ", after a cache version bump" if args.after_bump else ""
+    print(f"{args.layout} {args.size:,}{what}: {args.rounds} rounds, {args.base} against this tree")
     print("\n".join(summary(times)))
     return 0
 
