@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import shutil
 import sqlite3
 import time
@@ -19,7 +19,9 @@ from codeburn.cache.local_files import LocalFiles
 from codeburn.providers import runtime
 from codeburn.providers.agent import reached_ids
 from codeburn.providers.agent.stream import StreamWalker
+from codeburn.providers.framing import framed
 from codeburn.providers.ide import sql as scan
+from codeburn.providers.ide.layout3 import memo as memo_module
 from codeburn.providers.ide.layout3 import roots as layout3_roots
 from codeburn.providers.ide.layout3.blob_scan import (
     blob_rowids,
@@ -240,6 +242,26 @@ def test_anything_but_an_intact_memo_of_this_database_is_no_memo(tmp_path: Path)
     assert read_memo(b'{"version": 1}', str(db)) is None
     other = data.replace(b'"version":%d' % MEMO_VERSION, b'"version":%d' % (MEMO_VERSION + 1))
     assert read_memo(other, str(db)) is None  # (its checksum fails too)
+    # intact, of this database and version, but its rows are no `marshal` data
+    magic, _crc, head, _rows = data.split(b"\n", 3)
+    not_rows = framed(magic + b"\n", head + b"\nnot marshal data")
+    assert memo_head_ok(not_rows, str(db)) and read_memo(not_rows, str(db)) is None
+
+
+def test_a_memo_written_by_another_python_is_no_memo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its rows are in `marshal`'s form, which only the Python that wrote it reads back."""
+    db = _profile(tmp_path)
+    first = _full(db, BlobMemo())
+    assert first.memo is not None
+    mine = memo_bytes(first.memo, str(db))
+    monkeypatch.setattr(memo_module, "PYTHON", "cpython-399")
+    theirs = memo_bytes(first.memo, str(db))
+    assert b"cpython-399" in theirs and read_memo(theirs, str(db)) is not None
+    monkeypatch.undo()
+    assert read_memo(mine, str(db)) is not None
+    assert read_memo(theirs, str(db)) is None and not memo_head_ok(theirs, str(db))
 
 
 def test_blob_rowids_come_from_the_key_index(tmp_path: Path) -> None:
@@ -331,11 +353,11 @@ def test_the_reader_keeps_the_memo_and_reads_the_same_with_it(
     assert not memo_head_ok(kept.data, str(db) + "-other")
 
 
-def _reshaped(data: bytes, **members: object) -> bytes:
-    """A memo file's content with these members of its body replaced, checksum made anew."""
-    magic, _crc, body = data.split(b"\n", 2)
-    parsed = {**json.loads(body), **members}
-    new = json.dumps(parsed, separators=(",", ":"), ensure_ascii=False).encode()
+def _reshaped(data: bytes, *, graphs: object) -> bytes:
+    """A memo file's content with other graphs in its body, checksum made anew."""
+    magic, _crc, head, rows = data.split(b"\n", 3)
+    records = marshal.loads(rows)[1]
+    new = head + b"\n" + marshal.dumps((graphs, records))
     return b"%b\n%08x\n%b" % (magic, zlib.crc32(new), new)
 
 
