@@ -11,7 +11,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol
 from urllib.parse import unquote
 
@@ -133,7 +133,7 @@ class CallMemo:
         calls memo then compared them all)."""
         kept = self._dated_last.get(cid)
         if kept is None or kept[0] is not turns or kept[1] != times:
-            dated = tuple(replace(t, timestamp_ms=ms) for t, ms in zip(turns, times, strict=True))
+            dated = tuple(t._replace(timestamp_ms=ms) for t, ms in zip(turns, times, strict=True))
             kept = (turns, times, dated)
         self._dated_now[cid] = kept
         return kept[2]

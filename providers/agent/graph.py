@@ -18,8 +18,6 @@ the calls made in `graph_to_calls`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from dataclasses import fields as dataclass_fields
-from operator import attrgetter
 from typing import Any, Final, NamedTuple
 
 from codeburn.providers.agent import protobuf as pb
@@ -46,9 +44,9 @@ from codeburn.providers.localtime import valid_ms
 MAX_BLOBS: Final = 200_000
 
 
-@dataclass(frozen=True, slots=True)
-class GraphTurn:
-    """One user turn and what answered it."""
+class GraphTurn(NamedTuple):
+    """One user turn and what answered it (a tuple: a cold parse makes one per turn, and a
+    forked transcripts reader sends thousands)."""
 
     timestamp_ms: int | None  # turn_timings[i].timestamp_ms, else message timestamps
     user_chars: int
@@ -59,15 +57,6 @@ class GraphTurn:
     commands: tuple[str, ...]
     served: str | None = None  # the model named inside the turn's content blocks (it wins)
     end_ms: int | None = None  # the turn's last recorded message time (docs/attribution.md)
-
-    def __reduce__(self) -> tuple[type[GraphTurn], tuple[Any, ...]]:
-        """Pickled as the tuple of its fields: a cold CLI report gets thousands of turns from
-        the forked transcripts reader, and the dataclass default (`fields()` per turn) is
-        slower on both sides."""
-        return GraphTurn, _turn_fields(self)
-
-
-_turn_fields: Final = attrgetter(*(f.name for f in dataclass_fields(GraphTurn)))
 
 
 class Graph(NamedTuple):

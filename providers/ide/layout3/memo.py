@@ -72,18 +72,11 @@ def _safe_record(record: Record) -> tuple[Any, ...]:
     return (role, chars, request_id, model, kept, created_ms, served)
 
 
-def _turn_row(t: GraphTurn) -> tuple[Any, ...]:
-    return (
-        t.timestamp_ms, t.user_chars, t.context_chars, t.assistant_chars, t.model,
-        tuple(t.tools), tuple(t.commands), t.served, t.end_ms,
-    )  # fmt: skip
-
-
 def _graph_row(graph: Graph) -> tuple[Any, ...]:
     """A graph in `Graph`'s field order, its turns as rows (`missing_blobs` is 0: a graph
     with missing blobs is not kept)."""
     return (
-        tuple([_turn_row(t) for t in graph.turns]), graph.used_tokens, graph.started_ms,
+        tuple(map(tuple, graph.turns)), graph.used_tokens, graph.started_ms,
         tuple(graph.workspace_uris), graph.skipped_blobs, graph.reached,
         frozenset(graph.request_ids),
     )  # fmt: skip
@@ -114,7 +107,7 @@ def _graph(row: tuple[Any, ...]) -> Graph:
     if len(reached) % _ID_CHARS or type(request_ids) is not frozenset:
         raise ValueError("not a graph")
     # tuple.__new__: no constructor call for each of the memo's graphs
-    fields = (tuple([GraphTurn(*t) for t in turns]), used, started, uris, skipped, reached,
+    fields = (tuple(map(GraphTurn._make, turns)), used, started, uris, skipped, reached,
               request_ids, 0)  # fmt: skip
     return tuple.__new__(Graph, fields)
 
