@@ -106,10 +106,8 @@ def _graph(row: tuple[Any, ...]) -> Graph:
     turns, used, started, uris, skipped, reached, request_ids = row
     if len(reached) % _ID_CHARS or type(request_ids) is not frozenset:
         raise ValueError("not a graph")
-    # tuple.__new__: no constructor call for each of the memo's graphs
-    fields = (tuple(map(GraphTurn._make, turns)), used, started, uris, skipped, reached,
-              request_ids, 0)  # fmt: skip
-    return tuple.__new__(Graph, fields)
+    turns = tuple(map(GraphTurn._make, turns))
+    return Graph._make((turns, used, started, uris, skipped, reached, request_ids, 0))
 
 
 def _record(row: tuple[Any, ...] | None) -> Record | None:
