@@ -59,6 +59,13 @@ def now_ns() -> int:
     return time.time_ns() + _OFFSET_MS * 1_000_000
 
 
+def file_time_ms(mtime_ns: int) -> int:
+    """A file's modification time (the kernel's clock, epoch ns) on this process's clock, in
+    epoch ms: the two differ only under `CODEBURN_NOW`, which starts each process's clock at
+    that instant."""
+    return mtime_ns // 1_000_000 + _OFFSET_MS
+
+
 def iso_utc(ms: int) -> str:
     """ISO-8601 UTC with milliseconds and `Z`, as every file and JSON payload carries times."""
     dt = datetime.fromtimestamp(ms / 1000, tz=UTC)

@@ -53,6 +53,7 @@ from codeburn.providers import (
     Call,
     EventDetail,
     UsageRow,
+    file_time_ms,
     is_user_api_key,
     now_ms,
     row_to_call,
@@ -101,13 +102,14 @@ def load(path: Path | None = None) -> ImportSnapshot:
 
 def _healed(snap: ImportSnapshot, store: Path, now: int) -> ImportSnapshot:
     """A store damaged by future-dated rows (a 2099 range) must not hide local usage: a range
-    past this run's clock ends when the store was last written (no coverage ends after the
-    import or sync that wrote it). Only the ranges: a future event shows on no day a report
-    reaches, and a read never writes (the file heals on the next import or sync)."""
+    past this run's clock ends when the store was last written, on this run's clock (no
+    coverage ends after the import or sync that wrote it; under `CODEBURN_NOW` the writer's
+    clock may run a little ahead of this one's). Only the ranges: a future event shows on no
+    day a report reaches, and a read never writes (the file heals on the next import or sync)."""
     if all(r.end_ms <= now for r in snap.ranges):
         return snap
     written = fingerprint(store)
-    limit = now if written is None else min(now, written[0] // 1_000_000)
+    limit = now if written is None else min(now, file_time_ms(written[0]))
     ranges, _ = heal(snap.ranges, {}, limit)
     return snap._replace(ranges=ranges)
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import multiprocessing
 import multiprocessing.synchronize
 import os
 import stat
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from datetime import date, timedelta
@@ -32,7 +35,15 @@ from codeburn.cache.imports.store import (
     remove_imported,
 )
 from codeburn.providers.exports.usage_csv import CsvFormatError, UsageRow, parse_csv
-from codeburn.providers.localtime import day_end_ms, iso_utc, local_midnight_ms, today
+from codeburn.providers.localtime import (
+    CLOCK_ENV,
+    day_end_ms,
+    iso_utc,
+    local_day,
+    local_midnight_ms,
+    parse_iso_ms,
+    today,
+)
 from tests.csv_fixtures import (
     USER_EMAIL,
     ExportRow,
@@ -183,6 +194,32 @@ def test_team_personal_and_old_exports_of_the_same_events_dedupe(
         summary = import_file(write_export(tmp_path / f"{variant}.csv", rows, variant), path=store)
         assert (summary.added, summary.skipped, summary.changed) == (0, 2, False)
     assert len(load(store).events) == 2
+
+
+def test_a_range_a_little_past_the_readers_clock_is_clipped_not_dropped(store: Path) -> None:
+    """Under `CODEBURN_NOW` each process starts its clock at that instant, so the server that
+    imported runs a little ahead of a CLI started after it: the CLI clips the range to when
+    the store was written, on its own clock. Taken as the kernel's time, that write was before
+    the range began, the whole range was dropped, and the local calls it covers came back
+    beside the export's rows (a flaky LSP-against-CLI comparison at the new-year clock)."""
+    moment = parse_iso_ms("2090-01-01T01:15:00Z")
+    assert moment is not None
+    row = ExportRow(iso_utc(moment - 60_000), "gpt-5", input=5)
+    ahead = moment + 5_000  # the importing process's clock
+    import_rows(parse_csv(export_bytes([row])), mtime_ms=ahead, path=store, now=ahead)
+    assert [r["end"] for r in json.loads(store.read_text())["ranges"]] == [iso_utc(ahead)]
+
+    code = (
+        "import sys; from pathlib import Path; from codeburn.cache.imports.store import load; "
+        "print([(r.start_ms, r.end_ms) for r in load(Path(sys.argv[1])).ranges])"
+    )
+    env = {**os.environ, CLOCK_ENV: iso_utc(moment)}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(store)], env=env, capture_output=True, check=True
+    )
+    ((start, end),) = ast.literal_eval(out.stdout.decode())
+    assert start == local_midnight_ms(local_day(moment - 60_000))
+    assert moment - 60_000 < end <= moment + 60_000
 
 
 # --- refusals ----------------------------------------------------------------------------------
