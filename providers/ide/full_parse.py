@@ -127,11 +127,13 @@ class FullParse(ReaderState):
             )
             skip, records = self._l3.skip_rowids, self._l3.records
             self._l3.records = None
-            self._save_memo(memo)
             if not self.plan.long_lived:
                 self._l3.forget_memos()
             if records is not None:  # the 3.x pass read the agent rows already
                 self._walker.feed_records(r for i, r in reversed(records) if i not in skip)
+            # Once what frees or touches the pass's objects is done: while a forked writer
+            # lives, each page this process writes is copied.
+            self._save_memo(memo)
             if cold is not None:
                 acc = cold.bubbles(self)
         finally:
