@@ -68,10 +68,10 @@ class Plan:
         now (a long-lived server, whose next read may need it at once)."""
         return later(work)
 
-    def detach(self, work: Callable[[], object]) -> bool:
-        """`work` in another process (`runtime.detached`) where this plan forks; False: the
-        caller does it itself."""
-        return detached(work, may_fork=self.may_fork())
+    def detach(self, work: Callable[[], object], *, at_end: bool = False) -> bool:
+        """`work` in another process (`runtime.detached`) where this plan forks, forked now or
+        (`at_end`) once a command's answer is out; False: the caller does it itself."""
+        return detached(work, may_fork=self.may_fork(), at_end=at_end)
 
 
 ONE_SHOT = Plan(long_lived=False)  # a CLI command

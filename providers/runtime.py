@@ -98,11 +98,12 @@ def can_fork() -> bool:
 @dataclass(slots=True)
 class _Deferred:
     """What a `writes_at_end` block holds: the caches (`later`), then the rest (`detached`),
-    done in that order when the block ends, and the writers forked for `detached` works,
-    waited for then."""
+    done in that order when the block ends, the `detached` works to fork then, and the
+    writers forked for `detached` works, waited for then."""
 
     first: list[Callable[[], object]] = field(default_factory=list)
     then: list[Callable[[], object]] = field(default_factory=list)
+    forks: list[Callable[[], object]] = field(default_factory=list)
     # Each forked writer and its work, held until the writer is waited for: freeing what the
     # work holds while the writer runs would have this process write to every page of it,
     # which the writer shares (each then copied), and reuse those pages (copied again).
@@ -144,11 +145,16 @@ def writes_now() -> Iterator[None]:
 
 
 def _finish(block: _Deferred) -> None:
-    if not (block.first or block.then or block.writers):
+    if not (block.first or block.then or block.forks or block.writers):
         return
     for stream in (sys.stdout, sys.stderr):  # the answer is out before the caches are written
         with contextlib.suppress(Exception):  # (a closed pipe: nothing to show)
             stream.flush()
+    for work in block.forks:  # beside the works done here
+        try:
+            block.writers.append((_fork_writer(work), work))
+        except OSError:  # no process to spare: done here, after the others
+            block.then.append(work)
     for work in (*block.first, *block.then):
         with contextlib.suppress(Exception):  # (each on its own: a cache file not written)
             work()
@@ -167,13 +173,20 @@ def later(work: Callable[[], object]) -> bool:
     return True
 
 
-def detached(work: Callable[[], object], *, may_fork: bool | None = None) -> bool:
+def detached(
+    work: Callable[[], object], *, may_fork: bool | None = None, at_end: bool = False
+) -> bool:
     """Inside `writes_at_end`: `work()` in a forked process, now, which the end of the block
     waits for (a memo's encoding runs beside the rest of the command on the second core), or
     where this process may not fork, in process at the end of the block, after the `later`
     works. Outside any block (a library caller): `work()` in a forked process nobody waits for
     (a cache file it writes: the caller's answer does not depend on it). False in `writes_now`
     or where this process may not fork (see `can_fork`): the caller does the work itself.
+
+    `at_end`: inside a block, forked when the block ends, beside its `later` works, instead
+    of now. A writer shares this process's pages while it lives, and each page this process
+    writes meanwhile is copied first: forked now, it shares them with the rest of the command
+    (the rest of a Cursor 3.x read); at the end, only with the end's writes.
 
     The child forks again and ends at once, so the process doing the work belongs to nobody
     (never a zombie of the caller); it holds none of the caller's standard streams open (a
@@ -185,11 +198,12 @@ def detached(work: Callable[[], object], *, may_fork: bool | None = None) -> boo
         block = _after[-1]
         if block is None:
             return False
-        pid = _fork_writer(work) if forks else None
-        if pid is None:
+        if not forks:
             block.then.append(work)
+        elif at_end:
+            block.forks.append(work)
         else:
-            block.writers.append((pid, work))
+            block.writers.append((_fork_writer(work), work))
         return True
     return _fork_detached(work) if forks else False
 

@@ -151,8 +151,8 @@ DETACHED: list[bool] = []  # what a command's plan answered when asked to detach
 class _Detaching(Plan):
     """A command's plan, noting what it was asked to do in another process."""
 
-    def detach(self, work: Any) -> bool:
-        answer = super().detach(work)
+    def detach(self, work: Any, *, at_end: bool = False) -> bool:
+        answer = super().detach(work, at_end=at_end)
         DETACHED.append(answer)
         return answer
 

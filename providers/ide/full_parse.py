@@ -23,11 +23,12 @@ from codeburn.providers.ide.layout3 import (
     PackedRecords,
     PackedRowids,
     json_records,
-    memo_bytes,
     memo_head_ok,
+    memo_rows,
     pack_records,
     packed_blob_rowids,
     read_memo,
+    rows_bytes,
     unpack_records,
     unpack_rowids,
 )
@@ -131,8 +132,6 @@ class FullParse(ReaderState):
                 self._l3.forget_memos()
             if records is not None:  # the 3.x pass read the agent rows already
                 self._walker.feed_records(r for i, r in reversed(records) if i not in skip)
-            # Once what frees or touches the pass's objects is done: while a forked writer
-            # lives, each page this process writes is copied.
             self._save_memo(memo)
             if cold is not None:
                 acc = cold.bubbles(self)
@@ -206,13 +205,16 @@ class FullParse(ReaderState):
             and memo.records.keys() == before.records.keys()
         ):
             return
-        kept, memo_file, db_key = memo, self._memo_file, str(self.db_path)
+        # The rows are made here: a writer that made them would write to every object they
+        # hold (its reference counts), each page of it then copied from this process.
+        rows, memo_file, db_key = memo_rows(memo), self._memo_file, str(self.db_path)
 
         def save() -> None:
-            memo_file.save(memo_bytes(kept, db_key))
+            memo_file.save(rows_bytes(rows, db_key))
 
-        # Encoding and writing it is nothing the read waits for.
-        if not (memo_file.background and self.plan.detach(save)):
+        # Encoding and writing it is nothing the read waits for: a command's writer forked
+        # once its answer is out, beside the cache files it writes itself.
+        if not (memo_file.background and self.plan.detach(save, at_end=True)):
             save()
 
     def _one_blob_pass(self, conn: sqlite3.Connection) -> bool:

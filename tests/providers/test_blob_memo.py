@@ -394,12 +394,12 @@ def test_a_detached_write_lands_and_the_caller_does_it_when_it_may_not_fork(
 def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    detached: list[int] = []
+    detached: list[bool] = []
 
     class Counting(Plan):
-        def detach(self, work: Callable[[], object]) -> bool:
-            detached.append(1)
-            return super().detach(work)
+        def detach(self, work: Callable[[], object], *, at_end: bool = False) -> bool:
+            detached.append(at_end)
+            return super().detach(work, at_end=at_end)
 
     db = _profile(tmp_path)
     cache = tmp_path / "cache"
@@ -411,12 +411,12 @@ def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
         time.sleep(0.01)
     memo = read_memo(load_blob_memo(cache), str(db))
     assert memo is not None and memo.graphs
-    assert detached == [1]
+    assert detached == [True]  # forked once the command's answer is out
     again = LocalReader(db, LocalFiles(cache), tmp_path / "home", plan=Counting())
     assert sorted(c.key for c in again.read(0, again.snapshot()).calls) == sorted(
         c.key for c in got.calls
     )
-    assert detached == [1]  # the same memo: not written again
+    assert detached == [True]  # the same memo: not written again
 
 
 def test_a_refresh_after_a_parse_with_the_memo_equals_a_cold_parse(

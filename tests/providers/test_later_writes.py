@@ -1,7 +1,7 @@
 """Cache files a CLI command writes once its answer is out (`runtime.later`): done in the
 command's own process when its `writes_at_end` block ends; `detached` works (memos) run in a
-child forked at once, which the block's end waits for. When the command returns every file is
-written; outside a command or in the demo they are written at once."""
+child forked at once or at the block's end, which the block's end waits for. When the command
+returns every file is written; outside a command or in the demo they are written at once."""
 
 from __future__ import annotations
 
@@ -37,6 +37,41 @@ def test_detached_work_is_forked_at_once_and_waited_for_at_the_end(tmp_path: Pat
         assert runtime.detached(write)
         gate.touch()
     assert int(target.read_text()) != os.getpid()  # a child wrote it, before the block ended
+
+
+def test_work_detached_to_the_end_is_forked_when_the_block_ends(tmp_path: Path) -> None:
+    """A child sees this process's memory as it was when it was forked: one forked at the
+    block's end sees what the block did after handing the work over."""
+    if not runtime.can_fork():
+        pytest.skip("no fork here")
+    target, state = tmp_path / "memo", ["when handed over"]
+
+    def write() -> None:
+        target.write_text(f"{os.getpid()}\n{state[0]}")
+
+    with runtime.writes_at_end():
+        assert runtime.detached(write, at_end=True)
+        state[0] = "at the end"
+        assert runtime.later(lambda: state.append("in process"))
+    pid, seen = target.read_text().split("\n")
+    assert int(pid) != os.getpid() and seen == "at the end"  # forked then, waited for
+    assert state[1:] == ["in process"]
+
+
+def test_a_writer_that_cannot_be_forked_at_the_end_is_done_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not runtime.can_fork():
+        pytest.skip("no fork here")
+    target = tmp_path / "memo"
+
+    def no_fork() -> int:
+        raise BlockingIOError("Resource temporarily unavailable")
+
+    with runtime.writes_at_end():
+        assert runtime.detached(lambda: target.write_text(str(os.getpid())), at_end=True)
+        monkeypatch.setattr(os, "fork", no_fork)  # the system's process table is full
+    assert target.read_text() == str(os.getpid())
 
 
 def test_where_the_process_may_not_fork_detached_work_is_done_at_the_end(

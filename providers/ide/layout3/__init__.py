@@ -28,7 +28,9 @@ from codeburn.providers.ide.layout3.memo import (
     BlobMemo,
     memo_bytes,
     memo_head_ok,
+    memo_rows,
     read_memo,
+    rows_bytes,
 )
 from codeburn.providers.ide.layout3.metas import ConversationMeta
 from codeburn.providers.ide.layout3.reader import read_layout3
@@ -52,11 +54,13 @@ __all__ = [
     "layout3_present",
     "memo_bytes",
     "memo_head_ok",
+    "memo_rows",
     "pack_records",
     "packed_blob_rowids",
     "read_layout3",
     "read_memo",
     "roots_present",
+    "rows_bytes",
     "unpack_records",
     "unpack_rowids",
 ]

@@ -92,14 +92,27 @@ def _head(db_key: str) -> bytes:
     return text.encode("utf-8", "surrogatepass") + b"\n"
 
 
-def memo_bytes(memo: BlobMemo, db_key: str) -> bytes:
-    """The memo's file content for the database `db_key`: a magic line, the CRC-32 of the
-    body, the body (the head line, then the graphs and records in `marshal`'s form). The
-    checksum makes a damaged file no memo at all."""
+# What a memo keeps, as `marshal` writes it: root digest → graph row, blob id → record row.
+MemoRows = tuple[dict[str, tuple[Any, ...]], dict[str, tuple[Any, ...] | None]]
+
+
+def memo_rows(memo: BlobMemo) -> MemoRows:
+    """What of `memo` the file keeps, as plain rows (`rows_bytes` encodes them)."""
     graphs = [(k, _graph_row(g)) for k, g in memo.graphs.items() if not g.missing_blobs]
     records = [(k, None if r is None else _safe_record(r)) for k, r in memo.records.items()]
-    rows = (dict(graphs[:MAX_GRAPHS]), dict(records[:MAX_RECORDS]))
+    return dict(graphs[:MAX_GRAPHS]), dict(records[:MAX_RECORDS])
+
+
+def rows_bytes(rows: MemoRows, db_key: str) -> bytes:
+    """The memo's file content for the database `db_key`: a magic line, the CRC-32 of the
+    body, the body (the head line, then the rows in `marshal`'s form). The checksum makes a
+    damaged file no memo at all."""
     return framed(_MAGIC, _head(db_key) + marshal.dumps(rows, _MARSHAL_VERSION))
+
+
+def memo_bytes(memo: BlobMemo, db_key: str) -> bytes:
+    """`rows_bytes` of `memo_rows(memo)`."""
+    return rows_bytes(memo_rows(memo), db_key)
 
 
 def _graph(row: tuple[Any, ...]) -> Graph:
