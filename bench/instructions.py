@@ -118,6 +118,10 @@ def table(counted: list[Counted], base: list[Counted] | None) -> list[str]:
     if base is not None and len(base) != len(counted):
         forks = f"{len(base) - 1} processes, this tree {len(counted) - 1}"
         lines.append(f"(the base forked {forks}: no line by line comparison)")
+        lines += (
+            f"base {name:<8} {c.instructions / 1e9:>7.3f} G"
+            for name, c in zip(_names(base), base, strict=True)
+        )
         base = None
     for i, (name, c) in enumerate(zip(_names(counted), counted, strict=True)):
         line = f"{name:<8} {c.instructions / 1e9:>12.3f} G"
