@@ -411,7 +411,7 @@ def test_a_cli_read_keeps_the_memo_file_in_the_cache_folder(
         time.sleep(0.01)
     memo = read_memo(load_blob_memo(cache), str(db))
     assert memo is not None and memo.graphs
-    assert detached == [True]  # forked once the command's answer is out
+    assert detached == [True]  # asked for a command's end (outside one: forked at once)
     again = LocalReader(db, LocalFiles(cache), tmp_path / "home", plan=Counting())
     assert sorted(c.key for c in again.read(0, again.snapshot()).calls) == sorted(
         c.key for c in got.calls
