@@ -68,9 +68,12 @@ def checked_out(commit: str, tree: Path) -> Iterator[Path]:
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    seconds: float
+    seconds: float  # until the process ended
     max_rss_kb: int
     stdout: bytes
+    # Until the last byte of its output came: its answer, what a person waits for. The rest
+    # of `seconds` is what it does after (a command writes its cache files then).
+    answered: float
 
 
 def env_for(db: Path, cache_dir: Path, config_dir: Path, home: Path) -> dict[str, str]:
@@ -93,12 +96,18 @@ def env_for(db: Path, cache_dir: Path, config_dir: Path, home: Path) -> dict[str
 
 
 def run_process(argv: list[str], env: dict[str, str]) -> Run:
-    """Wall time and peak RSS of one child process (wait4 gives that child's own rusage)."""
+    """Wall time, time to the end of its output and peak RSS of one child process (wait4
+    gives that child's own rusage)."""
     with tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=err)
         assert child.stdout is not None
-        out = child.stdout.read()
+        chunks: list[bytes] = []
+        answered = 0.0
+        while chunk := child.stdout.read1(1 << 16):
+            chunks.append(chunk)
+            answered = time.perf_counter() - started
+        out = b"".join(chunks)
         _, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - started
         child.returncode = os.waitstatus_to_exitcode(status)
@@ -107,7 +116,7 @@ def run_process(argv: list[str], env: dict[str, str]) -> Run:
             err.seek(0)
             message = err.read().decode("utf-8", "replace")
             raise RuntimeError(f"{' '.join(argv[1:])} failed ({child.returncode}): {message}")
-    return Run(elapsed, usage.ru_maxrss, out)
+    return Run(elapsed, usage.ru_maxrss, out, answered)
 
 
 # (b): the cold report every measurement of it runs.
