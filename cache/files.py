@@ -305,8 +305,8 @@ def locked(path: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     if folder_problem(path.parent) is not None:
         yield
         return
-    # Imported here: filelock is slow to import, and a CLI command takes its locks
-    # after its output (the writer forked then), if at all.
+    # Imported here: filelock is slow to import, and a CLI command takes its locks only
+    # once its answer is out, if at all.
     from filelock import FileLock, Timeout  # noqa: PLC0415
 
     lock = FileLock(str(path) + ".lock", timeout=timeout, mode=0o600)

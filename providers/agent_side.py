@@ -70,9 +70,9 @@ def earliest(seen: dict[str, int], held: Mapping[str, int]) -> dict[str, int]:
 
 
 class QueuedFirstSeen:
-    """The store's first-seen times, with the saves a CLI command queued for its writer
-    (`later`: the lock, the read and the fsync would delay the output): until the writer
-    saves them, `load` adds them to the file's."""
+    """The store's first-seen times, with the saves a CLI command queued for its end
+    (`later`: the lock, the read and the fsync would delay the output): until they are
+    saved, `load` adds them to the file's."""
 
     def __init__(self, store: LocalStore, plan: Plan = LONG_LIVED) -> None:
         self.store = store
@@ -213,7 +213,7 @@ _Saves = list[tuple[str, bytes]]  # (LocalStore method, its pickled arguments), 
 
 class _SavesForParent:
     """The `LocalStore` of a forked reader: loads read the store, saves are kept for the
-    parent, whose writer does them after its output (`later`). In the child they would delay
+    parent, which does them once its answer is out (`later`). In the child they would delay
     the transcripts' process (importing filelock, encoding and writing the files) while
     the caller waits for it; pickled here, they are one bytes object each to send."""
 

@@ -324,7 +324,7 @@ class LocalReader:
 
     def _read_tools(self, since_ms: int, progress: Progress | None = None) -> ToolRead:
         """Claude Code's and Codex's logs: only what is new since the last read; the state is
-        saved by the command's writer (or behind the language server's status)."""
+        saved once the command's answer is out (or behind the language server's status)."""
         snap, self._tool_snap = self._tool_snapshot(), None
         if self._nothing_to_read(snap):
             return ToolRead(diagnostics=list(snap.problems))
