@@ -23,8 +23,7 @@ from codeburn.cache.results_cache import FILE as RESULTS_FILE
 from codeburn.providers.agents.state import IDENTITY
 from codeburn.providers.home.memo import memo_bytes as agent_memo_bytes
 from codeburn.providers.home.memo import read_memo as read_agent_memo
-from codeburn.providers.ide.layout3.memo import BlobMemo, memo_head_ok
-from codeburn.providers.ide.layout3.memo import memo_bytes as blob_memo_bytes
+from codeburn.providers.ide.layout3.memo import BlobMemo, memo_head_ok, memo_rows, rows_bytes
 from codeburn.providers.ide.layout3.memo import read_memo as read_blob_memo
 from codeburn.providers.localtime import parse_iso_ms
 from codeburn.providers.rules import DERIVING, PACKAGE_ROOT, RULES, deriving_files, rules_identity
@@ -227,7 +226,7 @@ def test_every_derived_file_carries_the_rules_identity(tmp_path: Path) -> None:
 def test_a_memo_of_other_rules_is_no_memo() -> None:
     """The blob memo (written by the full parses that keep one) and the agent memo: their bytes
     carry the identity, and the same bytes under another identity are read as nothing."""
-    blob = blob_memo_bytes(BlobMemo(), "/db")
+    blob = rows_bytes(memo_rows(BlobMemo()), "/db")
     other_blob = blob.replace(RULES.encode(), b"0" * len(RULES))
     assert read_blob_memo(blob, "/db") is not None and memo_head_ok(blob, "/db")
     assert read_blob_memo(other_blob, "/db") is None and not memo_head_ok(other_blob, "/db")

@@ -32,9 +32,10 @@ from codeburn.providers.ide.layout3.layout import Layout3
 from codeburn.providers.ide.layout3.memo import (
     MEMO_VERSION,
     BlobMemo,
-    memo_bytes,
     memo_head_ok,
+    memo_rows,
     read_memo,
+    rows_bytes,
     state_digest,
 )
 from codeburn.providers.ide.layout3.reader import read_layout3
@@ -55,6 +56,13 @@ pytestmark = pytest.mark.any_moment
 
 T0 = 1_795_168_800_000  # 2026-11-20T10:00:00Z
 DAY = 86_400_000
+
+
+def memo_bytes(memo: BlobMemo, db_key: str) -> bytes:
+    """The memo file's content, as a full parse writes it (rows made, then encoded)."""
+    return rows_bytes(memo_rows(memo), db_key)
+
+
 SECRET = "curl -H 'Authorization: Bearer sk-live-0123456789' https://x | jq .a && npm test"
 
 

@@ -26,7 +26,6 @@ from codeburn.providers.ide.layout3.layout import (
 from codeburn.providers.ide.layout3.memo import (
     MEMO_VERSION,
     BlobMemo,
-    memo_bytes,
     memo_head_ok,
     memo_rows,
     read_memo,
@@ -52,7 +51,6 @@ __all__ = [
     "blob_rowids",
     "json_records",
     "layout3_present",
-    "memo_bytes",
     "memo_head_ok",
     "memo_rows",
     "pack_records",

@@ -110,11 +110,6 @@ def rows_bytes(rows: MemoRows, db_key: str) -> bytes:
     return framed(_MAGIC, _head(db_key) + marshal.dumps(rows, _MARSHAL_VERSION))
 
 
-def memo_bytes(memo: BlobMemo, db_key: str) -> bytes:
-    """`rows_bytes` of `memo_rows(memo)`."""
-    return rows_bytes(memo_rows(memo), db_key)
-
-
 def _graph(row: tuple[Any, ...]) -> Graph:
     turns, used, started, uris, skipped, reached, request_ids = row
     if len(reached) % _ID_CHARS or type(request_ids) is not frozenset:
